@@ -1,0 +1,13 @@
+// Shared jest settings: TypeScript through swc (fast, no type-check; `pnpm typecheck` does that).
+const path = require('node:path');
+
+module.exports = (dir, overrides = {}) => ({
+  displayName: path.relative(__dirname, dir),
+  rootDir: dir,
+  testEnvironment: 'node',
+  testMatch: ['<rootDir>/test/**/*.test.ts', '<rootDir>/src/**/*.test.ts'],
+  transform: { '^.+\\.(t|j)sx?$': ['@swc/jest', { jsc: { target: 'es2022' }, module: { type: 'commonjs' } }] },
+  globalSetup: require.resolve('./libs/testing/src/global-setup.ts'),
+  testTimeout: 30_000,
+  ...overrides,
+});

@@ -1,0 +1,27 @@
+import { z } from 'zod';
+
+export const WorkspaceRole = z.enum(['admin', 'member']);
+
+/** PATCH /users/{user_id} body (spec: UserChanges). Unknown fields are rejected. */
+export const UserChanges = z.strictObject({
+  name: z.string().min(1).max(100).optional(),
+  role: WorkspaceRole.optional(),
+  active: z.boolean().optional(),
+});
+export type UserChanges = z.infer<typeof UserChanges>;
+
+export const User = z.object({
+  id: z.number().int().positive(),
+  workspace_id: z.number().int().positive(),
+  name: z.string(),
+  role: WorkspaceRole,
+  active: z.boolean(),
+  created_at: z.iso.datetime(),
+  updated_at: z.iso.datetime(),
+});
+export type User = z.infer<typeof User>;
+
+export const Me = User.extend({
+  workspace: z.object({ id: z.number().int().positive(), name: z.string() }),
+});
+export type Me = z.infer<typeof Me>;

@@ -1,0 +1,183 @@
+import { randomUUID } from 'node:crypto';
+import express, { type ErrorRequestHandler, type NextFunction, type Request, type Response, type Router } from 'express';
+import { z } from 'zod';
+import { AppError, problemBody } from './errors';
+import type { Logger } from './logger';
+import { PRINCIPAL_HEADER, verifyPrincipal, type Principal, type UserPrincipal } from './principal';
+import { fieldErrors } from './validation';
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+const READINESS_TIMEOUT_MS = 2000;
+
+export interface BaseAppOptions {
+  name: string;
+  logger: Logger;
+  /** Named dependency checks for /readyz; each must resolve within the timeout. */
+  readiness?: Record<string, () => Promise<unknown>>;
+  /** Reported by /readyz as not ready once shutdown has begun. */
+  isShuttingDown?: () => boolean;
+}
+
+export interface ServiceAppOptions extends BaseAppOptions {
+  /** Secrets accepted on the signed principal header (current first). */
+  secrets: readonly string[];
+  /** Mounts the service's routes; /api/v1 and /internal already require a signed principal. */
+  routes: (router: Router) => void;
+  bodyLimit?: string;
+}
+
+/** Builds every service's express app the same way: ids, logs, health, auth, errors. */
+export function createServiceApp(options: ServiceAppOptions): express.Express {
+  const app = createBaseApp(options);
+  app.use(['/api/v1', '/internal'], requireJsonBody, express.json({ limit: options.bodyLimit ?? '1mb', strict: true }));
+  app.use('/api/v1', requirePrincipal(options.secrets, 'user'));
+  app.use('/internal', requirePrincipal(options.secrets, 'service'));
+  const router = express.Router();
+  options.routes(router);
+  app.use(router);
+  finishApp(app);
+  return app;
+}
+
+/** Request ids, access log, security headers, /healthz and /readyz. */
+export function createBaseApp(options: BaseAppOptions): express.Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.set('query parser', 'simple');
+  app.use(requestContext(options.logger, options.isShuttingDown));
+  app.get('/healthz', (_req, res) => {
+    res.json({ status: 'ok', service: options.name });
+  });
+  app.get('/readyz', async (_req, res) => {
+    const checks = await runChecks(options.readiness ?? {});
+    const ready = !options.isShuttingDown?.() && Object.values(checks).every((c) => c === 'ok');
+    res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not_ready', service: options.name, checks });
+  });
+  return app;
+}
+
+/** Unknown routes are 404 problems; every error becomes problem+json. */
+export function finishApp(app: express.Express): void {
+  app.use((req, _res, next) => next(new AppError('not_found', `No route for ${req.method} ${req.path}.`)));
+  app.use(errorHandler);
+}
+
+export function sendProblem(res: Response, error: AppError): void {
+  for (const [name, value] of Object.entries(error.extra.headers ?? {})) res.setHeader(name, value);
+  res.status(error.status).type('application/problem+json').send(JSON.stringify(problemBody(error)));
+}
+
+/** The caller as the gateway vouched for it; routes under /api/v1 always have one. */
+export function principalOf(res: Response): UserPrincipal {
+  const principal = res.locals.principal as Principal | undefined;
+  if (principal?.kind !== 'user') throw new AppError('unauthorized', 'A user principal is required.');
+  return principal;
+}
+
+export function logOf(res: Response): Logger {
+  return res.locals.log as Logger;
+}
+
+function requestContext(logger: Logger, isShuttingDown?: () => boolean) {
+  return (req: Request, res: Response, next: NextFunction) => {
+    const given = req.header('x-request-id');
+    const requestId = given && REQUEST_ID.test(given) ? given : randomUUID();
+    const started = process.hrtime.bigint();
+    res.locals.requestId = requestId;
+    res.locals.log = logger.child({ rid: requestId });
+    res.setHeader('X-Request-Id', requestId);
+    res.setHeader('Cache-Control', 'no-store');
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    // While draining, ask keep-alive clients to reconnect elsewhere.
+    if (isShuttingDown?.()) res.setHeader('Connection', 'close');
+    res.on('finish', () => {
+      if (req.path === '/healthz' || req.path === '/readyz') return;
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      res.locals.log.info({ method: req.method, path: req.path, status: res.statusCode, ms: Math.round(ms * 10) / 10 }, 'request');
+    });
+    next();
+  };
+}
+
+const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
+
+/** decisions.md: a body with another Content-Type is 422, not 415. */
+function requireJsonBody(req: Request, _res: Response, next: NextFunction) {
+  const hasBody = req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
+  if (BODY_METHODS.has(req.method) && hasBody && !req.is('application/json')) {
+    return next(
+      new AppError('validation_failed', 'The request body must be JSON sent with Content-Type: application/json.', {
+        errors: [{ path: '(body)', message: 'Content-Type must be application/json' }],
+      }),
+    );
+  }
+  next();
+}
+
+function requirePrincipal(secrets: readonly string[], kind: Principal['kind']) {
+  return (req: Request, res: Response, next: NextFunction) => {
+    const principal = verifyPrincipal(req.header(PRINCIPAL_HEADER), secrets);
+    if (!principal || principal.kind !== kind) {
+      return next(new AppError('unauthorized', 'This service accepts only requests forwarded by the gateway.'));
+    }
+    res.locals.principal = principal;
+    next();
+  };
+}
+
+async function runChecks(checks: Record<string, () => Promise<unknown>>): Promise<Record<string, string>> {
+  const entries = await Promise.all(
+    Object.entries(checks).map(async ([name, check]) => {
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise((_, reject) => {
+        timer = setTimeout(() => reject(new Error('timeout')), READINESS_TIMEOUT_MS);
+      });
+      try {
+        await Promise.race([check(), timeout]);
+        return [name, 'ok'] as const;
+      } catch {
+        return [name, 'unavailable'] as const;
+      } finally {
+        clearTimeout(timer);
+      }
+    }),
+  );
+  return Object.fromEntries(entries);
+}
+
+/** Maps body-parser failures (they carry `type`) to the statuses decisions.md asks for. */
+function toAppError(error: unknown): AppError | null {
+  if (error instanceof AppError) return error;
+  if (error instanceof z.ZodError) return new AppError('validation_failed', 'The request is not valid.', { errors: fieldErrors(error) });
+  const type = (error as { type?: string } | null)?.type;
+  switch (type) {
+    case 'entity.parse.failed':
+      return new AppError('validation_failed', 'The request body is not valid JSON.', {
+        errors: [{ path: '(body)', message: 'malformed JSON' }],
+      });
+    case 'entity.too.large':
+      return new AppError('payload_too_large', 'The request body is larger than 1 MiB.');
+    case 'encoding.unsupported':
+    case 'charset.unsupported':
+    case 'entity.verify.failed':
+    case 'request.size.invalid':
+    case 'request.aborted':
+      return new AppError('validation_failed', 'The request body could not be read.', {
+        errors: [{ path: '(body)', message: type }],
+      });
+    default:
+      return null;
+  }
+}
+
+const errorHandler: ErrorRequestHandler = (error, _req, res, _next) => {
+  const known = toAppError(error);
+  if (known) {
+    if (known.status >= 500) logOf(res).warn({ code: known.code }, known.detail);
+    return sendProblem(res, known);
+  }
+  logOf(res).error({ err: error }, 'unexpected error');
+  if (res.headersSent) return res.destroy();
+  sendProblem(res, new AppError('internal_error', 'Something went wrong on our side. Quote the request id when reporting it.'));
+};

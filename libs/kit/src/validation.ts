@@ -1,0 +1,34 @@
+import { z } from 'zod';
+import { AppError, invalid, type FieldError } from './errors';
+
+/** Every failing path of a zod error, as the 422 body lists them. */
+export function fieldErrors(error: z.ZodError): FieldError[] {
+  return error.issues.flatMap((issue) => {
+    const at = (path: PropertyKey[]) => path.map(String).join('.') || '(body)';
+    // One entry per unknown field, so a client sees exactly which names to drop.
+    if (issue.code === 'unrecognized_keys') {
+      return issue.keys.map((key) => ({ path: at([...issue.path, key]), message: 'unknown field' }));
+    }
+    return [{ path: at(issue.path), message: issue.message }];
+  });
+}
+
+/** Parses a request body with its schema; a failure is a 422 listing every path. */
+export function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.output<S> {
+  const result = schema.safeParse(body);
+  if (!result.success) throw invalid(fieldErrors(result.error), 'The request body is not valid.');
+  return result.data;
+}
+
+const positiveId = /^[1-9][0-9]{0,15}$/;
+
+/** Path ids are integers > 0 (decisions.md: anything else is 422, never 500). */
+export function parseId(name: string, raw: unknown): number {
+  const value = typeof raw === 'string' && positiveId.test(raw) ? Number(raw) : NaN;
+  if (!Number.isSafeInteger(value) || value > 2147483647) {
+    throw new AppError('validation_failed', `Path parameter ${name} must be an integer greater than 0.`, {
+      errors: [{ path: name, message: 'must be an integer greater than 0' }],
+    });
+  }
+  return value;
+}

@@ -1,0 +1,4 @@
+export * from './database';
+export * from './infra';
+export * from './redis';
+export * from './processes';

@@ -1,0 +1,83 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import net from 'node:net';
+import path from 'node:path';
+
+export type ServiceName = 'gateway' | 'access' | 'issues' | 'statistics';
+
+export interface ServiceProcess {
+  name: ServiceName;
+  url: string;
+  port: number;
+  child: ChildProcess;
+  /** Everything the process printed so far (JSON log lines). */
+  output: () => string;
+  /** Sends a signal and waits for the exit code (null if killed by a signal). */
+  stop: (signal?: NodeJS.Signals) => Promise<number | null>;
+}
+
+const REPO_ROOT = path.resolve(__dirname, '../../..');
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Starts a service the way `pnpm start` does (tsx, its own folder) and waits for /healthz. */
+export async function startService(
+  name: ServiceName,
+  env: Record<string, string>,
+  options: { port?: number; readyTimeoutMs?: number } = {},
+): Promise<ServiceProcess> {
+  const port = options.port ?? (await freePort());
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    cwd: path.join(REPO_ROOT, 'services', name),
+    env: { PATH: process.env.PATH ?? '', NODE_ENV: 'test', LOG_LEVEL: 'info', ...env, PORT: String(port), HOST: '127.0.0.1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const collect = (chunk: Buffer) => {
+    output += chunk.toString('utf8');
+    if (output.length > 2_000_000) output = output.slice(-1_000_000);
+  };
+  child.stdout?.on('data', collect);
+  child.stderr?.on('data', collect);
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + (options.readyTimeoutMs ?? 30_000);
+  let finished = false;
+  void exited.then(() => (finished = true));
+  while (!(await healthy(url))) {
+    if (finished || Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`${name} did not become healthy on port ${port}:\n${output.slice(-4000)}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return {
+    name,
+    url,
+    port,
+    child,
+    output: () => output,
+    stop: async (signal = 'SIGTERM') => {
+      if (!finished) child.kill(signal);
+      return exited;
+    },
+  };
+}
+
+async function healthy(url: string): Promise<boolean> {
+  try {
+    const res = await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(1000) });
+    return res.ok;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,62 @@
+import { Redis } from 'ioredis';
+import { createLogger, createServiceApp, type Logger } from '@tracker/kit';
+import type { AccessConfig } from './config';
+import { authCache } from './data-access/auth-cache';
+import { createDb, type Db } from './data-access/prisma';
+import { tokensRepository } from './data-access/tokens.repository';
+import { usersRepository } from './data-access/users.repository';
+import { workspacesRepository } from './data-access/workspaces.repository';
+import type { AccessDeps } from './domain/deps';
+import { internalAuthRoutes } from './routes/internal-auth.route';
+import { usersRoutes } from './routes/users.route';
+
+export interface AccessService {
+  app: ReturnType<typeof createServiceApp>;
+  deps: AccessDeps;
+  db: Db;
+  redis: Redis;
+  logger: Logger;
+  close: () => Promise<void>;
+}
+
+/** Commands fail at once while Redis is away, so nothing waits on it: it is only a cache. */
+export function createRedis(url: string, logger: Logger): Redis {
+  const redis = new Redis(url, { enableOfflineQueue: false, maxRetriesPerRequest: 1, commandTimeout: 500 });
+  let lastError = 0;
+  redis.on('error', (err) => {
+    if (Date.now() - lastError > 10_000) logger.warn({ err: err.message }, 'redis unavailable');
+    lastError = Date.now();
+  });
+  return redis;
+}
+
+export function createAccessService(config: AccessConfig, options: { isShuttingDown?: () => boolean } = {}): AccessService {
+  const logger = createLogger('access', config.log.level);
+  const db = createDb(config.database);
+  const redis = createRedis(config.redis.url, logger);
+  const deps: AccessDeps = {
+    users: usersRepository(db),
+    tokens: tokensRepository(db),
+    workspaces: workspacesRepository(db),
+    cache: authCache(redis, db, config.authCache.ttlSeconds, logger),
+  };
+  const app = createServiceApp({
+    name: 'access',
+    logger,
+    secrets: config.internal.secrets,
+    isShuttingDown: options.isShuttingDown,
+    readiness: {
+      database: () => db.$queryRaw`SELECT 1`,
+      // Redis is a cache: its absence slows auth down but does not make the service unready.
+    },
+    routes: (router) => {
+      usersRoutes(router, deps);
+      internalAuthRoutes(router, deps);
+    },
+  });
+  const close = async () => {
+    redis.disconnect();
+    await db.$disconnect();
+  };
+  return { app, deps, db, redis, logger, close };
+}

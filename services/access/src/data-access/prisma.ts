@@ -1,0 +1,18 @@
+import { PrismaPg } from '@prisma/adapter-pg';
+import { PrismaClient } from '../generated/prisma/client';
+
+export type Db = PrismaClient;
+
+/**
+ * Prisma over node-postgres, in this service's own schema. The schema is also put
+ * on the connection's search_path so raw SQL (row locks) finds the same tables.
+ */
+export function createDb(database: { url: string; schema: string; poolMax: number }): Db {
+  const url = new URL(database.url);
+  url.searchParams.delete('schema');
+  const adapter = new PrismaPg(
+    { connectionString: url.toString(), max: database.poolMax, options: `-c search_path="${database.schema}"` },
+    { schema: database.schema },
+  );
+  return new PrismaClient({ adapter });
+}

@@ -1,0 +1,59 @@
+import type { User, UserChanges } from '../domain/model';
+import type { Db } from './prisma';
+
+type Tx = Parameters<Parameters<Db['$transaction']>[0]>[0];
+
+export interface GuardedChange {
+  /** Called under the workspace lock with fresh rows; throws to refuse, returns what to write. */
+  decide: (input: { actor: User | null; target: User | null; activeAdmins: number }) => UserChanges;
+}
+
+export function usersRepository(db: Db) {
+  return {
+    listInWorkspace(workspaceId: number): Promise<User[]> {
+      return db.user.findMany({ where: { workspaceId }, orderBy: { id: 'asc' } });
+    },
+
+    findInWorkspace(workspaceId: number, userId: number): Promise<User | null> {
+      return db.user.findFirst({ where: { id: userId, workspaceId } });
+    },
+
+    async findWithWorkspace(userId: number) {
+      return db.user.findUnique({ where: { id: userId }, include: { workspace: { select: { id: true, name: true } } } });
+    },
+
+    /**
+     * Changes a user while holding the workspace row lock, so rules that count
+     * admins (two admins demoting each other at once) see every committed change.
+     * Returns the token hashes whose cached principal is now stale; they are also
+     * recorded as cache debts in the same transaction, so a failed cache delete
+     * after commit is retried rather than forgotten.
+     */
+    async changeInWorkspace(workspaceId: number, actorId: number, targetId: number, guard: GuardedChange) {
+      return db.$transaction(async (tx) => {
+        await tx.$queryRaw`SELECT id FROM workspaces WHERE id = ${workspaceId} FOR UPDATE`;
+        const [actor, target, activeAdmins] = await Promise.all([
+          tx.user.findFirst({ where: { id: actorId, workspaceId } }),
+          tx.user.findFirst({ where: { id: targetId, workspaceId } }),
+          tx.user.count({ where: { workspaceId, role: 'admin', active: true } }),
+        ]);
+        const changes = guard.decide({ actor, target, activeAdmins });
+        if (!target || Object.keys(changes).length === 0) return { user: target, staleTokenHashes: [] as string[] };
+        const user = await tx.user.update({ where: { id: target.id }, data: changes });
+        const staleTokenHashes = await recordCacheDebts(tx, target.id);
+        return { user, staleTokenHashes };
+      });
+    },
+  };
+}
+
+async function recordCacheDebts(tx: Tx, userId: number): Promise<string[]> {
+  const tokens = await tx.token.findMany({ where: { userId }, select: { hash: true } });
+  const hashes = tokens.map((t) => t.hash);
+  if (hashes.length > 0) {
+    await tx.authCacheDebt.createMany({ data: hashes.map((key) => ({ key })), skipDuplicates: true });
+  }
+  return hashes;
+}
+
+export type UsersRepository = ReturnType<typeof usersRepository>;

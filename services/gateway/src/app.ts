@@ -1,0 +1,54 @@
+import express from 'express';
+import { Redis } from 'ioredis';
+import { AppError, createBaseApp, createLogger, finishApp, type Logger } from '@tracker/kit';
+import type { GatewayConfig } from './config';
+import { accessClient, AccessUnavailableError } from './data-access/access-client';
+import { authStore } from './data-access/auth-store';
+import { apiRoutes } from './routes/api.route';
+
+export interface Gateway {
+  app: express.Express;
+  redis: Redis;
+  logger: Logger;
+  close: () => Promise<void>;
+}
+
+export function createGateway(config: GatewayConfig, options: { isShuttingDown?: () => boolean } = {}): Gateway {
+  const logger = createLogger('gateway', config.log.level);
+  // Redis only speeds auth up and counts requests: commands fail fast while it is away.
+  const redis = new Redis(config.redis.url, {
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    commandTimeout: config.redis.timeoutMs,
+  });
+  let lastRedisWarning = 0;
+  redis.on('error', (err) => {
+    if (Date.now() - lastRedisWarning > 10_000) logger.warn({ err: err.message }, 'redis unavailable: authenticating through the access service');
+    lastRedisWarning = Date.now();
+  });
+
+  const app = createBaseApp({ name: 'gateway', logger, isShuttingDown: options.isShuttingDown });
+  const router = express.Router();
+  apiRoutes(router, {
+    config,
+    store: authStore(redis),
+    access: accessClient({ baseUrl: config.upstreams.access, secret: config.internal.secret, timeoutMs: config.auth.timeoutMs }),
+  });
+  app.use(router);
+  app.use((err: unknown, _req: express.Request, _res: express.Response, next: express.NextFunction) => {
+    // Without the access service no token can be checked: the caller may retry.
+    if (err instanceof AccessUnavailableError) {
+      return next(new AppError('service_unavailable', 'Authentication is temporarily unavailable. Retry later.', { headers: { 'Retry-After': '5' } }));
+    }
+    next(err);
+  });
+  finishApp(app);
+  return {
+    app,
+    redis,
+    logger,
+    close: async () => {
+      redis.disconnect();
+    },
+  };
+}

@@ -1,0 +1,12 @@
+import { TOKEN_PATTERN } from '@tracker/kit';
+
+export type BearerResult = { token: string } | { problem: 'missing' | 'not_bearer' | 'malformed' };
+
+/** Reads `Authorization: Bearer trk_…`; only the header is accepted, never a query parameter or cookie. */
+export function readBearer(header: string | undefined): BearerResult {
+  if (!header) return { problem: 'missing' };
+  const match = /^Bearer +(\S+) *$/i.exec(header);
+  if (!match) return { problem: 'not_bearer' };
+  const token = match[1]!;
+  return TOKEN_PATTERN.test(token) ? { token } : { problem: 'malformed' };
+}

@@ -1,0 +1,23 @@
+import { serve } from '@tracker/kit';
+import { createGateway } from './app';
+import { loadGatewayConfig } from './config';
+
+async function main() {
+  const config = loadGatewayConfig();
+  let shuttingDown = false;
+  const gateway = createGateway(config, { isShuttingDown: () => shuttingDown });
+  await serve(gateway.app, {
+    port: config.http.port,
+    host: config.http.host,
+    logger: gateway.logger,
+    graceMs: config.http.shutdownGraceMs,
+    handleSignals: true,
+    onShutdownStart: () => (shuttingDown = true),
+    closers: [gateway.close],
+  });
+}
+
+main().catch((err) => {
+  process.stderr.write(`gateway failed to start: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+});
