@@ -2,3 +2,4 @@ export * from './database';
 export * from './infra';
 export * from './redis';
 export * from './processes';
+export * from './tcp-proxy';

@@ -24,7 +24,11 @@ const EXIT_USAGE = 64;
 class UsageError extends Error {}
 
 const name = z.string().min(1, 'must not be empty').max(100, 'must be at most 100 characters');
-const id = z.coerce.number().int().positive('must be an integer greater than 0').max(2147483647);
+const id = z
+  .string()
+  .regex(/^[1-9][0-9]{0,9}$/, 'must be an integer greater than 0')
+  .transform(Number)
+  .refine((n) => n <= 2147483647, 'is too large');
 
 interface Command {
   options: Record<string, { type: 'string' }>;
@@ -75,7 +79,11 @@ function parse(argv: string[]) {
   const { json, ...values } = parsed.values;
   const input = command.input.safeParse(values);
   if (!input.success) {
-    const problems = input.error.issues.map((i) => `--${i.path.join('.')}: ${i.path.length && values[String(i.path[0]) as keyof typeof values] === undefined ? 'is required' : i.message}`);
+    const given = values as Record<string, unknown>;
+    const problems = input.error.issues.map((i) => {
+      const option = String(i.path[0]);
+      return `--${option}: ${given[option] === undefined ? 'is required' : i.message}`;
+    });
     throw new UsageError(problems.join('\n'));
   }
   return { command, input: input.data, json: Boolean(json) };

@@ -1,0 +1,142 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { seedWorkspace, startSystem, type System } from './system';
+
+let system: System;
+let ws: Awaited<ReturnType<typeof seedWorkspace>>;
+beforeAll(async () => {
+  system = await startSystem();
+  ws = await seedWorkspace(system);
+}, 60_000);
+afterAll(() => system?.stop());
+
+describe('routing', () => {
+  test('when a path belongs to no service, then 404 for a valid token and 401 without one', async () => {
+    for (const path of ['/api/v1/nope', '/api/v1', '/api/v2/me', '/']) {
+      const authed = await system.api('GET', path, { token: ws.member.token });
+      expect(authed.status).toBe(404);
+      expect(authed.body.code).toBe('not_found');
+    }
+    expect((await system.api('GET', '/api/v1/nope')).status).toBe(401);
+  });
+
+  test('when a method is not served on a known path, then 404 (never 405)', async () => {
+    const res = await system.api('DELETE', '/api/v1/me', { token: ws.member.token });
+    expect(res.status).toBe(404);
+  });
+
+  test('when the issues and statistics paths are called, then they reach their services (which answer 404 until their API exists)', async () => {
+    for (const path of ['/api/v1/queues', '/api/v1/statuses', '/api/v1/issues/ABC-1', '/api/v1/dashboards']) {
+      const res = await system.api('GET', path, { token: ws.member.token });
+      expect(res.status).toBe(404);
+      expect(res.headers.get('content-type')).toMatch(/problem\+json/);
+    }
+  });
+});
+
+describe('request ids and headers', () => {
+  test('when no request id is sent, then one is set and echoed; a sent one is kept', async () => {
+    const fresh = await system.api('GET', '/api/v1/me', { token: ws.member.token });
+    expect(fresh.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+    const kept = await system.api('GET', '/api/v1/me', { token: ws.member.token, headers: { 'x-request-id': 'trace-42' } });
+    expect(kept.headers.get('x-request-id')).toBe('trace-42');
+    // The access log line is written as the answer finishes; give the pipe a moment.
+    const deadline = Date.now() + 2000;
+    while (!system.services.access.output().includes('"rid":"trace-42"') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    expect(system.services.access.output()).toContain('"rid":"trace-42"');
+    expect(system.services.gateway.output()).toContain('"rid":"trace-42"');
+  });
+
+  test('answers are not cacheable and do not name the framework', async () => {
+    const res = await system.api('GET', '/api/v1/me', { token: ws.member.token });
+    expect(res.headers.get('cache-control')).toBe('no-store');
+    expect(res.headers.get('x-powered-by')).toBeNull();
+  });
+
+  test('no log line carries a token', async () => {
+    await system.api('GET', '/api/v1/me', { token: ws.member.token });
+    for (const service of Object.values(system.services)) expect(service.output()).not.toContain(ws.member.token);
+  });
+});
+
+describe('limits', () => {
+  test('when the body is larger than 1 MiB, then 413 before it reaches a service', async () => {
+    const res = await system.api('PATCH', `/api/v1/users/${ws.member.id}`, {
+      token: ws.admin.token,
+      body: { name: 'x'.repeat(1024 * 1024 + 1) },
+    });
+    expect(res.status).toBe(413);
+    expect(res.body.code).toBe('payload_too_large');
+  });
+
+  test('when a token exceeds its rate limit, then 429 with Retry-After, and other tokens are unaffected', async () => {
+    const limited = await system.startGateway({ RATE_LIMIT_PER_MINUTE: '5' });
+    const statuses: number[] = [];
+    let last;
+    for (let i = 0; i < 7; i++) {
+      last = await system.api('GET', '/api/v1/me', { token: ws.member.token, baseUrl: limited.url });
+      statuses.push(last.status);
+    }
+    // The window may roll over mid-test; then the count restarts, never exceeding the limit per window.
+    expect(statuses.filter((s) => s === 200).length).toBeLessThanOrEqual(7);
+    expect(statuses).toContain(429);
+    const refused = await system.api('GET', '/api/v1/me', { token: ws.member.token, baseUrl: limited.url });
+    if (refused.status === 429) {
+      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+      expect(Number(refused.headers.get('retry-after'))).toBeLessThanOrEqual(60);
+      expect(refused.body.code).toBe('rate_limited');
+    }
+    expect((await system.api('GET', '/api/v1/me', { token: ws.admin.token, baseUrl: limited.url })).status).toBe(200);
+  });
+});
+
+describe('upstream failures', () => {
+  test('when an upstream does not answer in time, then 503 problem within the timeout, never a hung request', async () => {
+    const sockets: import('node:net').Socket[] = [];
+    const silent = http.createServer(() => {
+      /* never answers */
+    });
+    silent.on('connection', (s) => sockets.push(s));
+    await new Promise<void>((r) => silent.listen(0, '127.0.0.1', () => r()));
+    const port = (silent.address() as AddressInfo).port;
+    const gateway = await system.startGateway({ ISSUES_URL: `http://127.0.0.1:${port}`, UPSTREAM_TIMEOUT_MS: '700' });
+    try {
+      const res = await system.api('GET', '/api/v1/queues', { token: ws.member.token, baseUrl: gateway.url });
+      expect(res.status).toBe(503);
+      expect(res.body.code).toBe('service_unavailable');
+      expect(res.headers.get('retry-after')).toBe('5');
+      expect(res.ms).toBeLessThan(3000);
+    } finally {
+      sockets.forEach((s) => s.destroy());
+      silent.close();
+    }
+  });
+
+  test('when the statistics service is down, then 503 statistics_unavailable quickly while other paths work', async () => {
+    const gateway = await system.startGateway({ STATISTICS_URL: 'http://127.0.0.1:1' });
+    for (const [method, path] of [['POST', '/api/v1/statistics'], ['GET', '/api/v1/dashboards']] as const) {
+      const res = await system.api(method, path, { token: ws.member.token, baseUrl: gateway.url, body: method === 'POST' ? {} : undefined });
+      expect(res.status).toBe(503);
+      expect(res.body).toMatchObject({ status: 503, code: 'statistics_unavailable' });
+      expect(res.headers.get('retry-after')).toBe('5');
+      expect(res.ms).toBeLessThan(1000);
+    }
+    expect((await system.api('GET', '/api/v1/me', { token: ws.member.token, baseUrl: gateway.url })).status).toBe(200);
+  });
+
+  test('when the access service is down, then authentication answers 503, not 401 and not a hang', async () => {
+    const gateway = await system.startGateway({ ACCESS_URL: 'http://127.0.0.1:1', REDIS_URL: 'redis://127.0.0.1:1' });
+    const res = await system.api('GET', '/api/v1/me', { token: ws.member.token, baseUrl: gateway.url });
+    expect(res.status).toBe(503);
+    expect(res.body.code).toBe('service_unavailable');
+    expect(res.ms).toBeLessThan(4000);
+  });
+});
+
+describe('graceful shutdown', () => {
+  test('when the gateway gets SIGTERM, then it exits cleanly with code 0', async () => {
+    const gateway = await system.startGateway();
+    expect((await system.api('GET', '/api/v1/me', { token: ws.member.token, baseUrl: gateway.url })).status).toBe(200);
+    expect(await gateway.stop('SIGTERM')).toBe(0);
+  });
+});

@@ -1,0 +1,121 @@
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import {
+  createTestSchema,
+  hostPort,
+  startService,
+  startTcpProxy,
+  testRedisUrl,
+  type ServiceName,
+  type ServiceProcess,
+  type TcpProxy,
+  type TestSchema,
+} from '@tracker/testing';
+
+const REPO_ROOT = path.resolve(__dirname, '../../..');
+const run = promisify(execFile);
+
+export interface ApiResponse {
+  status: number;
+  body: any;
+  headers: Headers;
+  ms: number;
+}
+
+/**
+ * All services as separate processes, as `pnpm start` runs them, in this test
+ * file's own database schema, with Redis reached through a relay the test can cut.
+ */
+export interface System {
+  services: Record<ServiceName, ServiceProcess>;
+  gatewayUrl: string;
+  secret: string;
+  schema: TestSchema;
+  redisRelay: TcpProxy;
+  serviceEnv: Record<string, string>;
+  /** `pnpm -s admin <args> --json` against this system; the parsed last line. */
+  admin: (...args: string[]) => Promise<any>;
+  api: (method: string, path: string, options?: { token?: string; body?: unknown; raw?: string; headers?: Record<string, string>; baseUrl?: string }) => Promise<ApiResponse>;
+  startGateway: (env?: Record<string, string>) => Promise<ServiceProcess>;
+  stop: () => Promise<void>;
+}
+
+export async function startSystem(options: { gatewayEnv?: Record<string, string> } = {}): Promise<System> {
+  const schema = await createTestSchema('e2e', path.join(REPO_ROOT, 'services/access/prisma/migrations'));
+  const [redisHost, redisPort] = hostPort(testRedisUrl());
+  const redisRelay = await startTcpProxy(redisHost, redisPort);
+  const secret = randomBytes(32).toString('hex');
+  const serviceEnv = {
+    INTERNAL_SECRET: secret,
+    DATABASE_URL: schema.databaseUrl,
+    DATABASE_SCHEMA: schema.schema,
+    REDIS_URL: redisRelay.url('redis'),
+  };
+  const [access, issues, statistics] = await Promise.all(
+    (['access', 'issues', 'statistics'] as const).map((name) => startService(name, serviceEnv)),
+  );
+  const upstreams = { ACCESS_URL: access!.url, ISSUES_URL: issues!.url, STATISTICS_URL: statistics!.url };
+  const extraGateways: ServiceProcess[] = [];
+  const startGateway = async (env: Record<string, string> = {}) => {
+    const gateway = await startService('gateway', { ...serviceEnv, ...upstreams, ...env });
+    extraGateways.push(gateway);
+    return gateway;
+  };
+  const gateway = await startService('gateway', { ...serviceEnv, ...upstreams, ...options.gatewayEnv });
+  const services = { gateway, access: access!, issues: issues!, statistics: statistics! };
+
+  return {
+    services,
+    gatewayUrl: gateway.url,
+    secret,
+    schema,
+    redisRelay,
+    serviceEnv,
+    startGateway,
+    async admin(...args) {
+      const { stdout } = await run('pnpm', ['-s', 'admin', ...args, '--json'], {
+        cwd: REPO_ROOT,
+        env: { ...process.env, ...serviceEnv, LOG_LEVEL: 'silent' },
+      });
+      const lines = stdout.trim().split('\n');
+      return JSON.parse(lines[lines.length - 1]!);
+    },
+    async api(method, urlPath, opts = {}) {
+      const headers: Record<string, string> = { ...opts.headers };
+      if (opts.token) headers.authorization = `Bearer ${opts.token}`;
+      let body = opts.raw;
+      if (opts.body !== undefined) {
+        body = JSON.stringify(opts.body);
+        headers['content-type'] ??= 'application/json';
+      }
+      const started = Date.now();
+      const response = await fetch((opts.baseUrl ?? gateway.url) + urlPath, { method, headers, body });
+      const text = await response.text();
+      let parsed: unknown = text;
+      try {
+        parsed = text ? JSON.parse(text) : undefined;
+      } catch {
+        // not JSON: keep the text for the assertion message
+      }
+      return { status: response.status, body: parsed, headers: response.headers, ms: Date.now() - started };
+    },
+    async stop() {
+      await Promise.all([...Object.values(services), ...extraGateways].map((s) => s.stop('SIGTERM')));
+      await redisRelay.close();
+      await schema.drop();
+    },
+  };
+}
+
+/** A workspace made through the operator command line, with one admin and one member. */
+export async function seedWorkspace(system: System, name = `ws-${randomBytes(3).toString('hex')}`) {
+  const ws = await system.admin('workspace', 'create', '--name', name, '--admin-name', 'Ada');
+  const member = await system.admin('user', 'add', '--workspace', String(ws.workspace_id), '--name', 'Bob');
+  return {
+    id: ws.workspace_id as number,
+    admin: { id: ws.user_id as number, token: ws.token as string },
+    member: { id: member.user_id as number, token: member.token as string },
+  };
+}
