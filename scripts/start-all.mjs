@@ -1,0 +1,89 @@
+#!/usr/bin/env node
+// Runs the four services in one terminal (what `pnpm start` does after migrating):
+// a shared internal signing secret, one prefixed log stream, and a clean stop on Ctrl-C.
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const services = [
+  ['access', 8081],
+  ['issues', 8082],
+  ['statistics', 8083],
+  ['gateway', 8080],
+];
+
+// Each service would fall back to the development secret; one random secret per run is safer.
+const env = { ...process.env, INTERNAL_SECRET: process.env.INTERNAL_SECRET ?? randomBytes(32).toString('hex') };
+const children = new Map();
+let stopping = false;
+
+for (const [name, port] of services) {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    cwd: path.join(root, 'services', name),
+    env: { PORT: String(port), ...env, ...portOverride(name) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.set(name, child);
+  for (const stream of [child.stdout, child.stderr]) {
+    let buffered = '';
+    stream.on('data', (chunk) => {
+      buffered += chunk;
+      const lines = buffered.split('\n');
+      buffered = lines.pop();
+      for (const line of lines) process.stdout.write(`${name.padEnd(10)} | ${line}\n`);
+    });
+  }
+  child.on('exit', (code, signal) => {
+    children.delete(name);
+    if (!stopping) {
+      process.stderr.write(`${name} exited (${signal ?? code}); stopping the others.\n`);
+      stop(1);
+    } else if (children.size === 0) process.exit(process.exitCode ?? 0);
+  });
+}
+
+// PORT in the environment would otherwise apply to every service.
+function portOverride(name) {
+  const key = `${name.toUpperCase()}_PORT`;
+  return process.env[key] ? { PORT: process.env[key] } : {};
+}
+
+function stop(code = 0) {
+  if (stopping) return;
+  stopping = true;
+  process.exitCode = code;
+  for (const child of children.values()) child.kill('SIGTERM');
+  if (children.size === 0) process.exit(code);
+}
+
+process.on('SIGINT', () => stop(0));
+process.on('SIGTERM', () => stop(0));
+
+const gatewayPort = process.env.GATEWAY_PORT ?? 8080;
+waitForGateway(`http://127.0.0.1:${gatewayPort}/readyz`).then((ok) => {
+  if (!ok) return;
+  process.stdout.write(`
+Tracker is running: http://127.0.0.1:${gatewayPort}/api/v1
+
+Create a workspace and a first admin token (in another terminal):
+  pnpm -s admin workspace create --name Acme --admin-name Ada --json
+Then:
+  curl -H "Authorization: Bearer <token>" http://127.0.0.1:${gatewayPort}/api/v1/me
+
+Ctrl-C stops all services.
+`);
+});
+
+async function waitForGateway(url) {
+  for (let i = 0; i < 120 && !stopping; i++) {
+    try {
+      if ((await fetch(url)).ok) return true;
+    } catch {
+      // not up yet
+    }
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  return false;
+}
