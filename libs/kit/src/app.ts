@@ -150,6 +150,10 @@ async function runChecks(checks: Record<string, () => Promise<unknown>>): Promis
 function toAppError(error: unknown): AppError | null {
   if (error instanceof AppError) return error;
   if (error instanceof z.ZodError) return new AppError('validation_failed', 'The request is not valid.', { errors: fieldErrors(error) });
+  // The router cannot percent-decode a path parameter such as `%E0%A4%A`.
+  if (error instanceof URIError) {
+    return new AppError('validation_failed', 'The request path is not valid.', { errors: [{ path: '(path)', message: 'malformed percent-encoding' }] });
+  }
   const type = (error as { type?: string } | null)?.type;
   switch (type) {
     case 'entity.parse.failed':

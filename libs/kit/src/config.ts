@@ -34,6 +34,8 @@ export const commonEnv = {
   HOST: z.string().min(1).default('127.0.0.1'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   INTERNAL_SECRET: z.string().min(32, 'must be at least 32 characters').default(DEV_INTERNAL_SECRET),
+  /** Still accepted on incoming principals while the signing secret is rotated. */
+  INTERNAL_SECRET_PREVIOUS: z.string().min(32, 'must be at least 32 characters').optional(),
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(120_000).default(10_000),
 };
 
@@ -45,8 +47,22 @@ export const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
 export const DEFAULT_AMQP_URL = 'amqp://guest:guest@127.0.0.1:5672';
 
 /** Refuses the development secret in production. */
-export function requireRealSecretInProduction(env: { NODE_ENV: string; INTERNAL_SECRET: string }, ctx: z.RefinementCtx) {
-  if (env.NODE_ENV === 'production' && env.INTERNAL_SECRET === DEV_INTERNAL_SECRET) {
+export function requireRealSecretInProduction(env: { NODE_ENV?: string; INTERNAL_SECRET?: string }, ctx: z.RefinementCtx) {
+  if (env?.NODE_ENV === 'production' && (env.INTERNAL_SECRET ?? DEV_INTERNAL_SECRET) === DEV_INTERNAL_SECRET) {
     ctx.addIssue({ code: 'custom', path: ['INTERNAL_SECRET'], message: 'must be set in production' });
   }
 }
+
+/**
+ * A service's env schema: the common fields plus its own. The production-secret
+ * check runs even when other variables are invalid, so one start-up lists every problem.
+ */
+export function serviceEnv<Shape extends z.ZodRawShape>(shape: Shape) {
+  return z
+    .object({ ...commonEnv, ...shape })
+    .superRefine((env, ctx) => requireRealSecretInProduction(env as never, ctx), { when: () => true });
+}
+
+/** Secrets a service accepts on the principal header: the current one first. */
+export const acceptedSecrets = (env: { INTERNAL_SECRET: string; INTERNAL_SECRET_PREVIOUS?: string }) =>
+  env.INTERNAL_SECRET_PREVIOUS ? [env.INTERNAL_SECRET, env.INTERNAL_SECRET_PREVIOUS] : [env.INTERNAL_SECRET];

@@ -1,8 +1,6 @@
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { AppError, type Logger } from '@tracker/kit';
-import { createAccessService } from '../app';
-import { loadAccessConfig } from '../config';
 import { addUser } from '../domain/add-user.use-case';
 import { createToken } from '../domain/create-token.use-case';
 import { createWorkspace } from '../domain/create-workspace.use-case';
@@ -109,6 +107,9 @@ async function main(argv: string[]): Promise<number> {
     process.stderr.write(`${err.message}\n\n${USAGE}\n`);
     return EXIT_USAGE;
   }
+  // Loaded only now, so a usage error answers without starting Prisma and Redis clients.
+  const { createAccessService } = await import('../app');
+  const { loadAccessConfig } = await import('../config');
   const config = loadAccessConfig({ ...process.env, LOG_LEVEL: process.env.LOG_LEVEL ?? 'error' });
   const service = createAccessService(config);
   try {

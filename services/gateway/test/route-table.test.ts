@@ -1,0 +1,50 @@
+import { upstreamFor, type Upstream } from '../src/domain/route-table';
+
+describe('upstreamFor', () => {
+  test.each<[string, Upstream]>([
+    ['/api/v1/me', 'access'],
+    ['/api/v1/users', 'access'],
+    ['/api/v1/users/5', 'access'],
+    ['/api/v1/queues/3/permissions', 'access'],
+    ['/api/v1/queues/3/permissions/7', 'access'],
+    ['/api/v1/queues/ABC/permissions/7', 'access'],
+    ['/api/v1/queues', 'issues'],
+    ['/api/v1/queues/3', 'issues'],
+    ['/api/v1/statuses', 'issues'],
+    ['/api/v1/issues', 'issues'],
+    ['/api/v1/issues/ABC-1', 'issues'],
+    ['/api/v1/issues/ABC-1/comments', 'issues'],
+    ['/api/v1/issues/ABC-1/worklogs', 'issues'],
+    ['/api/v1/issues/search', 'issues'],
+    ['/api/v1/statistics', 'statistics'],
+    ['/api/v1/dashboards', 'statistics'],
+    ['/api/v1/dashboards/2', 'statistics'],
+  ])('when the path is %s, then it goes to %s', (path, upstream) => {
+    expect(upstreamFor(path)).toBe(upstream);
+  });
+
+  test.each([
+    '/',
+    '/api/v1',
+    '/api/v1/',
+    '/api/v1/foo',
+    '/api/v1/mee',
+    '/api/v1/me/',
+    '/api/v1/usersx',
+    '/api/v1/queuesx',
+    '/api/v1/issuesx',
+    '/api/v1/statisticsx',
+    '/api/v1/statistics/1',
+    '/api/v1/statuses/1',
+    '/api/v1/dashboardsx',
+    '/api/v1/dashboards/2/widgets',
+    '/api/v1/users/5/extra',
+    '/api/v2/me',
+    '/v1/me',
+    '/x/api/v1/me',
+    '/internal/auth/resolve',
+    '/healthz',
+  ])('when the path is %s, then no upstream owns it', (path) => {
+    expect(upstreamFor(path)).toBeNull();
+  });
+});
