@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import express, { type ErrorRequestHandler, type NextFunction, type Request, type Response, type Router } from 'express';
 import { z } from 'zod';
 import { AppError, problemBody } from './errors';
+import { dependencyUnavailable, UpstreamUnavailableError } from './internal-client';
 import type { Logger } from './logger';
 import { PRINCIPAL_HEADER, verifyPrincipal, type Principal, type UserPrincipal } from './principal';
 import { fieldErrors } from './validation';
@@ -149,6 +150,7 @@ async function runChecks(checks: Record<string, () => Promise<unknown>>): Promis
 /** Maps body-parser failures (they carry `type`) to the statuses decisions.md asks for. */
 function toAppError(error: unknown): AppError | null {
   if (error instanceof AppError) return error;
+  if (error instanceof UpstreamUnavailableError) return dependencyUnavailable('A service this request needs');
   if (error instanceof z.ZodError) return new AppError('validation_failed', 'The request is not valid.', { errors: fieldErrors(error) });
   // The router cannot percent-decode a path parameter such as `%E0%A4%A`.
   if (error instanceof URIError) {

@@ -1,6 +1,7 @@
 export * from './app';
 export * from './config';
 export * from './errors';
+export * from './internal-client';
 export * from './logger';
 export * from './principal';
 export * from './server';

@@ -1,8 +1,8 @@
 import express from 'express';
 import { Redis } from 'ioredis';
-import { AppError, createBaseApp, createLogger, finishApp, type Logger } from '@tracker/kit';
+import { AppError, createBaseApp, createLogger, finishApp, UpstreamUnavailableError, type Logger } from '@tracker/kit';
 import type { GatewayConfig } from './config';
-import { accessClient, AccessUnavailableError } from './data-access/access-client';
+import { accessClient } from './data-access/access-client';
 import { authStore } from './data-access/auth-store';
 import { apiRoutes } from './routes/api.route';
 
@@ -37,7 +37,7 @@ export function createGateway(config: GatewayConfig, options: { isShuttingDown?:
   app.use(router);
   app.use((err: unknown, _req: express.Request, _res: express.Response, next: express.NextFunction) => {
     // Without the access service no token can be checked: the caller may retry.
-    if (err instanceof AccessUnavailableError) {
+    if (err instanceof UpstreamUnavailableError) {
       return next(new AppError('service_unavailable', 'Authentication is temporarily unavailable. Retry later.', { headers: { 'Retry-After': '5' } }));
     }
     next(err);

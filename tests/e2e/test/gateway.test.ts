@@ -1,6 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { seedWorkspace, startSystem, type System } from './system';
+import { seedWorkspace, startSystem, waitForOutput, type System } from './system';
 
 let system: System;
 let ws: Awaited<ReturnType<typeof seedWorkspace>>;
@@ -40,11 +40,9 @@ describe('request ids and headers', () => {
     expect(fresh.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
     const kept = await system.api('GET', '/api/v1/me', { token: ws.member.token, headers: { 'x-request-id': 'trace-42' } });
     expect(kept.headers.get('x-request-id')).toBe('trace-42');
-    // The access log line is written as the answer finishes; give the pipe a moment.
-    const deadline = Date.now() + 2000;
-    while (!system.services.access.output().includes('"rid":"trace-42"') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-    expect(system.services.access.output()).toContain('"rid":"trace-42"');
-    expect(system.services.gateway.output()).toContain('"rid":"trace-42"');
+    // Access log lines are written as answers finish; give the pipes a moment.
+    expect(await waitForOutput(system.services.access, '"rid":"trace-42"')).toBe(true);
+    expect(await waitForOutput(system.services.gateway, '"rid":"trace-42"')).toBe(true);
   });
 
   test('answers are not cacheable and do not name the framework', async () => {

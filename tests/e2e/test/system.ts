@@ -119,3 +119,13 @@ export async function seedWorkspace(system: System, name = `ws-${randomBytes(3).
     member: { id: member.user_id as number, token: member.token as string },
   };
 }
+
+/** Whether a service prints `text` within the time (log lines arrive through a pipe). */
+export async function waitForOutput(service: ServiceProcess, text: string, timeoutMs = 3000): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (!service.output().includes(text)) {
+    if (Date.now() > deadline) return false;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return true;
+}

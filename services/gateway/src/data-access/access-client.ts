@@ -1,29 +1,15 @@
-import { PRINCIPAL_HEADER, signPrincipal, type UserPrincipal } from '@tracker/kit';
-
-export class AccessUnavailableError extends Error {}
+import { internalClient, UpstreamUnavailableError, type UserPrincipal } from '@tracker/kit';
 
 /** Asks the access service who owns a token hash (on a cache miss or with Redis away). */
 export function accessClient(options: { baseUrl: string; secret: string; timeoutMs: number }) {
-  const endpoint = new URL('/internal/auth/resolve', options.baseUrl).toString();
+  const client = internalClient({ ...options, service: 'gateway' });
   return {
     async resolve(tokenHash: string, requestId: string): Promise<UserPrincipal | null> {
-      let response: Response;
-      try {
-        response = await fetch(endpoint, {
-          method: 'POST',
-          headers: {
-            'content-type': 'application/json',
-            'x-request-id': requestId,
-            [PRINCIPAL_HEADER]: signPrincipal({ kind: 'service', service: 'gateway' }, options.secret),
-          },
-          body: JSON.stringify({ token_hash: tokenHash }),
-          signal: AbortSignal.timeout(options.timeoutMs),
-        });
-      } catch (err) {
-        throw new AccessUnavailableError(`access service unreachable: ${(err as Error).message}`);
-      }
-      if (!response.ok) throw new AccessUnavailableError(`access service answered ${response.status}`);
-      const body = (await response.json()) as { principal: UserPrincipal | null };
+      const { status, body } = await client.call<{ principal: UserPrincipal | null }>('POST', '/internal/auth/resolve', {
+        body: { token_hash: tokenHash },
+        requestId,
+      });
+      if (status !== 200) throw new UpstreamUnavailableError(`access service answered ${status}`);
       return body.principal;
     },
   };
