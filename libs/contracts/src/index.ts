@@ -1,2 +1,4 @@
+export * from './internal';
 export * from './problem';
+export * from './roles';
 export * from './users';

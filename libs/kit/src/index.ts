@@ -1,4 +1,5 @@
 export * from './app';
+export * from './cache-keys';
 export * from './config';
 export * from './errors';
 export * from './internal-client';

@@ -7,9 +7,3 @@ export const TOKEN_PATTERN = /^trk_[0-9A-Za-z]{32,128}$/;
 export function hashToken(token: string): string {
   return createHash('sha256').update(token, 'utf8').digest('hex');
 }
-
-/**
- * Redis key under which the gateway finds the principal of a token hash. The access
- * service writes it while holding row locks and deletes it before answering a change.
- */
-export const authCacheKey = (tokenHash: string) => `auth:tok:${tokenHash}`;

@@ -1,5 +1,16 @@
+/**
+ * Each jest worker runs one test file at a time and gets its own Redis database
+ * (1–15 by worker id), so keys one system under test relies on globally (the cache
+ * freshness key, rate-limit counters) are not touched by another file running beside it.
+ */
+export function testRedisDb(): number {
+  return (Number(process.env.JEST_WORKER_ID ?? 1) % 15) + 1;
+}
+
 export function testRedisUrl(): string {
   const url = process.env.TEST_REDIS_URL;
   if (!url) throw new Error('TEST_REDIS_URL is not set: run tests through jest (its global setup finds Redis).');
-  return url;
+  const parsed = new URL(url);
+  parsed.pathname = `/${testRedisDb()}`;
+  return parsed.toString();
 }

@@ -1,7 +1,7 @@
 import { Redis } from 'ioredis';
 import { createLogger, createServiceApp, type Logger } from '@tracker/kit';
 import type { AccessConfig } from './config';
-import { authCache } from './data-access/auth-cache';
+import { sharedCache } from './data-access/shared-cache';
 import { createDb, type Db } from './data-access/prisma';
 import { tokensRepository } from './data-access/tokens.repository';
 import { usersRepository } from './data-access/users.repository';
@@ -21,7 +21,13 @@ export interface AccessService {
 
 /** Commands fail at once while Redis is away, so nothing waits on it: it is only a cache. */
 export function createRedis(url: string, logger: Logger): Redis {
-  const redis = new Redis(url, { enableOfflineQueue: false, maxRetriesPerRequest: 1, commandTimeout: 500 });
+  const redis = new Redis(url, {
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 1,
+    commandTimeout: 500,
+    // Reconnect quickly: until this service has settled its cache debts, readers bypass the cache.
+    retryStrategy: (attempt) => Math.min(attempt * 100, 500),
+  });
   let lastError = 0;
   redis.on('error', (err) => {
     if (Date.now() - lastError > 10_000) logger.warn({ err: err.message }, 'redis unavailable');
@@ -38,7 +44,7 @@ export function createAccessService(config: AccessConfig, options: { isShuttingD
     users: usersRepository(db),
     tokens: tokensRepository(db),
     workspaces: workspacesRepository(db),
-    cache: authCache(redis, db, config.authCache.ttlSeconds, logger),
+    cache: sharedCache(redis, db, config.authCache.ttlSeconds, logger),
   };
   const app = createServiceApp({
     name: 'access',

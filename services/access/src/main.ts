@@ -2,16 +2,18 @@ import { serve } from '@tracker/kit';
 import { createAccessService } from './app';
 import { loadAccessConfig } from './config';
 
-const DEBT_RETRY_MS = 1000;
+const FRESHNESS_INTERVAL_MS = 1000;
 
 async function main() {
   const config = loadAccessConfig();
   let shuttingDown = false;
   const service = createAccessService(config, { isShuttingDown: () => shuttingDown });
-  const settle = setInterval(() => {
-    service.deps.cache.settleDebts().catch((err) => service.logger.warn({ err: err.message }, 'auth cache debts not settled'));
-  }, DEBT_RETRY_MS);
+  const keepFresh = () =>
+    service.deps.cache.keepFresh().catch((err) => service.logger.warn({ err: err.message }, 'cache debts not settled'));
+  const settle = setInterval(keepFresh, FRESHNESS_INTERVAL_MS);
   settle.unref();
+  // Right after a reconnect: delete what failed meanwhile, so readers trust the cache again soon.
+  service.redis.on('ready', keepFresh);
   await serve(service.app, {
     port: config.http.port,
     host: config.http.host,

@@ -1,5 +1,5 @@
 import { authCacheKey, hashToken } from '@tracker/kit';
-import { authCache } from '../src/data-access/auth-cache';
+import { sharedCache } from '../src/data-access/shared-cache';
 import { createToken } from '../src/domain/create-token.use-case';
 import { revokeToken } from '../src/domain/revoke-token.use-case';
 import { startAccess, type AccessHarness } from './harness';
@@ -101,10 +101,10 @@ describe('with Redis unreachable', () => {
       expect(patched.status).toBe(200);
       expect((await offline.call('POST', '/internal/auth/resolve', { as: gateway, body: { token_hash: hashToken(member.token) } })).body.principal).toBeNull();
       const debts = await offline.schema.query(`SELECT key FROM "${offline.schema.schema}".auth_cache_debts`);
-      expect(debts).toEqual([{ key: hashToken(member.token) }]);
+      expect(debts).toEqual([{ key: authCacheKey(hashToken(member.token)) }]);
 
       // Redis is back (a client that reaches it): the recorded delete is carried out.
-      const settled = await authCache(offline.redis, offline.service.db, 60, offline.service.logger).settleDebts();
+      const settled = await sharedCache(offline.redis, offline.service.db, 60, offline.service.logger).settleDebts();
       expect(settled).toBe(1);
       expect(await offline.redis.exists(authCacheKey(hashToken(member.token)))).toBe(0);
       expect(await offline.schema.query(`SELECT key FROM "${offline.schema.schema}".auth_cache_debts`)).toEqual([]);

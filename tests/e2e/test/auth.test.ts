@@ -113,7 +113,7 @@ describe('with Redis unreachable', () => {
   test('authentication and revocation stay correct, and the cache is used again once Redis returns', async () => {
     const ws = await seedWorkspace(system);
     expect((await system.api('GET', '/api/v1/me', { token: ws.member.token })).status).toBe(200);
-    await system.redisRelay.cut();
+    await Promise.all([system.redisRelay.cut(), system.accessRedisRelay.cut()]);
     try {
       for (let i = 0; i < 3; i++) {
         const res = await system.api('GET', '/api/v1/me', { token: ws.member.token });
@@ -125,7 +125,7 @@ describe('with Redis unreachable', () => {
       expect(off.status).toBe(200);
       expectUnauthorized(await system.api('GET', '/api/v1/me', { token: ws.member.token }));
     } finally {
-      await system.redisRelay.restore();
+      await Promise.all([system.redisRelay.restore(), system.accessRedisRelay.restore()]);
     }
     // Redis is back; the member was cached before the outage and deactivated during it:
     // the recorded cache delete must have been carried out before the cache is trusted again.
@@ -137,5 +137,25 @@ describe('with Redis unreachable', () => {
       await new Promise((r) => setTimeout(r, 250));
     }
     expect((await system.api('GET', '/api/v1/me', { token: ws.admin.token })).status).toBe(200);
+  });
+
+  test('when only the access service loses Redis, then a deactivation still holds for the next request at the gateway', async () => {
+    const ws = await seedWorkspace(system);
+    // Cached and trusted before the partition.
+    expect((await system.api('GET', '/api/v1/me', { token: ws.member.token })).status).toBe(200);
+    await system.accessRedisRelay.cut();
+    try {
+      const off = await system.api('PATCH', `/api/v1/users/${ws.member.id}`, { token: ws.admin.token, body: { active: false } });
+      expect(off.status).toBe(200);
+      // The gateway still reaches Redis and its stale entry, but must not trust it.
+      expectUnauthorized(await system.api('GET', '/api/v1/me', { token: ws.member.token }));
+      expect((await system.api('GET', '/api/v1/me', { token: ws.admin.token })).status).toBe(200);
+    } finally {
+      await system.accessRedisRelay.restore();
+    }
+    for (let i = 0; i < 8; i++) {
+      expectUnauthorized(await system.api('GET', '/api/v1/me', { token: ws.member.token }));
+      await new Promise((r) => setTimeout(r, 250));
+    }
   });
 });

@@ -7,6 +7,7 @@ import {
   hostPort,
   startService,
   startTcpProxy,
+  testRedisDb,
   testRedisUrl,
   type ServiceName,
   type ServiceProcess,
@@ -33,7 +34,10 @@ export interface System {
   gatewayUrl: string;
   secret: string;
   schema: TestSchema;
+  /** Redis as the gateway and the other readers of the caches reach it. */
   redisRelay: TcpProxy;
+  /** Redis as the access service (the only writer of the caches) reaches it. */
+  accessRedisRelay: TcpProxy;
   serviceEnv: Record<string, string>;
   /** `pnpm -s admin <args> --json` against this system; the parsed last line. */
   admin: (...args: string[]) => Promise<any>;
@@ -46,15 +50,17 @@ export async function startSystem(options: { gatewayEnv?: Record<string, string>
   const schema = await createTestSchema('e2e', path.join(REPO_ROOT, 'services/access/prisma/migrations'));
   const [redisHost, redisPort] = hostPort(testRedisUrl());
   const redisRelay = await startTcpProxy(redisHost, redisPort);
+  const accessRedisRelay = await startTcpProxy(redisHost, redisPort);
   const secret = randomBytes(32).toString('hex');
   const serviceEnv = {
     INTERNAL_SECRET: secret,
     DATABASE_URL: schema.databaseUrl,
     DATABASE_SCHEMA: schema.schema,
-    REDIS_URL: redisRelay.url('redis'),
+    REDIS_URL: `${redisRelay.url('redis')}/${testRedisDb()}`,
   };
+  const accessEnv = { ...serviceEnv, REDIS_URL: `${accessRedisRelay.url('redis')}/${testRedisDb()}` };
   const [access, issues, statistics] = await Promise.all(
-    (['access', 'issues', 'statistics'] as const).map((name) => startService(name, serviceEnv)),
+    (['access', 'issues', 'statistics'] as const).map((name) => startService(name, name === 'access' ? accessEnv : serviceEnv)),
   );
   const upstreams = { ACCESS_URL: access!.url, ISSUES_URL: issues!.url, STATISTICS_URL: statistics!.url };
   const extraGateways: ServiceProcess[] = [];
@@ -72,12 +78,13 @@ export async function startSystem(options: { gatewayEnv?: Record<string, string>
     secret,
     schema,
     redisRelay,
+    accessRedisRelay,
     serviceEnv,
     startGateway,
     async admin(...args) {
       const { stdout } = await run('pnpm', ['-s', 'admin', ...args, '--json'], {
         cwd: REPO_ROOT,
-        env: { ...process.env, ...serviceEnv, LOG_LEVEL: 'silent' },
+        env: { ...process.env, ...accessEnv, LOG_LEVEL: 'silent' },
       });
       const lines = stdout.trim().split('\n');
       return JSON.parse(lines[lines.length - 1]!);
@@ -104,6 +111,7 @@ export async function startSystem(options: { gatewayEnv?: Record<string, string>
     async stop() {
       await Promise.all([...Object.values(services), ...extraGateways].map((s) => s.stop('SIGTERM')));
       await redisRelay.close();
+      await accessRedisRelay.close();
       await schema.drop();
     },
   };

@@ -1,4 +1,4 @@
-import type { WorkspaceRole } from '@tracker/kit';
+import { authCacheKey, type WorkspaceRole } from '@tracker/kit';
 import type { TokenOwner } from '../domain/model';
 import type { NewToken } from '../domain/tokens';
 import type { Db } from './prisma';
@@ -50,14 +50,15 @@ export function tokensRepository(db: Db) {
       return db.token.create({ data: { userId, hash: token.hash, hint: token.hint }, select: { id: true } });
     },
 
-    /** Marks the token revoked and records its cache debt in one transaction. */
-    async revoke(tokenId: number): Promise<{ hash: string } | null> {
+    /** Marks the token revoked and records its cache debt in one transaction; returns the stale cache key. */
+    async revoke(tokenId: number): Promise<{ staleKeys: string[] } | null> {
       return db.$transaction(async (tx) => {
         const token = await tx.token.findUnique({ where: { id: tokenId }, select: { hash: true, revokedAt: true } });
         if (!token) return null;
         if (!token.revokedAt) await tx.token.update({ where: { id: tokenId }, data: { revokedAt: new Date() } });
-        await tx.authCacheDebt.createMany({ data: [{ key: token.hash }], skipDuplicates: true });
-        return { hash: token.hash };
+        const staleKeys = [authCacheKey(token.hash)];
+        await tx.authCacheDebt.createMany({ data: staleKeys.map((key) => ({ key })), skipDuplicates: true });
+        return { staleKeys };
       });
     },
   };

@@ -1,3 +1,4 @@
+import { authCacheKey } from '@tracker/kit';
 import type { User, UserChanges } from '../domain/model';
 import type { Db } from './prisma';
 
@@ -25,7 +26,7 @@ export function usersRepository(db: Db) {
     /**
      * Changes a user while holding the workspace row lock, so rules that count
      * admins (two admins demoting each other at once) see every committed change.
-     * Returns the token hashes whose cached principal is now stale; they are also
+     * Returns the cache keys of the user's principals, now stale; they are also
      * recorded as cache debts in the same transaction, so a failed cache delete
      * after commit is retried rather than forgotten.
      */
@@ -38,10 +39,10 @@ export function usersRepository(db: Db) {
           tx.user.count({ where: { workspaceId, role: 'admin', active: true } }),
         ]);
         const changes = guard.decide({ actor, target, activeAdmins });
-        if (!target || Object.keys(changes).length === 0) return { user: target, staleTokenHashes: [] as string[] };
+        if (!target || Object.keys(changes).length === 0) return { user: target, staleKeys: [] as string[] };
         const user = await tx.user.update({ where: { id: target.id }, data: changes });
-        const staleTokenHashes = await recordCacheDebts(tx, target.id);
-        return { user, staleTokenHashes };
+        const staleKeys = await recordCacheDebts(tx, target.id);
+        return { user, staleKeys };
       });
     },
   };
@@ -49,11 +50,11 @@ export function usersRepository(db: Db) {
 
 async function recordCacheDebts(tx: Tx, userId: number): Promise<string[]> {
   const tokens = await tx.token.findMany({ where: { userId }, select: { hash: true } });
-  const hashes = tokens.map((t) => t.hash);
-  if (hashes.length > 0) {
-    await tx.authCacheDebt.createMany({ data: hashes.map((key) => ({ key })), skipDuplicates: true });
+  const keys = tokens.map((t) => authCacheKey(t.hash));
+  if (keys.length > 0) {
+    await tx.authCacheDebt.createMany({ data: keys.map((key) => ({ key })), skipDuplicates: true });
   }
-  return hashes;
+  return keys;
 }
 
 export type UsersRepository = ReturnType<typeof usersRepository>;

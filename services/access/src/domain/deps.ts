@@ -1,4 +1,4 @@
-import type { AuthCache } from '../data-access/auth-cache';
+import type { SharedCache } from '../data-access/shared-cache';
 import type { TokensRepository } from '../data-access/tokens.repository';
 import type { UsersRepository } from '../data-access/users.repository';
 import type { WorkspacesRepository } from '../data-access/workspaces.repository';
@@ -8,5 +8,5 @@ export interface AccessDeps {
   users: UsersRepository;
   tokens: TokensRepository;
   workspaces: WorkspacesRepository;
-  cache: AuthCache;
+  cache: SharedCache;
 }

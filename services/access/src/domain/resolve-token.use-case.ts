@@ -1,4 +1,4 @@
-import type { UserPrincipal } from '@tracker/kit';
+import { authCacheKey, type UserPrincipal } from '@tracker/kit';
 import type { AccessDeps } from './deps';
 import type { TokenOwner } from './model';
 
@@ -16,7 +16,7 @@ export async function resolveToken(deps: Pick<AccessDeps, 'tokens' | 'cache'>, t
   let principal: UserPrincipal | null = null;
   await deps.tokens.findOwner(tokenHash, async (owner) => {
     principal = principalOf(owner);
-    if (principal) await deps.cache.store(tokenHash, principal);
+    if (principal) await deps.cache.store(authCacheKey(tokenHash), principal);
   });
   return principal;
 }

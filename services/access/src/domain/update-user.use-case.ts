@@ -16,7 +16,7 @@ export async function updateUser(
   changes: UserChanges,
 ): Promise<User> {
   assertWorkspaceAdmin(caller);
-  const { user, staleTokenHashes } = await deps.users.changeInWorkspace(caller.workspaceId, caller.userId, userId, {
+  const { user, staleKeys } = await deps.users.changeInWorkspace(caller.workspaceId, caller.userId, userId, {
     decide: ({ actor, target, activeAdmins }) => {
       if (!target) throw accessErrors.userNotFound();
       const effective = effectiveChanges(target, changes);
@@ -27,7 +27,7 @@ export async function updateUser(
       return effective;
     },
   });
-  await deps.cache.invalidate(staleTokenHashes);
+  await deps.cache.invalidate(staleKeys);
   if (!user) throw accessErrors.userNotFound();
   return user;
 }

@@ -1,0 +1,134 @@
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+
+/**
+ * Integration events: past-tense facts, defined once and validated by both the
+ * publisher (outbox) and the consumer (statistics). Each carries the aggregate's
+ * new state and a `revision` that grows with every change of the aggregate, so a
+ * consumer applies an event only when it is newer than what it holds.
+ */
+const id = z.number().int().positive();
+const timestamp = z.iso.datetime({ offset: true });
+
+export const Role = z.enum(['read-only', 'read-write', 'admin']);
+export const Category = z.enum(['open', 'progress', 'done']);
+export const Priority = z.enum(['low', 'normal', 'high', 'critical']);
+
+export const QueueState = z.object({
+  id,
+  workspace_id: id,
+  key: z.string(),
+  name: z.string(),
+  description: z.string(),
+  statuses: z.array(z.object({ id, name: z.string(), category: Category, position: z.number().int() })),
+  created_at: timestamp,
+  updated_at: timestamp,
+});
+
+/** What the statistics replica needs of an issue (no description or comments). */
+export const IssueState = z.object({
+  id,
+  workspace_id: id,
+  queue_id: id,
+  key: z.string(),
+  title: z.string(),
+  status_id: id,
+  status_category: Category,
+  assignee_id: id.nullable(),
+  parent_id: id.nullable(),
+  priority: Priority,
+  type: z.string(),
+  labels: z.array(z.string()),
+  due_date: z.iso.date().nullable(),
+  estimate_minutes: z.number().int().nonnegative(),
+  spent_minutes: z.number().int().nonnegative(),
+  version: z.number().int().positive(),
+  created_at: timestamp,
+  updated_at: timestamp,
+});
+
+export const FieldChange = z.object({ field: z.string(), from: z.unknown(), to: z.unknown() });
+
+export const eventData = {
+  'queue.created': z.object({ queue: QueueState }),
+  'queue.updated': z.object({ queue: QueueState }),
+  'issue.created': z.object({ issue: IssueState }),
+  'issue.updated': z.object({ issue: IssueState, changes: z.array(FieldChange) }),
+  'comment.added': z.object({ issue: IssueState, comment: z.object({ id, author_id: id, created_at: timestamp }) }),
+  'worklog.added': z.object({
+    issue: IssueState,
+    worklog: z.object({ id, author_id: id, minutes: z.number().int().min(1).max(1440), created_at: timestamp }),
+  }),
+  'permission.changed': z.object({ queue_id: id, user_id: id, role: Role.nullable() }),
+  'user.updated': z.object({ user: z.object({ id, name: z.string(), role: z.enum(['admin', 'member']), active: z.boolean() }) }),
+} as const;
+
+export type EventType = keyof typeof eventData;
+export const EVENT_TYPES = Object.keys(eventData) as EventType[];
+
+export const aggregateOf: Record<EventType, 'queue' | 'issue' | 'queue_permission' | 'user'> = {
+  'queue.created': 'queue',
+  'queue.updated': 'queue',
+  'issue.created': 'issue',
+  'issue.updated': 'issue',
+  'comment.added': 'issue',
+  'worklog.added': 'issue',
+  'permission.changed': 'queue_permission',
+  'user.updated': 'user',
+};
+
+const envelopeBase = z.object({
+  event_id: z.uuid(),
+  type: z.enum(EVENT_TYPES as [EventType, ...EventType[]]),
+  occurred_at: timestamp,
+  workspace_id: id,
+  aggregate: z.object({ type: z.string(), id: z.string().min(1), revision: z.number().int().positive() }),
+  actor_id: id.nullable(),
+  request_id: z.string().nullable(),
+  data: z.unknown(),
+});
+
+export type EventEnvelope<T extends EventType = EventType> = Omit<z.infer<typeof envelopeBase>, 'type' | 'data'> & {
+  type: T;
+  data: z.infer<(typeof eventData)[T]>;
+};
+
+/** Parses any envelope and its type-specific data; throws a ZodError on anything else. */
+export function parseEvent(raw: unknown): EventEnvelope {
+  const envelope = envelopeBase.parse(raw);
+  const data = eventData[envelope.type].parse(envelope.data);
+  if (envelope.aggregate.type !== aggregateOf[envelope.type]) {
+    throw new z.ZodError([{ code: 'custom', path: ['aggregate', 'type'], message: `must be ${aggregateOf[envelope.type]}`, input: envelope.aggregate.type }]);
+  }
+  return { ...envelope, data } as EventEnvelope;
+}
+
+/** The routing key on the topic exchange: `tracker.<type>`, e.g. `tracker.issue.updated`. */
+export const routingKeyOf = (type: EventType) => `tracker.${type}`;
+export const EVENTS_EXCHANGE = 'tracker.events';
+
+export interface NewEvent<T extends EventType> {
+  type: T;
+  workspaceId: number;
+  aggregateId: number | string;
+  revision: number;
+  actorId: number | null;
+  requestId?: string | null;
+  data: z.input<(typeof eventData)[T]>;
+  occurredAt?: Date;
+}
+
+/** Builds and validates an envelope, so a malformed event fails the writing transaction, not a consumer. */
+export function buildEvent<T extends EventType>(event: NewEvent<T>): EventEnvelope<T> {
+  const envelope = {
+    event_id: randomUUID(),
+    type: event.type,
+    occurred_at: (event.occurredAt ?? new Date()).toISOString(),
+    workspace_id: event.workspaceId,
+    aggregate: { type: aggregateOf[event.type], id: String(event.aggregateId), revision: event.revision },
+    actor_id: event.actorId,
+    request_id: event.requestId ?? null,
+    data: eventData[event.type].parse(event.data),
+  };
+  return parseEvent(envelope) as EventEnvelope<T>;
+}

@@ -1,0 +1,82 @@
+import type { Redis } from 'ioredis';
+import { CACHE_FRESH_KEY, CACHE_FRESH_TTL_MS, type Logger } from '@tracker/kit';
+import type { Db } from './prisma';
+
+const DEBT_BATCH = 500;
+const RETRY_DELETE_MS = 100;
+
+/**
+ * The Redis caches other services authorize from (token → principal, user → grants).
+ * This service alone writes them, under row locks (see tokens.repository), and deletes
+ * entries before it answers a change. Keys whose delete failed stay recorded as debts
+ * in Postgres, and the freshness key (see @tracker/kit cache-keys) is not renewed until
+ * they are deleted, so no reader trusts an entry that may be stale.
+ */
+export function sharedCache(redis: Redis, db: Db, ttlSeconds: number, log: Logger) {
+  /** When Redis last acknowledged the freshness key (this process's clock). */
+  let freshAckedAt = 0;
+
+  const settleDebts = async (): Promise<number> => {
+    if (redis.status !== 'ready') return 0;
+    let settled = 0;
+    for (;;) {
+      const debts = await db.authCacheDebt.findMany({ take: DEBT_BATCH, select: { key: true } });
+      if (debts.length === 0) return settled;
+      const keys = debts.map((d) => d.key);
+      await redis.del(...keys);
+      await db.authCacheDebt.deleteMany({ where: { key: { in: keys } } });
+      settled += keys.length;
+    }
+  };
+
+  return {
+    /** Caching is only attempted when Redis is connected; otherwise lookups skip the row lock too. */
+    isAvailable: () => redis.status === 'ready',
+
+    async store(key: string, value: unknown): Promise<void> {
+      try {
+        await redis.set(key, JSON.stringify(value), 'EX', ttlSeconds);
+      } catch (err) {
+        log.debug({ err }, 'cache write skipped');
+      }
+    },
+
+    /**
+     * Deletes entries made stale by a committed change (their debts were recorded in
+     * its transaction). If Redis cannot be reached, waits until the freshness key has
+     * expired, so that from this answer on every reader bypasses the cache.
+     */
+    async invalidate(keys: string[]): Promise<void> {
+      if (keys.length === 0) return;
+      const trustedUntil = () => freshAckedAt + CACHE_FRESH_TTL_MS;
+      for (;;) {
+        try {
+          await redis.del(...keys);
+          await db.authCacheDebt.deleteMany({ where: { key: { in: keys } } });
+          return;
+        } catch (err) {
+          if (Date.now() >= trustedUntil()) {
+            log.warn({ err: (err as Error).message, count: keys.length }, 'cache delete failed; recorded for retry, readers bypass the cache');
+            return;
+          }
+          await new Promise((resolve) => setTimeout(resolve, RETRY_DELETE_MS));
+        }
+      }
+    },
+
+    settleDebts,
+
+    /** Settles debts, then renews the freshness key; run every second and on reconnect. */
+    async keepFresh(): Promise<void> {
+      if (redis.status !== 'ready') return;
+      await settleDebts();
+      if (await db.authCacheDebt.findFirst({ select: { key: true } })) return;
+      const sentAt = Date.now();
+      await redis.set(CACHE_FRESH_KEY, String(sentAt), 'PX', CACHE_FRESH_TTL_MS);
+      // Redis set the expiry no earlier than we sent the command: counting from here is safe.
+      freshAckedAt = sentAt;
+    },
+  };
+}
+
+export type SharedCache = ReturnType<typeof sharedCache>;
