@@ -3,11 +3,14 @@ import { createLogger, createServiceApp, type Logger } from '@tracker/kit';
 import type { AccessConfig } from './config';
 import { sharedCache } from './data-access/shared-cache';
 import { createDb, type Db } from './data-access/prisma';
+import { permissionsRepository } from './data-access/permissions.repository';
 import { tokensRepository } from './data-access/tokens.repository';
 import { usersRepository } from './data-access/users.repository';
 import { workspacesRepository } from './data-access/workspaces.repository';
 import type { AccessDeps } from './domain/deps';
 import { internalAuthRoutes } from './routes/internal-auth.route';
+import { internalQueuesRoutes } from './routes/internal-queues.route';
+import { permissionsRoutes } from './routes/permissions.route';
 import { usersRoutes } from './routes/users.route';
 
 export interface AccessService {
@@ -44,6 +47,7 @@ export function createAccessService(config: AccessConfig, options: { isShuttingD
     users: usersRepository(db),
     tokens: tokensRepository(db),
     workspaces: workspacesRepository(db),
+    permissions: permissionsRepository(db),
     cache: sharedCache(redis, db, config.authCache.ttlSeconds, logger),
   };
   const app = createServiceApp({
@@ -58,6 +62,8 @@ export function createAccessService(config: AccessConfig, options: { isShuttingD
     routes: (router) => {
       usersRoutes(router, deps);
       internalAuthRoutes(router, deps);
+      permissionsRoutes(router, deps);
+      internalQueuesRoutes(router, deps);
     },
   });
   const close = async () => {

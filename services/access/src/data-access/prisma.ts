@@ -2,6 +2,8 @@ import { PrismaPg } from '@prisma/adapter-pg';
 import { PrismaClient } from '../generated/prisma/client';
 
 export type Db = PrismaClient;
+/** The client inside an interactive transaction. */
+export type Tx = Parameters<Parameters<Db['$transaction']>[0]>[0];
 
 /**
  * Prisma over node-postgres, in this service's own schema. The schema is also put

@@ -1,8 +1,8 @@
 import { authCacheKey } from '@tracker/kit';
 import type { User, UserChanges } from '../domain/model';
-import type { Db } from './prisma';
-
-type Tx = Parameters<Parameters<Db['$transaction']>[0]>[0];
+import { buildEvent } from '@tracker/events';
+import { writeOutbox } from './outbox';
+import type { Db, Tx } from './prisma';
 
 export interface GuardedChange {
   /** Called under the workspace lock with fresh rows; throws to refuse, returns what to write. */
@@ -30,7 +30,7 @@ export function usersRepository(db: Db) {
      * recorded as cache debts in the same transaction, so a failed cache delete
      * after commit is retried rather than forgotten.
      */
-    async changeInWorkspace(workspaceId: number, actorId: number, targetId: number, guard: GuardedChange) {
+    async changeInWorkspace(workspaceId: number, actorId: number, targetId: number, guard: GuardedChange, requestId?: string) {
       return db.$transaction(async (tx) => {
         await tx.$queryRaw`SELECT id FROM workspaces WHERE id = ${workspaceId} FOR UPDATE`;
         const [actor, target, activeAdmins] = await Promise.all([
@@ -40,7 +40,19 @@ export function usersRepository(db: Db) {
         ]);
         const changes = guard.decide({ actor, target, activeAdmins });
         if (!target || Object.keys(changes).length === 0) return { user: target, staleKeys: [] as string[] };
-        const user = await tx.user.update({ where: { id: target.id }, data: changes });
+        const user = await tx.user.update({ where: { id: target.id }, data: { ...changes, revision: { increment: 1 } } });
+        await writeOutbox(
+          tx,
+          buildEvent({
+            type: 'user.updated',
+            workspaceId,
+            aggregateId: user.id,
+            revision: user.revision,
+            actorId,
+            requestId,
+            data: { user: { id: user.id, name: user.name, role: user.role, active: user.active } },
+          }),
+        );
         const staleKeys = await recordCacheDebts(tx, target.id);
         return { user, staleKeys };
       });

@@ -1,3 +1,4 @@
+import type { PermissionsRepository } from '../data-access/permissions.repository';
 import type { SharedCache } from '../data-access/shared-cache';
 import type { TokensRepository } from '../data-access/tokens.repository';
 import type { UsersRepository } from '../data-access/users.repository';
@@ -8,5 +9,6 @@ export interface AccessDeps {
   users: UsersRepository;
   tokens: TokensRepository;
   workspaces: WorkspacesRepository;
+  permissions: PermissionsRepository;
   cache: SharedCache;
 }

@@ -14,6 +14,7 @@ export async function updateUser(
   caller: UserPrincipal,
   userId: number,
   changes: UserChanges,
+  requestId?: string,
 ): Promise<User> {
   assertWorkspaceAdmin(caller);
   const { user, staleKeys } = await deps.users.changeInWorkspace(caller.workspaceId, caller.userId, userId, {
@@ -26,7 +27,7 @@ export async function updateUser(
       assertActiveAdmin(actor);
       return effective;
     },
-  });
+  }, requestId);
   await deps.cache.invalidate(staleKeys);
   if (!user) throw accessErrors.userNotFound();
   return user;

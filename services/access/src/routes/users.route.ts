@@ -36,6 +36,6 @@ export function usersRoutes(router: Router, deps: AccessDeps): void {
     assertWorkspaceAdmin(caller);
     const userId = parseId('user_id', req.params.user_id);
     const changes = parseBody(UserChanges, req.body);
-    res.json(userJson(await updateUser(deps, caller, userId, changes)));
+    res.json(userJson(await updateUser(deps, caller, userId, changes, res.locals.requestId)));
   });
 }
