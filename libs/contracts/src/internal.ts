@@ -32,3 +32,20 @@ export const UsersLookup = z.strictObject({
 });
 export const UsersLookupResult = z.object({ users: z.array(z.object({ id: z.number().int().positive(), active: z.boolean() })) });
 export type UsersLookupResult = z.infer<typeof UsersLookupResult>;
+
+/**
+ * Snapshot of the issues service for rebuilding the statistics replica (signed service
+ * principal only). Pages are ordered by id; a rebuild applies each row only when its
+ * revision is newer than the replica's, exactly as events are applied, so it can run
+ * while events keep flowing.
+ *
+ * GET /internal/snapshot/queues?after_id=<id>&limit=<1..1000>
+ *   → { queues: [{ revision, queue: QueueState }], next_after_id: number | null }
+ * GET /internal/snapshot/issues?after_id=<id>&limit=<1..1000>
+ *   → { issues: [{ revision, issue: IssueState, comments: [{ id, body }] }], next_after_id: number | null }
+ * (QueueState and IssueState as in @tracker/events.)
+ */
+export const SnapshotPage = z.object({
+  after_id: z.coerce.number().int().min(0).default(0),
+  limit: z.coerce.number().int().min(1).max(1000).default(500),
+});

@@ -25,13 +25,14 @@ export const QueueState = z.object({
   updated_at: timestamp,
 });
 
-/** What the statistics replica needs of an issue (no description or comments). */
+/** What the statistics replica needs of an issue (the text too: statistics filter by free text). */
 export const IssueState = z.object({
   id,
   workspace_id: id,
   queue_id: id,
   key: z.string(),
   title: z.string(),
+  description: z.string().optional(),
   status_id: id,
   status_category: Category,
   assignee_id: id.nullable(),
@@ -54,7 +55,7 @@ export const eventData = {
   'queue.updated': z.object({ queue: QueueState }),
   'issue.created': z.object({ issue: IssueState }),
   'issue.updated': z.object({ issue: IssueState, changes: z.array(FieldChange) }),
-  'comment.added': z.object({ issue: IssueState, comment: z.object({ id, author_id: id, created_at: timestamp }) }),
+  'comment.added': z.object({ issue: IssueState, comment: z.object({ id, author_id: id, body: z.string().optional(), created_at: timestamp }) }),
   'worklog.added': z.object({
     issue: IssueState,
     worklog: z.object({ id, author_id: id, minutes: z.number().int().min(1).max(1440), created_at: timestamp }),

@@ -3,3 +3,4 @@ export * from './infra';
 export * from './redis';
 export * from './processes';
 export * from './tcp-proxy';
+export * from './amqp';

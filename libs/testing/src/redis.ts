@@ -7,6 +7,17 @@ export function testRedisDb(): number {
   return (Number(process.env.JEST_WORKER_ID ?? 1) % 15) + 1;
 }
 
+/** Empties this worker's Redis database: a test file starts without keys of the previous one. */
+export async function flushTestRedis(): Promise<void> {
+  const { Redis } = await import('ioredis');
+  const redis = new Redis(testRedisUrl());
+  try {
+    await redis.flushdb();
+  } finally {
+    redis.disconnect();
+  }
+}
+
 export function testRedisUrl(): string {
   const url = process.env.TEST_REDIS_URL;
   if (!url) throw new Error('TEST_REDIS_URL is not set: run tests through jest (its global setup finds Redis).');

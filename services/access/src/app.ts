@@ -1,4 +1,5 @@
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
+import { createRedis } from '@tracker/authz';
 import { createLogger, createServiceApp, type Logger } from '@tracker/kit';
 import type { AccessConfig } from './config';
 import { sharedCache } from './data-access/shared-cache';
@@ -22,27 +23,10 @@ export interface AccessService {
   close: () => Promise<void>;
 }
 
-/** Commands fail at once while Redis is away, so nothing waits on it: it is only a cache. */
-export function createRedis(url: string, logger: Logger): Redis {
-  const redis = new Redis(url, {
-    enableOfflineQueue: false,
-    maxRetriesPerRequest: 1,
-    commandTimeout: 500,
-    // Reconnect quickly: until this service has settled its cache debts, readers bypass the cache.
-    retryStrategy: (attempt) => Math.min(attempt * 100, 500),
-  });
-  let lastError = 0;
-  redis.on('error', (err) => {
-    if (Date.now() - lastError > 10_000) logger.warn({ err: err.message }, 'redis unavailable');
-    lastError = Date.now();
-  });
-  return redis;
-}
-
 export function createAccessService(config: AccessConfig, options: { isShuttingDown?: () => boolean } = {}): AccessService {
   const logger = createLogger('access', config.log.level);
   const db = createDb(config.database);
-  const redis = createRedis(config.redis.url, logger);
+  const redis = createRedis(config.redis.url, logger, { commandTimeoutMs: 500 });
   const deps: AccessDeps = {
     users: usersRepository(db),
     tokens: tokensRepository(db),

@@ -1,5 +1,6 @@
 import express from 'express';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
+import { createRedis } from '@tracker/authz';
 import { AppError, createBaseApp, createLogger, finishApp, UpstreamUnavailableError, type Logger } from '@tracker/kit';
 import type { GatewayConfig } from './config';
 import { accessClient } from './data-access/access-client';
@@ -16,16 +17,7 @@ export interface Gateway {
 export function createGateway(config: GatewayConfig, options: { isShuttingDown?: () => boolean } = {}): Gateway {
   const logger = createLogger('gateway', config.log.level);
   // Redis only speeds auth up and counts requests: commands fail fast while it is away.
-  const redis = new Redis(config.redis.url, {
-    enableOfflineQueue: false,
-    maxRetriesPerRequest: 0,
-    commandTimeout: config.redis.timeoutMs,
-  });
-  let lastRedisWarning = 0;
-  redis.on('error', (err) => {
-    if (Date.now() - lastRedisWarning > 10_000) logger.warn({ err: err.message }, 'redis unavailable: authenticating through the access service');
-    lastRedisWarning = Date.now();
-  });
+  const redis = createRedis(config.redis.url, logger, { commandTimeoutMs: config.redis.timeoutMs });
 
   const app = createBaseApp({ name: 'gateway', logger, isShuttingDown: options.isShuttingDown });
   const router = express.Router();

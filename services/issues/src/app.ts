@@ -1,15 +1,56 @@
-import { createLogger, createServiceApp } from '@tracker/kit';
+import type { Redis } from 'ioredis';
+import { accessClient, aclReader, createRedis } from '@tracker/authz';
+import { createLogger, createServiceApp, internalClient, type Logger } from '@tracker/kit';
 import type { IssuesConfig } from './config';
+import { createDb, type Db } from './data-access/prisma';
+import { createStore } from './data-access/store';
+import type { IssuesDeps } from './domain/deps';
+import { internalSnapshotRoutes } from './routes/internal-snapshot.route';
+import { issuesRoutes } from './routes/issues.route';
+import { queuesRoutes } from './routes/queues.route';
+import { statusesRoutes } from './routes/statuses.route';
 
-// The issues API arrives with its own issue; until then the service answers health checks.
-export function createIssuesService(config: IssuesConfig, options: { isShuttingDown?: () => boolean } = {}) {
+export interface IssuesService {
+  app: ReturnType<typeof createServiceApp>;
+  deps: IssuesDeps;
+  db: Db;
+  redis: Redis;
+  logger: Logger;
+  close: () => Promise<void>;
+}
+
+export function createIssuesService(config: IssuesConfig, options: { isShuttingDown?: () => boolean } = {}): IssuesService {
   const logger = createLogger('issues', config.log.level);
+  const db = createDb(config.database);
+  const redis = createRedis(config.redis.url, logger);
+  const access = accessClient(
+    internalClient({ baseUrl: config.access.url, secret: config.internal.secret, service: 'issues', timeoutMs: config.access.timeoutMs }),
+  );
+  const deps: IssuesDeps = {
+    store: createStore(db),
+    grants: aclReader(redis, access, logger),
+    directory: access,
+    clock: () => new Date(),
+  };
   const app = createServiceApp({
     name: 'issues',
     logger,
     secrets: config.internal.secrets,
     isShuttingDown: options.isShuttingDown,
-    routes: () => {},
+    readiness: {
+      database: () => db.$queryRaw`SELECT 1`,
+      // Redis is only a cache and the access service is asked per request (503 when away): neither makes this unready.
+    },
+    routes: (router) => {
+      queuesRoutes(router, deps);
+      statusesRoutes(router, deps);
+      issuesRoutes(router, deps);
+      internalSnapshotRoutes(router, deps);
+    },
   });
-  return { app, logger, close: async () => {} };
+  const close = async () => {
+    redis.disconnect();
+    await db.$disconnect();
+  };
+  return { app, deps, db, redis, logger, close };
 }

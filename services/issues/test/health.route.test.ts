@@ -1,34 +1,67 @@
-import { createLogger, serve, signPrincipal, type RunningServer } from '@tracker/kit';
+import { createLogger, serve } from '@tracker/kit';
 import { createIssuesService } from '../src/app';
 import { loadIssuesConfig } from '../src/config';
+import { problem, SECRET, startIssues, type IssuesHarness } from './harness';
 
-const SECRET = 'issues-component-test-secret-0123456789abcdef';
-let running: RunningServer;
-let url: string;
-
+let h: IssuesHarness;
 beforeAll(async () => {
-  const service = createIssuesService(loadIssuesConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', INTERNAL_SECRET: SECRET }));
-  running = await serve(service.app, { port: 0, host: '127.0.0.1', logger: createLogger('test', 'silent'), graceMs: 500 });
-  url = `http://127.0.0.1:${running.port}`;
+  h = await startIssues();
 });
-afterAll(() => running.shutdown());
+afterAll(() => h.close());
 
-describe('issues service before its API exists', () => {
-  test('health endpoints answer', async () => {
-    expect((await fetch(`${url}/healthz`)).status).toBe(200);
-    expect(await (await fetch(`${url}/readyz`)).json()).toMatchObject({ status: 'ready', service: 'issues' });
+describe('health and routing', () => {
+  test('when the database is reachable, then /healthz and /readyz answer 200', async () => {
+    expect((await fetch(`${h.url}/healthz`)).status).toBe(200);
+    const ready = await fetch(`${h.url}/readyz`);
+    expect(ready.status).toBe(200);
+    expect(await ready.json()).toEqual({ status: 'ready', service: 'issues', checks: { database: 'ok' } });
   });
 
-  test('when /api/v1 is called without a signed principal, then 401', async () => {
-    const res = await fetch(`${url}/api/v1/queues`);
-    expect(res.status).toBe(401);
-    expect(res.headers.get('content-type')).toMatch(/application\/problem\+json/);
+  test('when the database is unreachable, then /readyz answers 503 and /healthz still 200', async () => {
+    const service = createIssuesService(
+      loadIssuesConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', INTERNAL_SECRET: SECRET, DATABASE_URL: 'postgresql://postgres@127.0.0.1:1/none', REDIS_URL: 'redis://127.0.0.1:1' }),
+    );
+    const running = await serve(service.app, { port: 0, host: '127.0.0.1', logger: createLogger('test', 'silent'), graceMs: 500, closers: [service.close] });
+    try {
+      const url = `http://127.0.0.1:${running.port}`;
+      expect((await fetch(`${url}/healthz`)).status).toBe(200);
+      const ready = await fetch(`${url}/readyz`);
+      expect(ready.status).toBe(503);
+      expect(await ready.json()).toMatchObject({ status: 'not_ready', checks: { database: 'unavailable' } });
+    } finally {
+      await running.shutdown();
+    }
   });
 
-  test('when a signed caller asks for a route that does not exist yet, then 404 problem', async () => {
-    const principal = signPrincipal({ kind: 'user', userId: 1, workspaceId: 1, workspaceRole: 'admin', tokenId: 1 }, SECRET);
-    const res = await fetch(`${url}/api/v1/nothing-here`, { headers: { 'x-tracker-principal': principal } });
-    expect(res.status).toBe(404);
-    expect((await res.json()).code).toBe('not_found');
+  test('when /api/v1 is called without a signed principal, then 401 problem', async () => {
+    for (const path of ['/api/v1/queues', '/api/v1/issues/OPS-1']) {
+      const res = await h.call('GET', path);
+      expect(res.status).toBe(401);
+      expect(res.headers.get('content-type')).toMatch(/application\/problem\+json/);
+      expect(res.body).toEqual(problem(401, 'unauthorized'));
+    }
+  });
+
+  test('when a signed caller asks for an unknown route or method, then 404 problem', async () => {
+    const ws = await h.workspace();
+    for (const [method, path] of [['GET', '/api/v1/nothing-here'], ['DELETE', '/api/v1/queues/1'], ['PUT', '/api/v1/issues/OPS-1']]) {
+      const res = await h.call(method!, path!, { as: ws.admin });
+      expect(res.status).toBe(404);
+      expect(res.body.code).toBe('not_found');
+    }
+  });
+
+  test('every answer carries a request id and no-store', async () => {
+    const ws = await h.workspace();
+    const res = await h.call('GET', '/api/v1/queues', { as: ws.admin, headers: { 'x-request-id': 'req-123' } });
+    expect(res.headers.get('x-request-id')).toBe('req-123');
+    expect(res.headers.get('cache-control')).toBe('no-store');
+  });
+
+  test('when a change is made, then its event carries the request id', async () => {
+    const ws = await h.workspace();
+    const res = await h.call('POST', '/api/v1/queues', { as: ws.admin, body: { key: 'RID', name: 'x' }, headers: { 'x-request-id': 'req-queue-1' } });
+    expect((await h.outbox('queue', res.body.id))[0]!.payload.request_id).toBe('req-queue-1');
+    expect(h.access.calls.find((c) => c.path === '/internal/queues' && (c.body as { queue_id: number }).queue_id === res.body.id)).toBeDefined();
   });
 });

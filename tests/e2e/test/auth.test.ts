@@ -86,7 +86,8 @@ describe('services reached directly', () => {
     const ws = await seedWorkspace(system);
     const forged = signPrincipal({ kind: 'user', userId: ws.admin.id, workspaceId: ws.id, workspaceRole: 'admin', tokenId: 1 }, 'x'.repeat(40));
     for (const service of [system.services.access, system.services.issues, system.services.statistics]) {
-      for (const headers of [{}, { 'x-tracker-principal': forged }, { authorization: `Bearer ${ws.admin.token}` }]) {
+      const attempts: Record<string, string>[] = [{}, { 'x-tracker-principal': forged }, { authorization: `Bearer ${ws.admin.token}` }];
+      for (const headers of attempts) {
         const res = await system.api('GET', '/api/v1/me', { baseUrl: service.url, headers });
         expect(res.status).toBe(401);
       }

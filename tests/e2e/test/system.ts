@@ -7,6 +7,7 @@ import {
   hostPort,
   startService,
   startTcpProxy,
+  flushTestRedis,
   testRedisDb,
   testRedisUrl,
   type ServiceName,
@@ -34,6 +35,7 @@ export interface System {
   gatewayUrl: string;
   secret: string;
   schema: TestSchema;
+  issuesSchema: TestSchema;
   /** Redis as the gateway and the other readers of the caches reach it. */
   redisRelay: TcpProxy;
   /** Redis as the access service (the only writer of the caches) reaches it. */
@@ -47,7 +49,11 @@ export interface System {
 }
 
 export async function startSystem(options: { gatewayEnv?: Record<string, string> } = {}): Promise<System> {
-  const schema = await createTestSchema('e2e', path.join(REPO_ROOT, 'services/access/prisma/migrations'));
+  await flushTestRedis();
+  const [schema, issuesSchema] = await Promise.all([
+    createTestSchema('e2e', path.join(REPO_ROOT, 'services/access/prisma/migrations')),
+    createTestSchema('e2eissues', path.join(REPO_ROOT, 'services/issues/prisma/migrations')),
+  ]);
   const [redisHost, redisPort] = hostPort(testRedisUrl());
   const redisRelay = await startTcpProxy(redisHost, redisPort);
   const accessRedisRelay = await startTcpProxy(redisHost, redisPort);
@@ -59,9 +65,11 @@ export async function startSystem(options: { gatewayEnv?: Record<string, string>
     REDIS_URL: `${redisRelay.url('redis')}/${testRedisDb()}`,
   };
   const accessEnv = { ...serviceEnv, REDIS_URL: `${accessRedisRelay.url('redis')}/${testRedisDb()}` };
-  const [access, issues, statistics] = await Promise.all(
-    (['access', 'issues', 'statistics'] as const).map((name) => startService(name, name === 'access' ? accessEnv : serviceEnv)),
-  );
+  const access = await startService('access', accessEnv);
+  const [issues, statistics] = await Promise.all([
+    startService('issues', { ...serviceEnv, DATABASE_SCHEMA: issuesSchema.schema, ACCESS_URL: access.url }),
+    startService('statistics', serviceEnv),
+  ]);
   const upstreams = { ACCESS_URL: access!.url, ISSUES_URL: issues!.url, STATISTICS_URL: statistics!.url };
   const extraGateways: ServiceProcess[] = [];
   const startGateway = async (env: Record<string, string> = {}) => {
@@ -77,6 +85,7 @@ export async function startSystem(options: { gatewayEnv?: Record<string, string>
     gatewayUrl: gateway.url,
     secret,
     schema,
+    issuesSchema,
     redisRelay,
     accessRedisRelay,
     serviceEnv,
@@ -112,7 +121,7 @@ export async function startSystem(options: { gatewayEnv?: Record<string, string>
       await Promise.all([...Object.values(services), ...extraGateways].map((s) => s.stop('SIGTERM')));
       await redisRelay.close();
       await accessRedisRelay.close();
-      await schema.drop();
+      await Promise.all([schema.drop(), issuesSchema.drop()]);
     },
   };
 }

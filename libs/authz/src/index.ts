@@ -1,0 +1,3 @@
+export * from './access-client';
+export * from './acl-reader';
+export * from './redis';

@@ -1,0 +1,302 @@
+import type { ChannelModel, ConfirmChannel, ConsumeMessage, MessagePropertyHeaders } from 'amqplib';
+import {
+  backoffDelay,
+  closeQuietly,
+  deadLetterExchangeOf,
+  errorMessage,
+  openConnection,
+  Waker,
+  type EventsLogger,
+  type ReconnectOptions,
+} from './broker';
+import { EVENTS_EXCHANGE, parseEvent, type EventEnvelope } from './events';
+
+export interface DeliveryMeta {
+  /** 1 on the first try, up to maxAttempts. */
+  attempt: number;
+  /** The broker redelivers a message whose ack was lost (connection cut, consumer killed). */
+  redelivered: boolean;
+  /** The routing key the event was published with, e.g. `tracker.issue.updated`. */
+  routingKey: string;
+  messageId: string | undefined;
+  requestId: string | undefined;
+}
+
+/**
+ * Called once per delivery. Delivery is at least once: the same event (same event_id) can
+ * arrive twice, and events of one aggregate can arrive out of order (retries, several
+ * relays). The handler must be idempotent and order tolerant, e.g. apply an event only when
+ * its aggregate.revision is newer than the one stored.
+ */
+export type EventHandler = (event: EventEnvelope, meta: DeliveryMeta) => Promise<void>;
+
+export interface ConsumerOptions {
+  amqpUrl: string;
+  /** Durable queue of the consuming service, e.g. `statistics.events`. */
+  queue: string;
+  /** Topic patterns bound on the exchange, e.g. `tracker.issue.*` or `tracker.#`. */
+  bindings: string[];
+  handler: EventHandler;
+  logger: EventsLogger;
+  /** Unacked deliveries handled at once. Default 50, at most 1000. */
+  prefetch?: number;
+  /** Handler calls per message before it is dead-lettered. Default 5. */
+  maxAttempts?: number;
+  /** Pause before a failed message is handed to the handler again. Default 1000 ms. */
+  retryDelayMs?: number;
+  /** Default `tracker.events`; tests pass their own (the dead-letter exchange is `<exchange>.dlx`). */
+  exchange?: string;
+  reconnect?: ReconnectOptions;
+  connectionName?: string;
+}
+
+export interface Consumer {
+  /** Stops taking deliveries, waits for the handlers in flight, then closes the channel and connection. */
+  stop(): Promise<void>;
+  /** Resolves once the queues are declared and bound and the consumer is registered. */
+  ready(): Promise<void>;
+}
+
+/** Names of the queues a consumer declares for `queue`. */
+export function consumerQueues(queue: string, exchange = EVENTS_EXCHANGE) {
+  return { queue, dead: `${queue}.dead`, retry: `${queue}.retry`, deadLetterExchange: deadLetterExchangeOf(exchange) };
+}
+
+const ATTEMPTS_HEADER = 'x-attempts';
+const ROUTING_KEY_HEADER = 'x-original-routing-key';
+
+/**
+ * Consumes integration events from a durable queue bound to the events exchange, with
+ * manual acks:
+ * - a message that is not a valid event (bad JSON, fails parseEvent) is rejected without
+ *   requeue at once, so the broker dead-letters it to `<queue>.dead`;
+ * - a handler error sends a copy to `<queue>.retry`, where it waits retryDelayMs and is
+ *   dead-lettered back into the queue with `x-attempts` incremented; the original is acked
+ *   only after the broker confirmed the copy. After maxAttempts failures it is rejected to
+ *   `<queue>.dead`.
+ * The consumer reconnects by itself after a broker restart or a lost connection.
+ */
+export function startConsumer(options: ConsumerOptions): Consumer {
+  const { amqpUrl, handler, logger } = options;
+  const exchange = options.exchange ?? EVENTS_EXCHANGE;
+  const names = consumerQueues(options.queue, exchange);
+  const prefetch = options.prefetch ?? 50;
+  const maxAttempts = options.maxAttempts ?? 5;
+  const retryDelayMs = options.retryDelayMs ?? 1000;
+  const connectionName = options.connectionName ?? `consumer:${names.queue}`;
+  if (!Number.isInteger(prefetch) || prefetch < 1 || prefetch > 1000) throw new Error(`prefetch must be an integer from 1 to 1000, got ${prefetch}`);
+  if (!Number.isInteger(maxAttempts) || maxAttempts < 1) throw new Error(`maxAttempts must be a positive integer, got ${maxAttempts}`);
+  if (options.bindings.length === 0) throw new Error('a consumer needs at least one binding');
+  const log = { queue: names.queue, exchange };
+
+  let connection: ChannelModel | null = null;
+  let channel: ConfirmChannel | null = null;
+  let consumerTag: string | null = null;
+  let stopping = false;
+  let stopped: Promise<void> | null = null;
+  let everConnected = false;
+  const waker = new Waker();
+  const inFlight = new Set<Promise<void>>();
+  const readyWaiters: { resolve: () => void; reject: (error: Error) => void }[] = [];
+  let stopSession: () => void = () => undefined;
+
+  /** Opens a connection and consumes until it is lost; resolves then (or on stop). */
+  async function session(): Promise<void> {
+    let endSession!: (reason: Error | undefined) => void;
+    const ended = new Promise<Error | undefined>((resolve) => (endSession = resolve));
+    stopSession = () => endSession(undefined);
+    const conn = await openConnection(amqpUrl, connectionName, (error) => endSession(error ?? new Error('connection closed')));
+    connection = conn;
+    let ch: ConfirmChannel;
+    try {
+      ch = await conn.createConfirmChannel();
+      ch.on('error', (error) => endSession(error));
+      ch.on('close', () => endSession(new Error('channel closed')));
+      await ch.assertExchange(exchange, 'topic', { durable: true });
+      await ch.assertExchange(names.deadLetterExchange, 'direct', { durable: true });
+      await ch.assertQueue(names.dead, { durable: true });
+      await ch.bindQueue(names.dead, names.deadLetterExchange, names.queue);
+      await ch.assertQueue(names.queue, { durable: true, deadLetterExchange: names.deadLetterExchange, deadLetterRoutingKey: names.queue });
+      // Messages wait here for their per-message expiration, then return to the queue.
+      await ch.assertQueue(names.retry, { durable: true, deadLetterExchange: '', deadLetterRoutingKey: names.queue });
+      for (const pattern of options.bindings) await ch.bindQueue(names.queue, exchange, pattern);
+      await ch.prefetch(prefetch);
+      const consumeCh = ch;
+      const { consumerTag: tag } = await ch.consume(names.queue, (msg) => dispatch(consumeCh, msg, endSession), { noAck: false });
+      channel = ch;
+      consumerTag = tag;
+    } catch (error) {
+      await closeQuietly(conn);
+      throw error;
+    }
+    logger.info(log, everConnected ? 'consumer reconnected to the broker' : 'consumer connected to the broker');
+    everConnected = true;
+    for (const waiter of readyWaiters.splice(0)) waiter.resolve();
+
+    const reason = await ended;
+    channel = null;
+    consumerTag = null;
+    if (!stopping) {
+      logger.warn({ ...log, err: reason }, 'consumer lost the broker connection; reconnecting');
+      connection = null;
+      await closeQuietly(ch);
+      await closeQuietly(conn);
+    }
+  }
+
+  function dispatch(ch: ConfirmChannel, msg: ConsumeMessage | null, endSession: (reason: Error) => void): void {
+    if (msg === null) {
+      // The broker cancelled the consumer (queue deleted): start over, which re-declares it.
+      endSession(new Error('consumer cancelled by the broker'));
+      return;
+    }
+    if (stopping) {
+      settle(() => ch.nack(msg, false, true));
+      return;
+    }
+    const work = handle(ch, msg).catch((error) => logger.error({ ...log, err: error }, 'consumer failed to settle a message'));
+    inFlight.add(work);
+    void work.finally(() => inFlight.delete(work));
+  }
+
+  async function handle(ch: ConfirmChannel, msg: ConsumeMessage): Promise<void> {
+    const headers = msg.properties.headers ?? {};
+    const failedBefore = Number(headers[ATTEMPTS_HEADER] ?? 0) || 0;
+    const routingKey = typeof headers[ROUTING_KEY_HEADER] === 'string' ? (headers[ROUTING_KEY_HEADER] as string) : msg.fields.routingKey;
+    const about = { ...log, routingKey, messageId: msg.properties.messageId as string | undefined };
+
+    let event: EventEnvelope;
+    try {
+      event = parseEvent(JSON.parse(msg.content.toString('utf8')));
+    } catch (error) {
+      logger.error({ ...about, err: summarize(error) }, 'poison message: not a valid event; dead-lettered');
+      settle(() => ch.nack(msg, false, false));
+      return;
+    }
+
+    const attempt = failedBefore + 1;
+    const meta: DeliveryMeta = {
+      attempt,
+      redelivered: msg.fields.redelivered,
+      routingKey,
+      messageId: msg.properties.messageId as string | undefined,
+      requestId: typeof headers['x-request-id'] === 'string' ? (headers['x-request-id'] as string) : undefined,
+    };
+    try {
+      await handler(event, meta);
+    } catch (error) {
+      const details = { ...about, eventId: event.event_id, type: event.type, attempt, maxAttempts, err: error };
+      if (attempt >= maxAttempts) {
+        logger.error(details, 'event handler failed on every attempt; dead-lettered');
+        settle(() => ch.nack(msg, false, false));
+        return;
+      }
+      logger.warn({ ...details, retryInMs: retryDelayMs }, 'event handler failed; will retry');
+      await retryLater(ch, msg, attempt, routingKey);
+      return;
+    }
+    settle(() => ch.ack(msg));
+  }
+
+  async function retryLater(ch: ConfirmChannel, msg: ConsumeMessage, failed: number, routingKey: string): Promise<void> {
+    const headers: MessagePropertyHeaders = {};
+    for (const [key, value] of Object.entries(msg.properties.headers ?? {})) {
+      if (!key.startsWith('x-death') && !key.startsWith('x-first-death') && !key.startsWith('x-last-death')) headers[key] = value;
+    }
+    headers[ATTEMPTS_HEADER] = failed;
+    headers[ROUTING_KEY_HEADER] = routingKey;
+    try {
+      await new Promise<void>((resolve, reject) => {
+        ch.sendToQueue(
+          names.retry,
+          msg.content,
+          {
+            persistent: true,
+            expiration: String(retryDelayMs),
+            contentType: msg.properties.contentType,
+            messageId: msg.properties.messageId,
+            type: msg.properties.type,
+            timestamp: msg.properties.timestamp,
+            headers,
+          },
+          (err: unknown) => (err ? reject(err instanceof Error ? err : new Error(String(err))) : resolve()),
+        );
+      });
+    } catch (error) {
+      // The copy may not exist: leave the original unacked, so it is redelivered. If the
+      // channel is still open, give it back after the same pause rather than at once.
+      logger.warn({ ...log, err: error }, 'could not schedule a retry; returning the message to the queue');
+      await waker.sleep(stopping ? 0 : retryDelayMs);
+      settle(() => ch.nack(msg, false, true));
+      return;
+    }
+    settle(() => ch.ack(msg));
+  }
+
+  /** An ack on a channel that died throws; the broker redelivers the message then. */
+  function settle(action: () => void): void {
+    try {
+      action();
+    } catch (error) {
+      logger.debug({ ...log, err: error }, 'could not settle a message (channel closed); the broker redelivers it');
+    }
+  }
+
+  const loop = (async () => {
+    let attempt = 0;
+    while (!stopping) {
+      try {
+        await session();
+        attempt = 0;
+        // A connection that is accepted and dropped at once must not make a hot loop.
+        if (!stopping) await waker.sleep(backoffDelay(1, options.reconnect));
+      } catch (error) {
+        attempt += 1;
+        connection = null;
+        // The loss itself was logged once; retries are debug, with a reminder every 30.
+        if (attempt === 1 && !everConnected) {
+          logger.warn({ ...log, err: error }, 'consumer cannot reach the broker yet; retrying with backoff');
+        } else if (attempt % 30 === 0) {
+          logger.warn({ ...log, err: error, attempt }, 'consumer still cannot reach the broker; retrying');
+        } else {
+          logger.debug({ ...log, err: error, attempt }, 'consumer reconnect attempt failed');
+        }
+        if (!stopping) await waker.sleep(backoffDelay(attempt, options.reconnect));
+      }
+    }
+  })();
+
+  return {
+    ready: () =>
+      new Promise<void>((resolve, reject) => {
+        if (stopping) reject(new Error('consumer is stopped'));
+        else if (channel) resolve();
+        else readyWaiters.push({ resolve, reject });
+      }),
+    stop: () => {
+      stopped ??= (async () => {
+        stopping = true;
+        const [ch, tag] = [channel, consumerTag];
+        if (ch && tag) await ch.cancel(tag).catch(() => undefined);
+        await Promise.allSettled([...inFlight]);
+        stopSession();
+        waker.wakeUp();
+        await loop;
+        const conn = connection;
+        channel = null;
+        connection = null;
+        await closeQuietly(ch);
+        await closeQuietly(conn);
+        for (const waiter of readyWaiters.splice(0)) waiter.reject(new Error('consumer is stopped'));
+        logger.info(log, 'consumer stopped');
+      })();
+      return stopped;
+    },
+  };
+}
+
+/** A zod error lists every issue; one line of log needs the first few. */
+function summarize(error: unknown): string {
+  const message = errorMessage(error);
+  return message.length > 500 ? `${message.slice(0, 500)}…` : message;
+}

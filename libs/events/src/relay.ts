@@ -1,0 +1,298 @@
+import type { ChannelModel, ConfirmChannel, Options } from 'amqplib';
+import type { Pool } from 'pg';
+import { backoffDelay, closeQuietly, errorMessage, openConnection, Waker, type EventsLogger, type ReconnectOptions } from './broker';
+import { EVENTS_EXCHANGE } from './events';
+
+export interface OutboxRelayOptions {
+  pool: Pool;
+  /** The publishing service's Postgres schema, where its outbox_events table lives. */
+  schema: string;
+  amqpUrl: string;
+  logger: EventsLogger;
+  /** Rows per transaction. Default 100. */
+  batchSize?: number;
+  /** Pause between rounds when the outbox is drained. Default 500 ms. */
+  pollIntervalMs?: number;
+  /** Default `tracker.events`; tests pass their own. */
+  exchange?: string;
+  /** How long to wait for the broker's confirms of one batch before counting them as failed. Default 10 s. */
+  confirmTimeoutMs?: number;
+  reconnect?: ReconnectOptions;
+  /** Shown as the connection name in the broker's management UI. */
+  connectionName?: string;
+}
+
+export interface OutboxRelay {
+  /** Finishes the batch in flight, then closes the channel and the connection. */
+  stop(): Promise<void>;
+  /** Relays one batch now (between the loop's rounds) and returns how many rows the broker confirmed. */
+  drainOnce(): Promise<number>;
+}
+
+interface PendingRow {
+  id: string;
+  event_id: string;
+  type: string;
+  routing_key: string;
+  payload: { occurred_at?: string; request_id?: string | null } & Record<string, unknown>;
+  created_at: Date;
+}
+
+type Outcome = { id: string; ok: true } | { id: string; ok: false; error: string };
+
+/** `"schema".outbox_events`, with the schema quoted as an identifier. */
+export function outboxTable(schema: string): string {
+  if (!schema) throw new Error('outbox schema name is empty');
+  return `"${schema.replace(/"/g, '""')}".outbox_events`;
+}
+
+/**
+ * Publishes unpublished outbox rows to the events exchange and marks them sent only once
+ * the broker confirmed them. Rows are claimed with FOR UPDATE SKIP LOCKED inside one
+ * transaction per batch, so several replicas relay the same table without publishing a
+ * row twice, and a row of a transaction that commits late is picked up whenever it
+ * becomes visible (no "id greater than the last seen" cursor).
+ *
+ * Delivery is at least once: if the confirm arrives but the commit does not (database
+ * lost mid-batch), the row is published again next round.
+ */
+export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
+  const { pool, amqpUrl, logger } = options;
+  const table = outboxTable(options.schema);
+  const exchange = options.exchange ?? EVENTS_EXCHANGE;
+  const batchSize = options.batchSize ?? 100;
+  const pollIntervalMs = options.pollIntervalMs ?? 500;
+  const confirmTimeoutMs = options.confirmTimeoutMs ?? 10_000;
+  const connectionName = options.connectionName ?? `outbox-relay:${options.schema}`;
+  const log = { schema: options.schema, exchange };
+
+  let connection: ChannelModel | null = null;
+  let channel: ConfirmChannel | null = null;
+  const broker: { state: 'starting' | 'up' | 'down' } = { state: 'starting' };
+  let stopping = false;
+  let stopped: Promise<void> | null = null;
+  const waker = new Waker();
+
+  // drainOnce and the loop share one channel; a confirm channel's batches must not interleave.
+  let lock: Promise<unknown> = Promise.resolve();
+  const exclusive = <T>(fn: () => Promise<T>): Promise<T> => {
+    const run = lock.then(fn, fn);
+    lock = run.catch(() => undefined);
+    return run;
+  };
+
+  async function ensureChannel(): Promise<ConfirmChannel> {
+    if (channel) return channel;
+    if (!connection) {
+      const opened: ChannelModel = await openConnection(amqpUrl, connectionName, (error) => {
+        if (connection !== opened) return;
+        connection = null;
+        channel = null;
+        if (!stopping && broker.state === 'up') {
+          broker.state = 'down';
+          logger.warn({ ...log, err: error }, 'outbox relay lost the broker connection; reconnecting');
+        }
+      });
+      opened.on('blocked', (reason) => logger.warn({ ...log, reason }, 'broker blocked the outbox relay connection (resource alarm)'));
+      opened.on('unblocked', () => logger.info(log, 'broker unblocked the outbox relay connection'));
+      connection = opened;
+    }
+    const created = await connection.createConfirmChannel();
+    // The failed operation reports the error to the loop, which logs it once.
+    created.on('error', (error) => logger.debug({ ...log, err: error }, 'outbox relay channel closed by the broker'));
+    created.on('close', () => {
+      if (channel === created) channel = null;
+    });
+    await created.assertExchange(exchange, 'topic', { durable: true });
+    channel = created;
+    if (broker.state !== 'up') {
+      logger.info(log, broker.state === 'starting' ? 'outbox relay connected to the broker' : 'outbox relay reconnected to the broker');
+      broker.state = 'up';
+    }
+    return created;
+  }
+
+  async function relayBatch(): Promise<{ selected: number; published: number; failed: number }> {
+    const ch = await ensureChannel();
+    const client = await pool.connect();
+    let clientBroken: Error | undefined;
+    try {
+      await client.query('BEGIN');
+      const { rows } = await client.query<PendingRow>(
+        `SELECT id, event_id, type, routing_key, payload, created_at FROM ${table}
+          WHERE published_at IS NULL ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED`,
+        [batchSize],
+      );
+      if (rows.length === 0) {
+        await client.query('COMMIT');
+        return { selected: 0, published: 0, failed: 0 };
+      }
+      const outcomes = await publishBatch(ch, rows);
+      const confirmed = outcomes.filter((o) => o.ok).map((o) => o.id);
+      const failed = outcomes.filter((o): o is Extract<Outcome, { ok: false }> => !o.ok);
+      if (confirmed.length > 0) {
+        await client.query(`UPDATE ${table} SET published_at = now(), attempts = attempts + 1 WHERE id = ANY($1::bigint[])`, [confirmed]);
+      }
+      if (failed.length > 0) {
+        await client.query(
+          `UPDATE ${table} AS o SET attempts = o.attempts + 1, last_error = f.error
+             FROM unnest($1::bigint[], $2::text[]) AS f(id, error) WHERE o.id = f.id`,
+          [failed.map((f) => f.id), failed.map((f) => f.error)],
+        );
+        logger.warn({ ...log, failed: failed.length, error: failed[0].error }, 'broker did not confirm some outbox events; they stay unpublished and are retried');
+      }
+      await client.query('COMMIT');
+      return { selected: rows.length, published: confirmed.length, failed: failed.length };
+    } catch (error) {
+      await client.query('ROLLBACK').catch((rollbackError: Error) => (clientBroken = rollbackError));
+      throw error;
+    } finally {
+      client.release(clientBroken);
+    }
+  }
+
+  async function publishBatch(ch: ConfirmChannel, rows: PendingRow[]): Promise<Outcome[]> {
+    // One deadline for the whole batch: a broker that blocks publishers (resource alarm)
+    // stops both the write buffer from draining and the confirms from coming.
+    const deadline = Date.now() + confirmTimeoutMs;
+    const pending = new Map<string, (outcome: Outcome) => void>();
+    const confirmations: Promise<Outcome>[] = [];
+    let stuck = false;
+    for (const row of rows) {
+      let settle!: (outcome: Outcome) => void;
+      const confirmation = new Promise<Outcome>((resolve) => (settle = resolve));
+      confirmations.push(confirmation);
+      pending.set(row.id, settle);
+      void confirmation.then(() => pending.delete(row.id));
+      if (stuck) {
+        settle({ id: row.id, ok: false, error: `not sent: the channel did not drain within ${confirmTimeoutMs} ms` });
+        continue;
+      }
+      try {
+        const writable = ch.publish(exchange, row.routing_key, Buffer.from(JSON.stringify(row.payload)), publishOptions(row), (err: unknown) =>
+          settle(err ? { id: row.id, ok: false, error: `broker nack: ${errorMessage(err)}` } : { id: row.id, ok: true }),
+        );
+        if (!writable) stuck = (await drained(ch, deadline - Date.now())) === 'timeout';
+      } catch (error) {
+        // A closed channel throws here; every later row of the batch fails the same way.
+        settle({ id: row.id, ok: false, error: `publish failed: ${errorMessage(error)}` });
+      }
+    }
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<void>((resolve) => (timer = setTimeout(resolve, Math.max(0, deadline - Date.now()))));
+    const all = Promise.all(confirmations);
+    const finished = await Promise.race([all.then(() => true), timedOut.then(() => false)]);
+    clearTimeout(timer);
+    if (!finished) {
+      for (const [id, settle] of pending) settle({ id, ok: false, error: `no broker confirm within ${confirmTimeoutMs} ms` });
+      // A late confirm must not be mistaken for one of the next batch: start on a fresh channel.
+      if (channel === ch) channel = null;
+      void closeQuietly(ch);
+    }
+    return all;
+  }
+
+  function publishOptions(row: PendingRow): Options.Publish {
+    const occurredAt = Date.parse(row.payload.occurred_at ?? '');
+    const requestId = row.payload.request_id;
+    return {
+      persistent: true,
+      contentType: 'application/json',
+      messageId: row.event_id,
+      type: row.type,
+      timestamp: Math.floor((Number.isFinite(occurredAt) ? occurredAt : row.created_at.getTime()) / 1000),
+      headers: requestId ? { 'x-request-id': requestId } : {},
+    };
+  }
+
+  const loop = (async () => {
+    let failedRounds = 0;
+    let lastReported: string | null = null;
+    while (!stopping) {
+      let again = false;
+      try {
+        const result = await exclusive(relayBatch);
+        if (lastReported !== null) logger.info(log, 'outbox relay is relaying again');
+        lastReported = null;
+        // A batch with unconfirmed rows is retried after a pause, not in a hot loop.
+        failedRounds = result.failed > 0 ? failedRounds + 1 : 0;
+        if (result.failed > 0) {
+          await waker.sleep(backoffDelay(failedRounds, options.reconnect));
+          continue;
+        }
+        again = result.selected >= batchSize;
+      } catch (error) {
+        failedRounds += 1;
+        const message = errorMessage(error);
+        // One line per state change: a lost connection was logged by its close handler.
+        if (broker.state === 'up' && message !== lastReported) {
+          logger.warn({ ...log, err: error }, 'outbox relay round failed; retrying with backoff');
+          lastReported = message;
+        } else if (broker.state === 'starting' && failedRounds === 1) {
+          logger.warn({ ...log, err: error }, 'outbox relay cannot reach the broker yet; retrying with backoff');
+        } else if (failedRounds % 30 === 0) {
+          logger.warn({ ...log, err: error, attempt: failedRounds }, 'outbox relay still failing; retrying');
+        } else {
+          logger.debug({ ...log, err: error, attempt: failedRounds }, 'outbox relay retry failed');
+        }
+        if (!stopping) await waker.sleep(backoffDelay(failedRounds, options.reconnect));
+        continue;
+      }
+      if (!again && !stopping) await waker.sleep(pollIntervalMs);
+    }
+  })();
+
+  return {
+    drainOnce: async () => {
+      if (stopping) throw new Error('outbox relay is stopped');
+      return (await exclusive(relayBatch)).published;
+    },
+    stop: () => {
+      stopped ??= (async () => {
+        stopping = true;
+        waker.wakeUp();
+        await loop;
+        await lock;
+        const [ch, conn] = [channel, connection];
+        channel = null;
+        connection = null;
+        await closeQuietly(ch);
+        await closeQuietly(conn);
+        logger.info(log, 'outbox relay stopped');
+      })();
+      return stopped;
+    },
+  };
+}
+
+/** Waits until the channel's write buffer drained, the channel closed, or the time is up. */
+function drained(ch: ConfirmChannel, timeoutMs: number): Promise<'drained' | 'closed' | 'timeout'> {
+  return new Promise((resolve) => {
+    const finish = (how: 'drained' | 'closed' | 'timeout') => () => {
+      clearTimeout(timer);
+      ch.off('drain', onDrain);
+      ch.off('close', onClose);
+      resolve(how);
+    };
+    const onDrain = finish('drained');
+    const onClose = finish('closed');
+    const timer = setTimeout(finish('timeout'), Math.max(0, timeoutMs));
+    ch.on('drain', onDrain);
+    ch.on('close', onClose);
+  });
+}
+
+export interface OutboxBacklog {
+  /** Rows not yet confirmed by the broker. */
+  count: number;
+  /** Age of the oldest of them; 0 when there are none. */
+  oldestAgeSeconds: number;
+}
+
+export async function outboxBacklog(pool: Pick<Pool, 'query'>, schema: string): Promise<OutboxBacklog> {
+  const { rows } = await pool.query<{ count: string; oldest: number | null }>(
+    `SELECT count(*) AS count, EXTRACT(EPOCH FROM now() - min(created_at))::float8 AS oldest
+       FROM ${outboxTable(schema)} WHERE published_at IS NULL`,
+  );
+  return { count: Number(rows[0].count), oldestAgeSeconds: Math.max(0, rows[0].oldest ?? 0) };
+}

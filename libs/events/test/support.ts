@@ -1,0 +1,145 @@
+import path from 'node:path';
+import { connect, type Channel, type ChannelModel, type ConsumeMessage } from 'amqplib';
+import { Pool } from 'pg';
+import { amqpTestNames, createTestSchema, testAmqpUrl, type AmqpTestNames, type TestSchema } from '@tracker/testing';
+import { buildEvent, toOutboxRow, type EventEnvelope, type EventsLogger } from '../src';
+
+export const OUTBOX_SQL_DIR = path.join(__dirname, '../sql');
+
+export interface LogEntry {
+  level: 'info' | 'warn' | 'error' | 'debug';
+  msg: string;
+  obj: Record<string, unknown>;
+}
+
+export function captureLogger(): EventsLogger & { entries: LogEntry[]; lines: (level: LogEntry['level'], pattern: RegExp) => LogEntry[] } {
+  const entries: LogEntry[] = [];
+  const at = (level: LogEntry['level']) => (obj: Record<string, unknown>, msg = '') => void entries.push({ level, msg, obj });
+  return {
+    entries,
+    info: at('info'),
+    warn: at('warn'),
+    error: at('error'),
+    debug: at('debug'),
+    lines: (level, pattern) => entries.filter((e) => e.level === level && pattern.test(e.msg)),
+  };
+}
+
+export async function waitFor(condition: () => boolean | Promise<boolean>, timeoutMs = 15_000, what = 'condition'): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await sleep(25);
+  }
+}
+
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+let issueId = 0;
+export function issueCreated(overrides: { requestId?: string | null; revision?: number } = {}): EventEnvelope<'issue.created'> {
+  issueId += 1;
+  const now = new Date().toISOString();
+  return buildEvent({
+    type: 'issue.created',
+    workspaceId: 1,
+    aggregateId: issueId,
+    revision: overrides.revision ?? 1,
+    actorId: 5,
+    requestId: overrides.requestId ?? null,
+    data: {
+      issue: {
+        id: issueId,
+        workspace_id: 1,
+        queue_id: 2,
+        key: `OPS-${issueId}`,
+        title: `Issue ${issueId}`,
+        status_id: 3,
+        status_category: 'open',
+        assignee_id: null,
+        parent_id: null,
+        priority: 'normal',
+        type: 'task',
+        labels: [],
+        due_date: null,
+        estimate_minutes: 0,
+        spent_minutes: 0,
+        version: 1,
+        created_at: now,
+        updated_at: now,
+      },
+    },
+  });
+}
+
+/** Inserts outbox rows the way a service does, in the transaction of `client` (or its own). */
+export async function insertOutbox(db: { query: (sql: string, params?: unknown[]) => Promise<unknown> }, schema: string, events: EventEnvelope[]): Promise<void> {
+  const rows = events.map(toOutboxRow);
+  await db.query(
+    `INSERT INTO "${schema}".outbox_events (event_id, type, routing_key, workspace_id, aggregate_type, aggregate_id, aggregate_revision, payload)
+     SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::int[], $5::text[], $6::text[], $7::int[], $8::jsonb[])`,
+    [
+      rows.map((r) => r.eventId),
+      rows.map((r) => r.type),
+      rows.map((r) => r.routingKey),
+      rows.map((r) => r.workspaceId),
+      rows.map((r) => r.aggregateType),
+      rows.map((r) => r.aggregateId),
+      rows.map((r) => r.aggregateRevision),
+      rows.map((r) => JSON.stringify(r.payload)),
+    ],
+  );
+}
+
+/** A Postgres schema with the outbox table and a pool, per test. */
+export async function outboxDatabase(label: string): Promise<{ db: TestSchema; pool: Pool; close: () => Promise<void> }> {
+  const db = await createTestSchema(label, OUTBOX_SQL_DIR);
+  const pool = new Pool({ connectionString: db.databaseUrl, max: 6 });
+  pool.on('error', () => undefined);
+  return {
+    db,
+    pool,
+    close: async () => {
+      await pool.end();
+      await db.drop();
+    },
+  };
+}
+
+/** A direct broker connection for the test's own publishing, collecting and cleanup. */
+export async function testBroker(label: string): Promise<{
+  names: AmqpTestNames;
+  connection: ChannelModel;
+  channel: Channel;
+  collect: (queue: string, pattern?: string) => Promise<ConsumeMessage[]>;
+  close: () => Promise<void>;
+}> {
+  const names = amqpTestNames(label);
+  const connection = await connect(testAmqpUrl());
+  connection.on('error', () => undefined);
+  const channel = await connection.createChannel();
+  channel.on('error', () => undefined);
+  await channel.assertExchange(names.exchange, 'topic', { durable: true });
+  return {
+    names,
+    connection,
+    channel,
+    collect: async (queue, pattern = 'tracker.#') => {
+      const received: ConsumeMessage[] = [];
+      // Exclusive: gone with the connection, even if the test run dies.
+      await channel.assertQueue(queue, { durable: false, exclusive: true });
+      await channel.bindQueue(queue, names.exchange, pattern);
+      await channel.consume(queue, (msg) => msg && received.push(msg), { noAck: true });
+      return received;
+    },
+    close: async () => {
+      await names.cleanup(channel);
+      await connection.close();
+    },
+  };
+}
+
+export function countBy<T>(items: T[], key: (item: T) => string): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const item of items) counts.set(key(item), (counts.get(key(item)) ?? 0) + 1);
+  return counts;
+}

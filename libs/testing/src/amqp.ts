@@ -1,0 +1,59 @@
+import { randomBytes } from 'node:crypto';
+
+export function testAmqpUrl(): string {
+  const url = process.env.TEST_AMQP_URL;
+  if (!url) throw new Error('TEST_AMQP_URL is not set: run tests through jest (its global setup finds RabbitMQ).');
+  return url;
+}
+
+/** The test broker URL with its host and port replaced, e.g. by a startTcpProxy in front of it (credentials and vhost kept). */
+export function amqpUrlVia(port: number, host = '127.0.0.1'): string {
+  const url = new URL(testAmqpUrl());
+  url.hostname = host;
+  url.port = String(port);
+  return url.toString();
+}
+
+/** What deleting needs of an amqplib channel (this library does not depend on amqplib). */
+export interface AmqpAdminChannel {
+  deleteQueue(queue: string): Promise<unknown>;
+  deleteExchange(exchange: string): Promise<unknown>;
+}
+
+export interface AmqpTestNames {
+  /** `<label>_<created base36>_<random>`, unique to this call. */
+  suffix: string;
+  /** `tracker.events.<suffix>`: pass it as the `exchange` option of the relay and the consumer. */
+  exchange: string;
+  /** `<name>.<suffix>`; remembered, so cleanup deletes it with its `.dead` and `.retry` queues. */
+  queue: (name: string) => string;
+  /** Deletes every queue handed out (and its `.dead`/`.retry` siblings), the exchange and its `.dlx`. */
+  cleanup: (channel: AmqpAdminChannel) => Promise<void>;
+}
+
+/**
+ * Gives a test its own exchange and queues on the shared broker, so test files running in
+ * parallel never consume each other's messages (the real exchange name is a constant).
+ */
+export function amqpTestNames(label: string): AmqpTestNames {
+  const suffix = `${label.replace(/[^a-z0-9]/gi, '').toLowerCase()}_${Date.now().toString(36)}_${randomBytes(4).toString('hex')}`;
+  const exchange = `tracker.events.${suffix}`;
+  const queues = new Set<string>();
+  return {
+    suffix,
+    exchange,
+    queue: (name) => {
+      const queue = `${name}.${suffix}`;
+      queues.add(queue);
+      return queue;
+    },
+    cleanup: async (channel) => {
+      // Deleting a queue or exchange that does not exist succeeds on RabbitMQ 3.x.
+      for (const queue of queues) {
+        for (const name of [queue, `${queue}.dead`, `${queue}.retry`]) await channel.deleteQueue(name);
+      }
+      await channel.deleteExchange(exchange);
+      await channel.deleteExchange(`${exchange}.dlx`);
+    },
+  };
+}

@@ -1,0 +1,46 @@
+import type { SearchCriteria } from '../domain/search.rules';
+import { Prisma } from '../generated/prisma/client';
+import type { Client } from './prisma';
+import { issuesRepository } from './issues.repository';
+import type { IssueRecord } from '../domain/model';
+
+/**
+ * The search as one SQL statement (exported so a test can EXPLAIN it). Free text
+ * goes through the GIN indexes on issues.search_vector and comments.search_vector:
+ * the matching ids of both are united first, then the other conditions apply.
+ */
+export function searchSql(criteria: SearchCriteria): Prisma.Sql {
+  const where: Prisma.Sql[] = [Prisma.sql`i.workspace_id = ${criteria.workspaceId}`];
+  if (criteria.queueIds) where.push(Prisma.sql`i.queue_id = ANY(${criteria.queueIds}::int[])`);
+  if (criteria.statusIds) where.push(Prisma.sql`i.status_id = ANY(${criteria.statusIds}::int[])`);
+  if (criteria.assigneeIds) where.push(Prisma.sql`i.assignee_id = ANY(${criteria.assigneeIds}::int[])`);
+  if (criteria.assigneeId !== undefined) where.push(Prisma.sql`i.assignee_id = ${criteria.assigneeId}`);
+  if (criteria.priority) where.push(Prisma.sql`i.priority::text = ${criteria.priority}`);
+  if (criteria.category) where.push(Prisma.sql`s.category::text = ${criteria.category}`);
+  if (criteria.dueBefore) where.push(Prisma.sql`i.due_date < ${criteria.dueBefore}::date AND s.category <> 'done'`);
+  if (criteria.label) where.push(Prisma.sql`${criteria.label} = ANY(i.labels)`);
+  if (criteria.text) {
+    where.push(Prisma.sql`i.id IN (
+      SELECT id FROM issues WHERE search_vector @@ websearch_to_tsquery('simple', ${criteria.text})
+      UNION
+      SELECT issue_id FROM comments WHERE search_vector @@ websearch_to_tsquery('simple', ${criteria.text}))`);
+  }
+  return Prisma.sql`
+    SELECT i.id FROM issues i JOIN statuses s ON s.id = i.status_id
+    WHERE ${Prisma.join(where, ' AND ')}
+    ORDER BY i.updated_at DESC, i.id DESC
+    LIMIT ${criteria.limit}`;
+}
+
+export function searchRepository(c: Client) {
+  const issues = issuesRepository(c);
+  return {
+    async search(criteria: SearchCriteria): Promise<IssueRecord[]> {
+      if (criteria.queueIds?.length === 0) return [];
+      const rows = await c.$queryRaw<Array<{ id: number }>>(searchSql(criteria));
+      return issues.byIds(rows.map((r) => r.id));
+    },
+  };
+}
+
+export type SearchRepository = ReturnType<typeof searchRepository>;

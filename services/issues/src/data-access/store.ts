@@ -1,0 +1,27 @@
+import { issuesRepository } from './issues.repository';
+import { outboxRepository } from './outbox.repository';
+import { TRANSACTION_OPTIONS, type Client, type Db } from './prisma';
+import { queuesRepository } from './queues.repository';
+import { searchRepository } from './search.repository';
+
+function repositories(c: Client) {
+  return {
+    queues: queuesRepository(c),
+    issues: issuesRepository(c),
+    search: searchRepository(c),
+    outbox: outboxRepository(c),
+  };
+}
+
+export type Repositories = ReturnType<typeof repositories>;
+
+/** The repositories over the pool, and the same ones inside one transaction. */
+export function createStore(db: Db) {
+  return {
+    ...repositories(db),
+    transaction: <T>(work: (tx: Repositories) => Promise<T>): Promise<T> =>
+      db.$transaction((tx) => work(repositories(tx)), TRANSACTION_OPTIONS),
+  };
+}
+
+export type Store = ReturnType<typeof createStore>;

@@ -1,0 +1,19 @@
+import type { CommentCreate } from '@tracker/contracts';
+import type { IssuesDeps } from './deps';
+import { commentAdded } from './events';
+import { writableIssue } from './guards';
+import { extractMentions } from './mentions.rules';
+import type { CommentRecord, RequestContext } from './model';
+
+/** A comment by the token owner; issue keys in it become `mentions` links. The version stays. */
+export async function addComment(deps: IssuesDeps, ctx: RequestContext, key: string, input: CommentCreate): Promise<CommentRecord> {
+  const { issue } = await writableIssue(deps, ctx, key);
+  return deps.store.transaction(async (tx) => {
+    const at = deps.clock();
+    const touched = await tx.issues.touch(issue.id, at);
+    const comment = await tx.issues.addComment(issue.id, ctx.userId, input.body, at);
+    await tx.issues.linkMentions(touched, extractMentions(input.body, touched.key), at);
+    await tx.outbox.append(commentAdded(ctx, touched, comment));
+    return comment;
+  });
+}

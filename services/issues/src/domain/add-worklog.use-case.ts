@@ -1,0 +1,17 @@
+import type { WorklogCreate } from '@tracker/contracts';
+import type { IssuesDeps } from './deps';
+import { worklogAdded } from './events';
+import { writableIssue } from './guards';
+import type { RequestContext, WorklogRecord } from './model';
+
+/** Time spent by the token owner; the issue's `spent_minutes` grows with it, its version stays. */
+export async function addWorklog(deps: IssuesDeps, ctx: RequestContext, key: string, input: WorklogCreate): Promise<WorklogRecord> {
+  const { issue } = await writableIssue(deps, ctx, key);
+  return deps.store.transaction(async (tx) => {
+    const at = deps.clock();
+    const touched = await tx.issues.touch(issue.id, at, input.minutes);
+    const worklog = await tx.issues.addWorklog(issue.id, ctx.userId, input.minutes, input.description, at);
+    await tx.outbox.append(worklogAdded(ctx, touched, worklog));
+    return worklog;
+  });
+}

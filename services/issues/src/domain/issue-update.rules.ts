@@ -1,0 +1,69 @@
+import type { IssueUpdate } from '@tracker/contracts';
+import type { FieldChange, IssueFields } from './model';
+
+/** Fields in the order their history entries are written. */
+const FIELDS: ReadonlyArray<keyof IssueFields> = [
+  'title',
+  'description',
+  'status_id',
+  'position',
+  'assignee_id',
+  'parent_id',
+  'priority',
+  'type',
+  'labels',
+  'due_date',
+  'estimate_minutes',
+];
+
+/** What a PATCH asks for: absent fields stay absent, `null` stays `null` (it clears). */
+export type IssuePatch = Partial<IssueFields>;
+
+/** Labels are a set kept in the order first given. */
+export const normalizeLabels = (labels: readonly string[]) => [...new Set(labels)];
+
+export function requestedFields(update: IssueUpdate): IssuePatch {
+  const { version: _version, ...fields } = update;
+  const patch: IssuePatch = { ...fields };
+  if (fields.labels !== undefined) patch.labels = normalizeLabels(fields.labels);
+  return patch;
+}
+
+/** One past the largest position in a status, 1 in an empty one: "at the end". */
+export const endPosition = (maxInStatus: number | null) => (maxInStatus === null ? 1 : maxInStatus + 1);
+
+export const movesToAnotherStatus = (current: Pick<IssueFields, 'status_id'>, patch: IssuePatch) =>
+  patch.status_id !== undefined && patch.status_id !== current.status_id;
+
+const same = (a: unknown, b: unknown) =>
+  Array.isArray(a) && Array.isArray(b) ? a.length === b.length && a.every((v, i) => v === b[i]) : a === b;
+
+/**
+ * The fields a PATCH really changes, each with its old and new value. A move to
+ * another status without `position` lands at `endOfNewStatus`. An empty result
+ * means the PATCH changes nothing (no version bump, no history, no event).
+ */
+export function diffIssue(current: IssueFields, patch: IssuePatch, endOfNewStatus?: number): FieldChange[] {
+  const target: IssuePatch = { ...patch };
+  if (movesToAnotherStatus(current, patch) && patch.position === undefined) {
+    if (endOfNewStatus === undefined) throw new Error('endOfNewStatus is required for a status move without position');
+    target.position = endOfNewStatus;
+  }
+  const changes: FieldChange[] = [];
+  for (const field of FIELDS) {
+    const to = target[field];
+    if (to !== undefined && !same(current[field], to)) changes.push({ field, from: current[field], to });
+  }
+  return changes;
+}
+
+/** The new values of the changed fields, for the repository's update. */
+export const changedValues = (changes: readonly FieldChange[]): IssuePatch =>
+  Object.fromEntries(changes.map((c) => [c.field, c.to])) as IssuePatch;
+
+/**
+ * Whether making `newParentId` the parent of `issueId` closes a loop:
+ * `ancestorsOfNewParent` is the chain above the new parent (its parent, grandparent, ...).
+ */
+export const createsCycle = (issueId: number, newParentId: number, ancestorsOfNewParent: readonly number[]) =>
+  newParentId === issueId || ancestorsOfNewParent.includes(issueId);

@@ -1,0 +1,19 @@
+import { AppError, forbidden, invalid, notFound } from '@tracker/kit';
+
+/** Every refusal of the issues context. Hidden objects answer exactly like missing ones. */
+export const issuesErrors = {
+  queueNotFound: () => notFound('The queue'),
+  issueNotFound: () => notFound('The issue'),
+  workspaceAdminOnly: () => forbidden('Only a workspace admin may create queues.'),
+  queueAdminOnly: () => forbidden('Changing a queue needs the admin role on it.'),
+  readWriteNeeded: () => forbidden('This needs the read-write or admin role on the queue.'),
+  /** Unreadable and nonexistent queues in a body are the same 403, so existence does not leak. */
+  queueNotAccessible: (path: string) =>
+    forbidden(`A queue named in ${path} does not exist or is not readable by you.`),
+  queueKeyTaken: (key: string) => new AppError('queue_key_taken', `The queue key ${key} is already used in this workspace.`),
+  versionConflict: (current: number) =>
+    new AppError('version_conflict', 'The issue changed since you read it. Re-read it and reconsider the change.', {
+      fields: { version: current },
+    }),
+  invalidField: (path: string, message: string) => invalid([{ path, message }]),
+};

@@ -1,0 +1,120 @@
+import type { Category, Priority, QueueRole } from '@tracker/contracts';
+
+/** Plain records the use cases work with; repositories map rows to these. */
+
+export interface StatusRecord {
+  id: number;
+  queueId: number;
+  name: string;
+  category: Category;
+  position: number;
+}
+
+export interface QueueRecord {
+  id: number;
+  workspaceId: number;
+  key: string;
+  name: string;
+  description: string;
+  revision: number;
+  statuses: StatusRecord[];
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** The fields of an issue that PATCH may change, with their API names. */
+export interface IssueFields {
+  title: string;
+  description: string;
+  status_id: number;
+  position: number;
+  assignee_id: number | null;
+  parent_id: number | null;
+  priority: Priority;
+  type: string;
+  labels: string[];
+  /** `YYYY-MM-DD` */
+  due_date: string | null;
+  estimate_minutes: number;
+}
+
+export interface IssueRecord extends IssueFields {
+  id: number;
+  workspaceId: number;
+  queueId: number;
+  key: string;
+  status: { id: number; name: string; category: Category };
+  spentMinutes: number;
+  version: number;
+  revision: number;
+  createdBy: number;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** Another issue as links and subtasks show it. */
+export interface IssueRef {
+  id: number;
+  key: string;
+  queueId: number;
+  title: string;
+  status: { id: number; name: string; category: Category };
+  assigneeId: number | null;
+  priority: Priority;
+}
+
+export interface CommentRecord {
+  id: number;
+  issueId: number;
+  authorId: number;
+  body: string;
+  createdAt: Date;
+}
+
+export interface WorklogRecord {
+  id: number;
+  issueId: number;
+  authorId: number;
+  minutes: number;
+  description: string;
+  createdAt: Date;
+}
+
+export interface FieldChange {
+  field: string;
+  from: unknown;
+  to: unknown;
+}
+
+export interface HistoryRecord extends FieldChange {
+  actorId: number;
+  at: Date;
+}
+
+export interface LinkRecord {
+  type: 'mentions';
+  direction: 'outward' | 'inward';
+  issue: IssueRef;
+  createdAt: Date;
+}
+
+export interface IssueDetails extends IssueRecord {
+  comments: CommentRecord[];
+  worklogs: WorklogRecord[];
+  history: HistoryRecord[];
+  links: LinkRecord[];
+  subtasks: IssueRef[];
+}
+
+export interface QueueWithRole extends QueueRecord {
+  role: QueueRole;
+  roleSource: 'explicit' | 'inherited';
+}
+
+/** Who is asking, as the gateway vouched for it, and the request id for logs and events. */
+export interface RequestContext {
+  userId: number;
+  workspaceId: number;
+  workspaceRole: 'admin' | 'member';
+  requestId: string | null;
+}

@@ -1,0 +1,27 @@
+import type { Category, QueueSettings } from '@tracker/contracts';
+import type { QueueRecord } from './model';
+
+/** decisions.md: the statuses every new queue starts with, in this order. */
+export const STANDARD_STATUSES: ReadonlyArray<{ name: string; category: Category; position: number }> = [
+  { name: 'Open', category: 'open', position: 1 },
+  { name: 'In progress', category: 'progress', position: 2 },
+  { name: 'In review', category: 'progress', position: 3 },
+  { name: 'Done', category: 'done', position: 4 },
+  { name: 'Cancelled', category: 'done', position: 5 },
+];
+
+/** Queue keys are stored upper-case and compared that way. */
+export const normalizeQueueKey = (key: string) => key.toUpperCase();
+
+/** The settings that would really change; empty means nothing to do. */
+export function queueSettingsChanges(queue: Pick<QueueRecord, 'name' | 'description'>, settings: QueueSettings): QueueSettings {
+  const changes: QueueSettings = {};
+  if (settings.name !== undefined && settings.name !== queue.name) changes.name = settings.name;
+  if (settings.description !== undefined && settings.description !== queue.description) changes.description = settings.description;
+  return changes;
+}
+
+/** Where a new issue starts: the queue's first `open` status. */
+export function initialStatus<S extends { category: Category; position: number }>(statuses: readonly S[]): S | undefined {
+  return [...statuses].sort((a, b) => a.position - b.position).find((s) => s.category === 'open');
+}

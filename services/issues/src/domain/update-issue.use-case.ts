@@ -1,0 +1,57 @@
+import type { IssueUpdate } from '@tracker/contracts';
+import type { Repositories } from '../data-access/store';
+import type { CallerAccess } from './access-policy';
+import type { IssuesDeps } from './deps';
+import { issueUpdated } from './events';
+import { assigneeCheck, writableIssue } from './guards';
+import { changedValues, createsCycle, diffIssue, endPosition, movesToAnotherStatus, requestedFields } from './issue-update.rules';
+import { issuesErrors } from './issues.errors';
+import { extractMentions } from './mentions.rules';
+import type { IssueRecord, RequestContext } from './model';
+
+/**
+ * Changes fields or moves the issue. The version check and the write happen on
+ * the locked row, so of N concurrent PATCHes sent with one version exactly one
+ * wins. A PATCH that changes nothing keeps the version and writes nothing.
+ */
+export async function updateIssue(deps: IssuesDeps, ctx: RequestContext, key: string, update: IssueUpdate): Promise<IssueRecord> {
+  const { issue: seen, access } = await writableIssue(deps, ctx, key);
+  const patch = requestedFields(update);
+  const checkAssignee = assigneeCheck(deps, ctx);
+  // Ask the access service before taking the row lock; inside, the answer is reused.
+  if (patch.assignee_id != null && patch.assignee_id !== seen.assignee_id) await checkAssignee(patch.assignee_id);
+
+  return deps.store.transaction(async (tx) => {
+    const current = await tx.issues.lock(seen.id);
+    if (update.version !== undefined && update.version !== current.version) throw issuesErrors.versionConflict(current.version);
+
+    let endOfNewStatus: number | undefined;
+    if (movesToAnotherStatus(current, patch)) {
+      const status = await tx.issues.statusInQueue(current.queueId, patch.status_id!);
+      if (!status) throw issuesErrors.invalidField('status_id', "must be a status of the issue's queue");
+      if (patch.position === undefined) endOfNewStatus = endPosition(await tx.issues.maxPosition(status.id, current.id));
+    }
+    if (patch.parent_id != null && patch.parent_id !== current.parent_id) await checkParent(tx, ctx, access, current, patch.parent_id);
+    if (patch.assignee_id != null && patch.assignee_id !== current.assignee_id) await checkAssignee(patch.assignee_id);
+
+    const changes = diffIssue(current, patch, endOfNewStatus);
+    if (changes.length === 0) return current;
+    const at = deps.clock();
+    const updated = await tx.issues.update(current.id, changedValues(changes), at);
+    await tx.issues.addHistory(current.id, ctx.userId, changes, at);
+    if (changes.some((c) => c.field === 'description')) await tx.issues.linkMentions(updated, extractMentions(updated.description, updated.key), at);
+    await tx.outbox.append(issueUpdated(ctx, updated, changes));
+    return updated;
+  });
+}
+
+/** The new parent: an issue of the workspace the caller can read, not the issue itself or one below it. */
+async function checkParent(tx: Repositories, ctx: RequestContext, access: CallerAccess, issue: IssueRecord, parentId: number) {
+  if (parentId === issue.id) throw issuesErrors.invalidField('parent_id', 'an issue cannot be its own parent');
+  await tx.issues.lockHierarchy(ctx.workspaceId);
+  const parent = await tx.issues.findInWorkspace(ctx.workspaceId, parentId);
+  if (!parent || !access.canRead(parent.queueId)) throw issuesErrors.invalidField('parent_id', 'must be an issue you can read');
+  if (createsCycle(issue.id, parent.id, await tx.issues.ancestorIds(parent.id))) {
+    throw issuesErrors.invalidField('parent_id', 'would make the issue an ancestor of itself');
+  }
+}

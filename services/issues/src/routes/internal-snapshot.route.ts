@@ -1,0 +1,22 @@
+import type { Router } from 'express';
+import { SnapshotPage } from '@tracker/contracts';
+import { invalid, fieldErrors } from '@tracker/kit';
+import type { IssuesDeps } from '../domain/deps';
+import { issuesSnapshot, queuesSnapshot } from '../domain/snapshot.use-case';
+
+/** Service-to-service only (signed service principal): the statistics replica's rebuild source. */
+export function internalSnapshotRoutes(router: Router, deps: IssuesDeps): void {
+  const pageOf = (query: unknown) => {
+    const page = SnapshotPage.safeParse(query);
+    if (!page.success) throw invalid(fieldErrors(page.error), 'The query parameters are not valid.');
+    return page.data;
+  };
+
+  router.get('/internal/snapshot/queues', async (req, res) => {
+    res.json(await queuesSnapshot(deps, pageOf(req.query)));
+  });
+
+  router.get('/internal/snapshot/issues', async (req, res) => {
+    res.json(await issuesSnapshot(deps, pageOf(req.query)));
+  });
+}

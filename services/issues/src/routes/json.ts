@@ -1,0 +1,116 @@
+import type {
+  Comment as CommentJson,
+  HistoryEntry as HistoryJson,
+  Issue as IssueJson,
+  IssueDetails as IssueDetailsJson,
+  IssueLink as LinkJson,
+  IssueRef as IssueRefJson,
+  Queue as QueueJson,
+  Status as StatusJson,
+  Worklog as WorklogJson,
+} from '@tracker/contracts';
+import type { Response } from 'express';
+import { principalOf } from '@tracker/kit';
+import type {
+  CommentRecord,
+  HistoryRecord,
+  IssueDetails,
+  IssueRecord,
+  IssueRef,
+  LinkRecord,
+  QueueWithRole,
+  RequestContext,
+  StatusRecord,
+  WorklogRecord,
+} from '../domain/model';
+
+/** The JSON shapes of libs/contracts (documented in services/issues/README.md). */
+
+export function contextOf(res: Response): RequestContext {
+  const principal = principalOf(res);
+  return {
+    userId: principal.userId,
+    workspaceId: principal.workspaceId,
+    workspaceRole: principal.workspaceRole,
+    requestId: (res.locals.requestId as string | undefined) ?? null,
+  };
+}
+
+export const statusJson = (s: StatusRecord): StatusJson => ({ id: s.id, queue_id: s.queueId, name: s.name, category: s.category, position: s.position });
+
+export const queueJson = (q: QueueWithRole): QueueJson => ({
+  id: q.id,
+  workspace_id: q.workspaceId,
+  key: q.key,
+  name: q.name,
+  description: q.description,
+  statuses: q.statuses.map(statusJson),
+  role: q.role,
+  role_source: q.roleSource,
+  created_at: q.createdAt.toISOString(),
+  updated_at: q.updatedAt.toISOString(),
+});
+
+export const issueJson = (i: IssueRecord): IssueJson => ({
+  id: i.id,
+  key: i.key,
+  workspace_id: i.workspaceId,
+  queue_id: i.queueId,
+  title: i.title,
+  description: i.description,
+  status_id: i.status_id,
+  status: i.status,
+  position: i.position,
+  assignee_id: i.assignee_id,
+  parent_id: i.parent_id,
+  priority: i.priority,
+  type: i.type,
+  labels: i.labels,
+  due_date: i.due_date,
+  estimate_minutes: i.estimate_minutes,
+  spent_minutes: i.spentMinutes,
+  version: i.version,
+  created_by: i.createdBy,
+  created_at: i.createdAt.toISOString(),
+  updated_at: i.updatedAt.toISOString(),
+});
+
+export const issueRefJson = (r: IssueRef): IssueRefJson => ({
+  id: r.id,
+  key: r.key,
+  queue_id: r.queueId,
+  title: r.title,
+  status: r.status,
+  assignee_id: r.assigneeId,
+  priority: r.priority,
+});
+
+export const commentJson = (c: CommentRecord): CommentJson => ({
+  id: c.id,
+  issue_id: c.issueId,
+  author_id: c.authorId,
+  body: c.body,
+  created_at: c.createdAt.toISOString(),
+});
+
+export const worklogJson = (w: WorklogRecord): WorklogJson => ({
+  id: w.id,
+  issue_id: w.issueId,
+  author_id: w.authorId,
+  minutes: w.minutes,
+  description: w.description,
+  created_at: w.createdAt.toISOString(),
+});
+
+const historyJson = (h: HistoryRecord): HistoryJson => ({ field: h.field, from: h.from, to: h.to, actor_id: h.actorId, at: h.at.toISOString() });
+
+const linkJson = (l: LinkRecord): LinkJson => ({ ...issueRefJson(l.issue), type: l.type, direction: l.direction, linked_at: l.createdAt.toISOString() });
+
+export const issueDetailsJson = (d: IssueDetails): IssueDetailsJson => ({
+  ...issueJson(d),
+  comments: d.comments.map(commentJson),
+  worklogs: d.worklogs.map(worklogJson),
+  history: d.history.map(historyJson),
+  links: d.links.map(linkJson),
+  subtasks: d.subtasks.map(issueRefJson),
+});

@@ -1,0 +1,28 @@
+import type { Router } from 'express';
+import { QueueCreate, QueueSettings } from '@tracker/contracts';
+import { parseBody, parseId } from '@tracker/kit';
+import { assertWorkspaceAdmin, createQueue } from '../domain/create-queue.use-case';
+import type { IssuesDeps } from '../domain/deps';
+import { listQueues } from '../domain/list-queues.use-case';
+import { updateQueue } from '../domain/update-queue.use-case';
+import { contextOf, queueJson } from './json';
+
+export function queuesRoutes(router: Router, deps: IssuesDeps): void {
+  router.get('/api/v1/queues', async (_req, res) => {
+    res.json((await listQueues(deps, contextOf(res))).map(queueJson));
+  });
+
+  router.post('/api/v1/queues', async (req, res) => {
+    const ctx = contextOf(res);
+    // A member is refused before the body is looked at (as PATCH /users does).
+    assertWorkspaceAdmin(ctx);
+    const input = parseBody(QueueCreate, req.body);
+    res.status(201).json(queueJson(await createQueue(deps, ctx, input)));
+  });
+
+  router.patch('/api/v1/queues/:queue_id', async (req, res) => {
+    const queueId = parseId('queue_id', req.params.queue_id);
+    const settings = parseBody(QueueSettings, req.body);
+    res.json(queueJson(await updateQueue(deps, contextOf(res), queueId, settings)));
+  });
+}

@@ -1,0 +1,10 @@
+import type { Router } from 'express';
+import type { IssuesDeps } from '../domain/deps';
+import { listStatuses } from '../domain/list-statuses.use-case';
+import { contextOf, statusJson } from './json';
+
+export function statusesRoutes(router: Router, deps: IssuesDeps): void {
+  router.get('/api/v1/statuses', async (_req, res) => {
+    res.json((await listStatuses(deps, contextOf(res))).map(statusJson));
+  });
+}

@@ -1,0 +1,112 @@
+import http from 'node:http';
+import { randomInt } from 'node:crypto';
+import { RegisterQueue, UsersLookup, type QueueRole, type UserAcl } from '@tracker/contracts';
+import { PRINCIPAL_HEADER, verifyPrincipal } from '@tracker/kit';
+
+/**
+ * A stand-in for the access service's internal API (libs/contracts/src/internal.ts)
+ * over in-memory maps. Like the real one it accepts only signed service principals.
+ * Unlike the real one it never writes the Redis ACL cache: tests that exercise the
+ * cache write the key themselves.
+ *
+ * Ids start at a random high number: the Redis server is shared with other test
+ * files, and their `acl:user:<id>` keys must never be mistaken for ours.
+ */
+export interface FakeAccess {
+  url: string;
+  /** Every call received, in order. */
+  calls: Array<{ method: string; path: string; body: unknown }>;
+  /** `down`: every call answers 500 (the issues service sees the dependency as unavailable). */
+  setDown: (down: boolean) => void;
+  addWorkspace: () => number;
+  addUser: (workspaceId: number, options?: { active?: boolean }) => number;
+  setActive: (userId: number, active: boolean) => void;
+  grant: (userId: number, queueId: number, role: QueueRole | null) => void;
+  aclOf: (userId: number) => UserAcl | null;
+  registeredQueues: Map<number, { workspaceId: number; key: string }>;
+  close: () => Promise<void>;
+}
+
+export async function startFakeAccess(secret: string): Promise<FakeAccess> {
+  let nextId = 1_000_000_000 + randomInt(0, 1_000_000_000);
+  const users = new Map<number, { workspaceId: number; active: boolean; grants: Map<number, QueueRole> }>();
+  const registeredQueues = new Map<number, { workspaceId: number; key: string }>();
+  const calls: FakeAccess['calls'] = [];
+  let down = false;
+
+  const aclOf = (userId: number): UserAcl | null => {
+    const user = users.get(userId);
+    if (!user) return null;
+    return { user_id: userId, workspace_id: user.workspaceId, grants: [...user.grants].map(([queue_id, role]) => ({ queue_id, role })) };
+  };
+
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const text = Buffer.concat(chunks).toString('utf8');
+      const body = text ? JSON.parse(text) : undefined;
+      calls.push({ method: req.method!, path: req.url!, body });
+      const send = (status: number, json?: unknown) => {
+        res.writeHead(status, { 'content-type': 'application/json' });
+        res.end(json === undefined ? '' : JSON.stringify(json));
+      };
+      const principal = verifyPrincipal(req.headers[PRINCIPAL_HEADER] as string | undefined, [secret]);
+      if (principal?.kind !== 'service' || principal.service !== 'issues') return send(401, { code: 'unauthorized' });
+      if (down) return send(500, { code: 'internal_error' });
+
+      const acl = /^\/internal\/acl\/users\/(\d+)$/.exec(req.url ?? '');
+      if (req.method === 'GET' && acl) {
+        const found = aclOf(Number(acl[1]));
+        return found ? send(200, found) : send(404, { code: 'not_found' });
+      }
+      if (req.method === 'POST' && req.url === '/internal/queues') {
+        const parsed = RegisterQueue.safeParse(body);
+        if (!parsed.success) return send(422, { code: 'validation_failed' });
+        registeredQueues.set(parsed.data.queue_id, { workspaceId: parsed.data.workspace_id, key: parsed.data.key });
+        return send(200, {});
+      }
+      if (req.method === 'POST' && req.url === '/internal/users/lookup') {
+        const parsed = UsersLookup.safeParse(body);
+        if (!parsed.success) return send(422, { code: 'validation_failed' });
+        const found = parsed.data.user_ids.flatMap((id) => {
+          const user = users.get(id);
+          return user && user.workspaceId === parsed.data.workspace_id ? [{ id, active: user.active }] : [];
+        });
+        return send(200, { users: found });
+      }
+      send(404, { code: 'not_found' });
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as { port: number }).port;
+
+  return {
+    url: `http://127.0.0.1:${port}`,
+    calls,
+    setDown: (value) => {
+      down = value;
+    },
+    addWorkspace: () => nextId++,
+    addUser: (workspaceId, options = {}) => {
+      const id = nextId++;
+      users.set(id, { workspaceId, active: options.active ?? true, grants: new Map() });
+      return id;
+    },
+    setActive: (userId, active) => {
+      users.get(userId)!.active = active;
+    },
+    grant: (userId, queueId, role) => {
+      const grants = users.get(userId)!.grants;
+      if (role) grants.set(queueId, role);
+      else grants.delete(queueId);
+    },
+    aclOf,
+    registeredQueues,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

@@ -1,0 +1,139 @@
+import path from 'node:path';
+import { serve, signPrincipal, type RunningServer, type UserPrincipal } from '@tracker/kit';
+import { createTestSchema, testRedisUrl, type TestSchema } from '@tracker/testing';
+import type { QueueRole } from '@tracker/contracts';
+import { createIssuesService, type IssuesService } from '../src/app';
+import { loadIssuesConfig } from '../src/config';
+import { startFakeAccess, type FakeAccess } from './fake-access';
+
+export const SECRET = 'issues-component-test-secret-0123456789abcdef';
+const MIGRATIONS = path.join(__dirname, '../prisma/migrations');
+
+export interface Member {
+  id: number;
+  workspaceId: number;
+  principal: UserPrincipal;
+}
+
+export interface Workspace {
+  id: number;
+  admin: Member;
+}
+
+export interface Reply {
+  status: number;
+  body: any;
+  headers: Headers;
+}
+
+/** The issues service in this test process, on a random port, in its own schema, with a fake access service. */
+export interface IssuesHarness {
+  url: string;
+  service: IssuesService;
+  schema: TestSchema;
+  access: FakeAccess;
+  workspace: () => Promise<Workspace>;
+  member: (workspaceId: number, options?: { role?: 'admin' | 'member'; active?: boolean }) => Member;
+  grant: (member: Member, queueId: number, role: QueueRole | null) => void;
+  call: (
+    method: string,
+    path: string,
+    options?: { as?: Member | null; service?: string; body?: unknown; raw?: string; headers?: Record<string, string> },
+  ) => Promise<Reply>;
+  /** POST /queues as the workspace admin; fails the test unless 201. */
+  queue: (ws: Workspace, fields?: { key?: string; name?: string; description?: string }) => Promise<any>;
+  /** POST /issues; fails the test unless 201. */
+  issue: (as: Member, queueId: number, fields?: Record<string, unknown>) => Promise<any>;
+  outbox: (aggregateType?: string, aggregateId?: number) => Promise<Array<{ type: string; aggregate_revision: number; payload: any }>>;
+  count: (table: string) => Promise<number>;
+  close: () => Promise<void>;
+}
+
+let keySeq = 0;
+/** A queue key unlikely to repeat within a file. */
+export const uniqueKey = (prefix = 'Q') => `${prefix}${(Date.now() % 1e5).toString(36)}${(keySeq++).toString(36)}`.slice(0, 12).toUpperCase();
+
+export async function startIssues(env: Record<string, string> = {}): Promise<IssuesHarness> {
+  const schema = await createTestSchema('issues', MIGRATIONS);
+  const access = await startFakeAccess(SECRET);
+  const config = loadIssuesConfig({
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'silent',
+    DATABASE_URL: schema.databaseUrl,
+    DATABASE_SCHEMA: schema.schema,
+    DATABASE_POOL_MAX: '20',
+    REDIS_URL: testRedisUrl(),
+    ACCESS_URL: access.url,
+    INTERNAL_SECRET: SECRET,
+    ...env,
+  });
+  const service = createIssuesService(config);
+  const running: RunningServer = await serve(service.app, { port: 0, host: '127.0.0.1', logger: service.logger, graceMs: 1000 });
+  const url = `http://127.0.0.1:${running.port}`;
+  if (!env.REDIS_URL) {
+    await new Promise<void>((resolve) => (service.redis.status === 'ready' ? resolve() : service.redis.once('ready', () => resolve())));
+  }
+
+  const member: IssuesHarness['member'] = (workspaceId, options = {}) => {
+    const id = access.addUser(workspaceId, { active: options.active });
+    const role = options.role ?? 'member';
+    return { id, workspaceId, principal: { kind: 'user', userId: id, workspaceId, workspaceRole: role, tokenId: 1 } };
+  };
+
+  const call: IssuesHarness['call'] = async (method, path, options = {}) => {
+    const headers: Record<string, string> = { ...options.headers };
+    if (options.as) headers['x-tracker-principal'] = signPrincipal(options.as.principal, SECRET);
+    if (options.service) headers['x-tracker-principal'] = signPrincipal({ kind: 'service', service: options.service }, SECRET);
+    let body: string | undefined = options.raw;
+    if (options.body !== undefined) {
+      body = JSON.stringify(options.body);
+      headers['content-type'] ??= 'application/json';
+    }
+    const response = await fetch(url + path, { method, headers, body });
+    const text = await response.text();
+    return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined };
+  };
+
+  const expectCreated = (res: Reply, what: string) => {
+    if (res.status !== 201) throw new Error(`${what} answered ${res.status}: ${JSON.stringify(res.body)}`);
+    return res.body;
+  };
+
+  return {
+    url,
+    service,
+    schema,
+    access,
+    async workspace() {
+      const id = access.addWorkspace();
+      return { id, admin: member(id, { role: 'admin' }) };
+    },
+    member,
+    grant: (m, queueId, role) => access.grant(m.id, queueId, role),
+    call,
+    async queue(ws, fields = {}) {
+      const body = { key: fields.key ?? uniqueKey(), name: fields.name ?? 'A queue', ...(fields.description !== undefined && { description: fields.description }) };
+      return expectCreated(await call('POST', '/api/v1/queues', { as: ws.admin, body }), 'POST /queues');
+    },
+    async issue(as, queueId, fields = {}) {
+      return expectCreated(await call('POST', '/api/v1/issues', { as, body: { queue_id: queueId, title: 'An issue', ...fields } }), 'POST /issues');
+    },
+    outbox: (aggregateType, aggregateId) =>
+      schema.query(
+        `SELECT type, aggregate_revision, payload FROM outbox_events
+         WHERE ($1::text IS NULL OR aggregate_type = $1) AND ($2::text IS NULL OR aggregate_id = $2) ORDER BY id`,
+        [aggregateType ?? null, aggregateId === undefined ? null : String(aggregateId)],
+      ) as never,
+    count: async (table) => Number((await schema.query<{ n: string }>(`SELECT count(*) AS n FROM ${table}`))[0]!.n),
+    async close() {
+      await running.shutdown();
+      await service.close();
+      await access.close();
+      await schema.drop();
+    },
+  };
+}
+
+/** The problem+json body every error answer has. */
+export const problem = (status: number, code: string) =>
+  expect.objectContaining({ status, code, title: expect.any(String), detail: expect.any(String), type: expect.any(String) });

@@ -1,0 +1,200 @@
+import { Issue } from '@tracker/contracts';
+import { searchSql } from '../src/data-access/search.repository';
+import { toSearchCriteria } from '../src/domain/search.rules';
+import { problem, startIssues, type IssuesHarness, type Member, type Workspace } from './harness';
+
+let h: IssuesHarness;
+beforeAll(async () => {
+  h = await startIssues();
+});
+afterAll(() => h.close());
+
+const search = (as: Member, body: unknown) => h.call('POST', '/api/v1/issues/search', { as, body });
+const keys = (res: { body: Array<{ key: string }> }) => res.body.map((i) => i.key).sort();
+
+/**
+ * One workspace with a readable and a hidden queue for `member`, and issues that
+ * differ in one field each, so every filter can be checked alone and combined.
+ */
+let ws: Workspace;
+let member: Member;
+let other: Member;
+let readable: any;
+let hidden: any;
+let status: Record<string, number>;
+const issues: Record<string, any> = {};
+
+beforeAll(async () => {
+  ws = await h.workspace();
+  readable = await h.queue(ws, { key: 'SRCH' });
+  hidden = await h.queue(ws, { key: 'HIDE' });
+  member = h.member(ws.id);
+  other = h.member(ws.id);
+  h.grant(member, readable.id, 'read-write');
+  status = Object.fromEntries(readable.statuses.map((s: { name: string; id: number }) => [s.name, s.id]));
+  const make = async (name: string, fields: Record<string, unknown>, queue = readable) => {
+    issues[name] = await h.issue(ws.admin, queue.id, { title: name, ...fields });
+  };
+  await make('plain', {});
+  await make('titled', { title: 'Database migration stuck' });
+  await make('described', { description: 'The replica lags behind during backups' });
+  await make('commented', {});
+  await make('mine', { assignee_id: member.id });
+  await make('theirs', { assignee_id: other.id });
+  await make('urgent', { priority: 'critical' });
+  await make('labelled', { labels: ['infra', 'db'] });
+  await make('overdue', { due_date: '2001-01-01' });
+  await make('overdueDone', { due_date: '2001-01-01' });
+  await make('future', { due_date: '2999-01-01' });
+  await make('progressing', {});
+  await make('secret', { title: 'Database secret' }, hidden);
+  await h.call('POST', `/api/v1/issues/${issues.commented.key}/comments`, { as: ws.admin, body: { body: 'Root cause: expired certificate' } });
+  await h.call('PATCH', `/api/v1/issues/${issues.overdueDone.key}`, { as: ws.admin, body: { status_id: status.Done } });
+  await h.call('PATCH', `/api/v1/issues/${issues.progressing.key}`, { as: ws.admin, body: { status_id: status['In progress'] } });
+});
+
+describe('POST /api/v1/issues/search', () => {
+  test('when the filters are empty, then every issue of readable queues comes back, most recently updated first', async () => {
+    const res = await search(member, {});
+    expect(res.status).toBe(200);
+    expect(res.body.every((i: unknown) => Issue.parse(i))).toBe(true);
+    expect(res.body).toHaveLength(12);
+    expect(res.body.some((i: { queue_id: number }) => i.queue_id === hidden.id)).toBe(false);
+    const times = res.body.map((i: { updated_at: string }) => i.updated_at);
+    expect([...times].sort().reverse()).toEqual(times);
+    expect(res.body[0].key).toBe(issues.progressing.key);
+    expect(Object.keys(res.body[0])).not.toContain('comments');
+  });
+
+  test('when a workspace admin searches, then issues of every queue come back; another workspace sees none of them', async () => {
+    expect((await search(ws.admin, {})).body).toHaveLength(13);
+    const stranger = await h.workspace();
+    expect((await search(stranger.admin, {})).body).toEqual([]);
+  });
+
+  test.each([
+    ['a word of the title, in any case', { search: 'DATABASE' }, ['titled']],
+    ['a phrase of the description', { search: '"replica lags"' }, ['described']],
+    ['a word of a comment', { search: 'certificate' }, ['commented']],
+    ['an issue key', { search: 'srch-2' }, ['titled']],
+    ['two words that must both match', { search: 'database stuck' }, ['titled']],
+    ['a word nobody wrote', { search: 'kubernetes' }, []],
+    ['a blank search (no filter)', { search: '   ' }, null],
+    ['a null search (no filter)', { search: null }, null],
+    ['mine', { mine: true }, ['mine']],
+    ['assignee_ids', () => ({ assignee_ids: [other.id] }), ['theirs']],
+    ['priority', { priority: 'critical' }, ['urgent']],
+    ['label', { label: 'db' }, ['labelled']],
+    ['category progress', { category: 'progress' }, ['progressing']],
+    ['category done', { category: 'done' }, ['overdueDone']],
+    ['overdue (due before today and not done)', { overdue: true }, ['overdue']],
+    ['mine false, overdue false, nulls and empty arrays (no filters)', { mine: false, overdue: false, priority: null, category: null, label: null, queue_ids: [], status_ids: [], assignee_ids: [] }, null],
+  ])('when searching by %s, then exactly the matching issues come back', async (_label, filters, expected) => {
+    const body = typeof filters === 'function' ? (filters as () => object)() : filters;
+    const res = await search(member, body);
+    expect(res.status).toBe(200);
+    if (expected === null) expect(res.body).toHaveLength(12);
+    else expect(keys(res)).toEqual(expected.map((name) => issues[name].key).sort());
+  });
+
+  test('when searching by status_ids or queue_ids, then only issues in those come back', async () => {
+    expect(keys(await search(member, { status_ids: [status['In progress'], status.Done] }))).toEqual([issues.overdueDone.key, issues.progressing.key].sort());
+    expect(await search(member, { queue_ids: [readable.id] })).toMatchObject({ status: 200, body: expect.any(Array) });
+    expect((await search(member, { queue_ids: [readable.id] })).body).toHaveLength(12);
+    expect(keys(await search(ws.admin, { queue_ids: [hidden.id] }))).toEqual([issues.secret.key]);
+  });
+
+  test('when filters are combined, then they all apply together', async () => {
+    expect(keys(await search(member, { search: 'database', queue_ids: [readable.id], category: 'open', priority: 'normal' }))).toEqual([issues.titled.key]);
+    expect(keys(await search(member, { search: 'database', priority: 'critical' }))).toEqual([]);
+    expect(keys(await search(member, { mine: true, assignee_ids: [other.id] }))).toEqual([]);
+    expect(keys(await search(ws.admin, { search: 'database' }))).toEqual([issues.secret.key, issues.titled.key].sort());
+  });
+
+  test('when a comment lands on an older issue, then it moves to the top', async () => {
+    await h.call('POST', `/api/v1/issues/${issues.plain.key}/comments`, { as: ws.admin, body: { body: 'bump' } });
+    expect((await search(member, {})).body[0].key).toBe(issues.plain.key);
+  });
+
+  test('when queue_ids name a hidden, unknown or foreign queue, then the same 403', async () => {
+    const foreign = await h.queue(await h.workspace());
+    const bodies = new Set<string>();
+    for (const ids of [[hidden.id], [readable.id, hidden.id], [2_000_000_000], [foreign.id]]) {
+      const res = await search(member, { queue_ids: ids });
+      expect(res.status).toBe(403);
+      bodies.add(JSON.stringify(res.body));
+    }
+    expect(bodies.size).toBe(1);
+    expect(JSON.parse([...bodies][0]!)).toEqual(problem(403, 'forbidden'));
+  });
+
+  test.each([
+    ['a queue id of 0', 'queue_ids.0', { queue_ids: [0] }],
+    ['a string status id', 'status_ids.0', { status_ids: ['1'] }],
+    ['1001 assignee ids', 'assignee_ids', { assignee_ids: Array.from({ length: 1001 }, (_, i) => i + 1) }],
+    ['an unknown priority', 'priority', { priority: 'urgent' }],
+    ['an unknown category', 'category', { category: 'closed' }],
+    ['a string mine', 'mine', { mine: 'yes' }],
+    ['a search over 500 characters', 'search', { search: 's'.repeat(501) }],
+    ['an empty label', 'label', { label: '' }],
+    ['an unknown field', 'sort', { sort: 'title' }],
+  ])('when the filters have %s, then 422 at %s', async (_label, path, body) => {
+    const res = await search(member, body);
+    expect(res.status).toBe(422);
+    expect(res.body.errors).toEqual(expect.arrayContaining([expect.objectContaining({ path })]));
+  });
+
+  test('when the search text is only punctuation or search syntax, then 200 with no error', async () => {
+    for (const text of ['!!!', '"', '-', 'or', '(a & b) | !c', "'; DROP TABLE issues; --"]) {
+      const res = await search(member, { search: text });
+      expect(res.status).toBe(200);
+    }
+  });
+});
+
+describe('search over many issues', () => {
+  const BULK = 20_000;
+  let bulk: Workspace;
+  let queue: any;
+
+  beforeAll(async () => {
+    bulk = await h.workspace();
+    queue = await h.queue(bulk, { key: 'BULK' });
+    // One statement instead of 20,000 requests; the trigger fills search_vector as for any insert.
+    await h.schema.query(
+      `INSERT INTO issues (workspace_id, queue_id, number, key, title, description, status_id, position, created_by, created_at, updated_at)
+       SELECT $1, $2, n, 'BULK-' || n, 'Bulk issue ' || n, CASE WHEN n % 1000 = 0 THEN 'needle' ELSE 'hay' END, $3, n, $4,
+              now(), now() - make_interval(secs => n)
+       FROM generate_series(1, ${BULK}) AS n`,
+      [bulk.id, queue.id, queue.statuses[0].id, bulk.admin.id],
+    );
+    await h.schema.query(
+      `INSERT INTO comments (issue_id, author_id, body)
+       SELECT id, $2, CASE WHEN number % 1000 = 500 THEN 'thread about a needle' ELSE 'more hay' END
+       FROM issues WHERE queue_id = $1`,
+      [queue.id, bulk.admin.id],
+    );
+    await h.schema.query('UPDATE queues SET issue_counter = $1 WHERE id = $2', [BULK, queue.id]);
+    await h.schema.query('VACUUM ANALYZE issues');
+    await h.schema.query('VACUUM ANALYZE comments');
+  }, 60_000);
+
+  test('when more than 2000 issues match, then exactly the 2000 most recently updated come back', async () => {
+    const res = await search(bulk.admin, {});
+    expect(res.status).toBe(200);
+    expect(res.body).toHaveLength(2000);
+    expect(res.body[0].key).toBe('BULK-1');
+    expect(res.body[1999].key).toBe('BULK-2000');
+  });
+
+  test('when a rare word is searched among 20000 issues, then the plan reads the full-text GIN indexes, not the whole table', async () => {
+    const sql = searchSql(toSearchCriteria({ search: 'needle', mine: false, overdue: false }, { userId: bulk.admin.id, workspaceId: bulk.id }, null, new Date()));
+    const plan = (await h.schema.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${sql.text}`, sql.values)).map((r) => r['QUERY PLAN']).join('\n');
+    expect(plan).toMatch(/Bitmap Index Scan on issues_search_vector_idx/);
+    expect(plan).toMatch(/Bitmap Index Scan on comments_search_vector_idx/);
+    expect(plan).not.toMatch(/Seq Scan on (issues|comments)/);
+    // Matches in descriptions (n % 1000 = 0) and in comments (n % 1000 = 500).
+    const res = await search(bulk.admin, { search: 'needle' });
+    expect(res.body).toHaveLength((2 * BULK) / 1000);
+  });
+});
