@@ -1,5 +1,5 @@
 import type { ChannelModel, ConfirmChannel, Options } from 'amqplib';
-import type { Pool } from 'pg';
+import { Pool as PgPool, type Pool } from 'pg';
 import { backoffDelay, closeQuietly, errorMessage, openConnection, Waker, type EventsLogger, type ReconnectOptions } from './broker';
 import { EVENTS_EXCHANGE } from './events';
 
@@ -295,4 +295,29 @@ export async function outboxBacklog(pool: Pick<Pool, 'query'>, schema: string): 
        FROM ${outboxTable(schema)} WHERE published_at IS NULL`,
   );
   return { count: Number(rows[0].count), oldestAgeSeconds: Math.max(0, rows[0].oldest ?? 0) };
+}
+
+/**
+ * The relay as a service runs it: its own small pool (the outbox work never waits
+ * behind request traffic for a connection), stopped together with the relay.
+ */
+export function startServiceRelay(options: {
+  databaseUrl: string;
+  schema: string;
+  amqpUrl: string;
+  logger: EventsLogger;
+  pollIntervalMs: number;
+  exchange?: string;
+}): { stop: () => Promise<void> } {
+  const url = new URL(options.databaseUrl);
+  url.searchParams.delete('schema');
+  const pool = new PgPool({ connectionString: url.toString(), max: 2 });
+  pool.on('error', (err) => options.logger.warn({ err: err.message }, 'outbox relay database connection lost'));
+  const relay = startOutboxRelay({ ...options, pool });
+  return {
+    stop: async () => {
+      await relay.stop();
+      await pool.end();
+    },
+  };
 }

@@ -1,3 +1,4 @@
+import { startServiceRelay } from '@tracker/events';
 import { serve } from '@tracker/kit';
 import { createAccessService } from './app';
 import { loadAccessConfig } from './config';
@@ -14,6 +15,8 @@ async function main() {
   settle.unref();
   // Right after a reconnect: delete what failed meanwhile, so readers trust the cache again soon.
   service.redis.on('ready', keepFresh);
+  // Publishes this service's outbox to RabbitMQ; several replicas may run it at once.
+  const relay = startServiceRelay({ databaseUrl: config.database.url, schema: config.database.schema, ...config.outbox, logger: service.logger });
   await serve(service.app, {
     port: config.http.port,
     host: config.http.host,
@@ -24,7 +27,7 @@ async function main() {
       shuttingDown = true;
       clearInterval(settle);
     },
-    closers: [service.close],
+    closers: [relay.stop, service.close],
   });
 }
 

@@ -1,3 +1,4 @@
+import { startServiceRelay } from '@tracker/events';
 import { serve } from '@tracker/kit';
 import { createIssuesService } from './app';
 import { loadIssuesConfig } from './config';
@@ -6,6 +7,8 @@ async function main() {
   const config = loadIssuesConfig();
   let shuttingDown = false;
   const service = createIssuesService(config, { isShuttingDown: () => shuttingDown });
+  // Publishes this service's outbox to RabbitMQ; several replicas may run it at once.
+  const relay = startServiceRelay({ databaseUrl: config.database.url, schema: config.database.schema, ...config.outbox, logger: service.logger });
   await serve(service.app, {
     port: config.http.port,
     host: config.http.host,
@@ -13,7 +16,7 @@ async function main() {
     graceMs: config.http.shutdownGraceMs,
     handleSignals: true,
     onShutdownStart: () => (shuttingDown = true),
-    closers: [service.close],
+    closers: [relay.stop, service.close],
   });
 }
 

@@ -1,15 +1,96 @@
-import { createLogger, createServiceApp } from '@tracker/kit';
+import type { Redis } from 'ioredis';
+import { accessClient, aclReader, createRedis } from '@tracker/authz';
+import { createLogger, createServiceApp, internalClient, type Logger } from '@tracker/kit';
 import type { StatisticsConfig } from './config';
+import { startConsumers } from './consumers';
+import { dashboardsRepository } from './data-access/dashboards.repository';
+import { isDatabaseUnavailable } from './data-access/database-errors';
+import { issuesSnapshotClient } from './data-access/issues-snapshot.client';
+import { createDb, type Db } from './data-access/prisma';
+import { rebuildLock } from './data-access/rebuild-lock';
+import { replicaStore } from './data-access/replica.repository';
+import { replicaReader } from './data-access/statistics.repository';
+import type { StatisticsDeps } from './domain/deps';
+import type { ReplicaStore } from './domain/replica';
+import { keepReplicaBuilt, rebuildWithLock, type ReplicaBuilderDeps } from './replica-builder';
+import { dashboardsRoutes } from './routes/dashboards.route';
+import { statisticsRoutes } from './routes/statistics.route';
+import { unavailableErrors } from './routes/unavailable';
 
-// The statistics API arrives with its own issue; until then the service answers health checks.
-export function createStatisticsService(config: StatisticsConfig, options: { isShuttingDown?: () => boolean } = {}) {
-  const logger = createLogger('statistics', config.log.level);
+export interface StatisticsService {
+  app: ReturnType<typeof createServiceApp>;
+  deps: StatisticsDeps;
+  replica: ReplicaStore;
+  builder: ReplicaBuilderDeps;
+  db: Db;
+  redis: Redis;
+  logger: Logger;
+  /** The event consumer (src/consumers/index.ts); main starts it, tests may too. */
+  startConsumers: () => ReturnType<typeof startConsumers>;
+  /** Watches the replica in the background and builds it whenever it is not built (main). */
+  keepReplicaBuilt: () => ReturnType<typeof keepReplicaBuilt>;
+  /** The rebuild command: waits for the lock, then rebuilds (from scratch with `reset`). */
+  rebuild: (options: { reset: boolean }) => ReturnType<typeof rebuildWithLock>;
+  close: () => Promise<void>;
+}
+
+export function createStatisticsService(
+  config: StatisticsConfig,
+  options: { isShuttingDown?: () => boolean; logger?: Logger; clock?: () => Date } = {},
+): StatisticsService {
+  const logger = options.logger ?? createLogger('statistics', config.log.level);
+  const db = createDb(config.database);
+  const redis = createRedis(config.redis.url, logger);
+  const client = (baseUrl: string, timeoutMs: number) => internalClient({ baseUrl, secret: config.internal.secret, service: 'statistics', timeoutMs });
+  const access = accessClient(client(config.access.url, config.access.timeoutMs));
+  const clock = options.clock ?? (() => new Date());
+  const replica = replicaStore(db);
+  const deps: StatisticsDeps = {
+    replica: replicaReader(db),
+    dashboards: dashboardsRepository(db),
+    grants: aclReader(redis, access, logger),
+    clock,
+  };
+  const builder: ReplicaBuilderDeps = {
+    replica,
+    snapshot: issuesSnapshotClient(client(config.issues.url, config.issues.timeoutMs)),
+    lock: rebuildLock(config.database),
+    logger,
+    clock,
+  };
   const app = createServiceApp({
     name: 'statistics',
     logger,
     secrets: config.internal.secrets,
     isShuttingDown: options.isShuttingDown,
-    routes: () => {},
+    readiness: {
+      database: () => db.$queryRaw`SELECT 1`,
+      // Not ready to serve statistics until the replica is built, yet ready as a process:
+      // the API answers those requests itself (503 statistics_unavailable with Retry-After).
+      // The broker, Redis and the access service are not checked: their absence delays or
+      // slows answers, and the consumer reconnects by itself.
+    },
+    routes: (router) => {
+      statisticsRoutes(router, deps);
+      dashboardsRoutes(router, deps);
+      router.use(unavailableErrors(isDatabaseUnavailable));
+    },
   });
-  return { app, logger, close: async () => {} };
+  const close = async () => {
+    redis.disconnect();
+    await db.$disconnect();
+  };
+  return {
+    app,
+    deps,
+    replica,
+    builder,
+    db,
+    redis,
+    logger,
+    startConsumers: () => startConsumers({ replica, logger }, config.events),
+    keepReplicaBuilt: () => keepReplicaBuilt(builder, { pageSize: config.issues.snapshotPageSize, pollMs: config.replica.checkIntervalMs }),
+    rebuild: ({ reset }) => rebuildWithLock(builder, { reset, pageSize: config.issues.snapshotPageSize, wait: true }),
+    close,
+  };
 }

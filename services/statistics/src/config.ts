@@ -1,12 +1,51 @@
 import { z } from 'zod';
-import { acceptedSecrets, loadConfig, port, serviceEnv } from '@tracker/kit';
+import { acceptedSecrets, DEFAULT_AMQP_URL, DEFAULT_DATABASE_URL, DEFAULT_REDIS_URL, loadConfig, port, serviceEnv, url } from '@tracker/kit';
 
-const Env = serviceEnv({ PORT: port(8083) })
+const amqpName = z.string().regex(/^[A-Za-z0-9._-]{1,200}$/, 'must be 1 to 200 letters, digits, ".", "_" or "-"');
+const ms = (min: number, max: number, fallback: number) => z.coerce.number().int().min(min).max(max).default(fallback);
+
+const Env = serviceEnv({
+  PORT: port(8083),
+  DATABASE_URL: url(DEFAULT_DATABASE_URL),
+  DATABASE_SCHEMA: z.string().regex(/^[a-z_][a-z0-9_]{0,62}$/, 'must be a lower-case SQL identifier').default('statistics'),
+  DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
+  REDIS_URL: url(DEFAULT_REDIS_URL),
+  AMQP_URL: url(DEFAULT_AMQP_URL),
+  ACCESS_URL: url('http://127.0.0.1:8081'),
+  ACCESS_TIMEOUT_MS: ms(50, 60_000, 2000),
+  ISSUES_URL: url('http://127.0.0.1:8082'),
+  /** One snapshot page; a page of 1000 issues with their comments can take a while. */
+  ISSUES_TIMEOUT_MS: ms(50, 300_000, 30_000),
+  SNAPSHOT_PAGE_SIZE: z.coerce.number().int().min(1).max(1000).default(500),
+  /** How often a running service checks that the replica is built (and builds it if not). */
+  REPLICA_CHECK_INTERVAL_MS: ms(100, 600_000, 5000),
+  /** The topic exchange the issues service publishes to; tests use their own. */
+  EVENTS_EXCHANGE: amqpName.default('tracker.events'),
+  /** Overrides the consumer's queue name (src/consumers/index.ts); tests use their own. */
+  EVENTS_QUEUE: amqpName.optional(),
+  /** Deliveries handled at once; each is one short transaction. */
+  EVENTS_PREFETCH: z.coerce.number().int().min(1).max(500).default(32),
+  EVENTS_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(100).default(5),
+  EVENTS_RETRY_DELAY_MS: ms(0, 600_000, 1000),
+})
   .transform((env) => ({
     env: env.NODE_ENV,
     http: { host: env.HOST, port: env.PORT, shutdownGraceMs: env.SHUTDOWN_GRACE_MS },
     log: { level: env.LOG_LEVEL },
-    internal: { secrets: acceptedSecrets(env) },
+    database: { url: env.DATABASE_URL, schema: env.DATABASE_SCHEMA, poolMax: env.DATABASE_POOL_MAX },
+    redis: { url: env.REDIS_URL },
+    access: { url: env.ACCESS_URL, timeoutMs: env.ACCESS_TIMEOUT_MS },
+    issues: { url: env.ISSUES_URL, timeoutMs: env.ISSUES_TIMEOUT_MS, snapshotPageSize: env.SNAPSHOT_PAGE_SIZE },
+    replica: { checkIntervalMs: env.REPLICA_CHECK_INTERVAL_MS },
+    events: {
+      amqpUrl: env.AMQP_URL,
+      exchange: env.EVENTS_EXCHANGE,
+      queue: env.EVENTS_QUEUE,
+      prefetch: env.EVENTS_PREFETCH,
+      maxAttempts: env.EVENTS_MAX_ATTEMPTS,
+      retryDelayMs: env.EVENTS_RETRY_DELAY_MS,
+    },
+    internal: { secret: env.INTERNAL_SECRET, secrets: acceptedSecrets(env) },
   }));
 
 export type StatisticsConfig = z.output<typeof Env>;

@@ -2,10 +2,18 @@ import { serve } from '@tracker/kit';
 import { createStatisticsService } from './app';
 import { loadStatisticsConfig } from './config';
 
+/**
+ * The statistics service: the event consumer keeping the replica current, a rebuild
+ * from the issues snapshot while the replica is not built, and the HTTP API. On
+ * SIGTERM: stop taking requests and drain them, stop the consumer (it waits for the
+ * handlers in flight) and the rebuild, then close Redis and the database.
+ */
 async function main() {
   const config = loadStatisticsConfig();
   let shuttingDown = false;
   const service = createStatisticsService(config, { isShuttingDown: () => shuttingDown });
+  const consumers = service.startConsumers();
+  const builder = service.keepReplicaBuilt();
   await serve(service.app, {
     port: config.http.port,
     host: config.http.host,
@@ -13,7 +21,7 @@ async function main() {
     graceMs: config.http.shutdownGraceMs,
     handleSignals: true,
     onShutdownStart: () => (shuttingDown = true),
-    closers: [service.close],
+    closers: [() => Promise.all([consumers.stop(), builder.stop()]), service.close],
   });
 }
 

@@ -1,34 +1,48 @@
-import { createLogger, serve, signPrincipal, type RunningServer } from '@tracker/kit';
+import { createLogger, serve, signPrincipal } from '@tracker/kit';
+import { freePort } from '@tracker/testing';
 import { createStatisticsService } from '../src/app';
 import { loadStatisticsConfig } from '../src/config';
+import { problem, SECRET, startStatistics, type StatisticsHarness } from './harness';
 
-const SECRET = 'statistics-component-test-secret-0123456789abcdef';
-let running: RunningServer;
-let url: string;
-
+let h: StatisticsHarness;
 beforeAll(async () => {
-  const service = createStatisticsService(loadStatisticsConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', INTERNAL_SECRET: SECRET }));
-  running = await serve(service.app, { port: 0, host: '127.0.0.1', logger: createLogger('test', 'silent'), graceMs: 500 });
-  url = `http://127.0.0.1:${running.port}`;
+  h = await startStatistics();
 });
-afterAll(() => running.shutdown());
+afterAll(() => h.close());
 
-describe('statistics service before its API exists', () => {
-  test('health endpoints answer', async () => {
-    expect((await fetch(`${url}/healthz`)).status).toBe(200);
-    expect(await (await fetch(`${url}/readyz`)).json()).toMatchObject({ status: 'ready', service: 'statistics' });
+describe('health', () => {
+  test('when the database answers, then /healthz and /readyz are ok', async () => {
+    expect((await h.call('GET', '/healthz')).body).toEqual({ status: 'ok', service: 'statistics' });
+    expect((await h.call('GET', '/readyz')).body).toEqual({ status: 'ready', service: 'statistics', checks: { database: 'ok' } });
   });
 
-  test('when /api/v1 is called without a signed principal, then 401', async () => {
-    const res = await fetch(`${url}/api/v1/queues`);
-    expect(res.status).toBe(401);
-    expect(res.headers.get('content-type')).toMatch(/application\/problem\+json/);
+  test('when a request id is sent, then it is echoed back', async () => {
+    const res = await h.call('GET', '/api/v1/dashboards', { as: h.workspace().admin, headers: { 'x-request-id': 'req-123' } });
+    expect(res.headers.get('x-request-id')).toBe('req-123');
   });
 
-  test('when a signed caller asks for a route that does not exist yet, then 404 problem', async () => {
-    const principal = signPrincipal({ kind: 'user', userId: 1, workspaceId: 1, workspaceRole: 'admin', tokenId: 1 }, SECRET);
-    const res = await fetch(`${url}/api/v1/nothing-here`, { headers: { 'x-tracker-principal': principal } });
-    expect(res.status).toBe(404);
-    expect((await res.json()).code).toBe('not_found');
+  test('when the database is unreachable, then /readyz is 503 and the API answers 503 statistics_unavailable with Retry-After', async () => {
+    const config = loadStatisticsConfig({
+      NODE_ENV: 'test',
+      LOG_LEVEL: 'silent',
+      DATABASE_URL: `postgresql://postgres@127.0.0.1:${await freePort()}/tracker`,
+      INTERNAL_SECRET: SECRET,
+    });
+    const service = createStatisticsService(config, { logger: createLogger('test', 'silent') });
+    const running = await serve(service.app, { port: 0, host: '127.0.0.1', logger: service.logger, graceMs: 500 });
+    try {
+      const url = `http://127.0.0.1:${running.port}`;
+      expect((await fetch(`${url}/readyz`)).status).toBe(503);
+      const principal = signPrincipal({ kind: 'user', userId: 1, workspaceId: 1, workspaceRole: 'admin', tokenId: 1 }, SECRET);
+      for (const [method, path] of [['POST', '/api/v1/statistics'], ['GET', '/api/v1/dashboards']] as const) {
+        const res = await fetch(url + path, { method, headers: { 'x-tracker-principal': principal, 'content-type': 'application/json' }, body: method === 'POST' ? '{}' : undefined });
+        expect(res.status).toBe(503);
+        expect(res.headers.get('retry-after')).toBe('5');
+        expect(await res.json()).toEqual(problem(503, 'statistics_unavailable'));
+      }
+    } finally {
+      await running.shutdown();
+      await service.close();
+    }
   });
 });

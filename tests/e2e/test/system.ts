@@ -2,13 +2,16 @@ import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { connect } from 'amqplib';
 import {
+  amqpTestNames,
   createTestSchema,
   hostPort,
   startService,
   startTcpProxy,
   flushTestRedis,
   testRedisDb,
+  testAmqpUrl,
   testRedisUrl,
   type ServiceName,
   type ServiceProcess,
@@ -31,11 +34,13 @@ export interface ApiResponse {
  * file's own database schema, with Redis reached through a relay the test can cut.
  */
 export interface System {
+  /** The running processes; a test that restarts one puts the new process here. */
   services: Record<ServiceName, ServiceProcess>;
   gatewayUrl: string;
   secret: string;
   schema: TestSchema;
   issuesSchema: TestSchema;
+  statisticsSchema: TestSchema;
   /** Redis as the gateway and the other readers of the caches reach it. */
   redisRelay: TcpProxy;
   /** Redis as the access service (the only writer of the caches) reaches it. */
@@ -45,31 +50,38 @@ export interface System {
   admin: (...args: string[]) => Promise<any>;
   api: (method: string, path: string, options?: { token?: string; body?: unknown; raw?: string; headers?: Record<string, string>; baseUrl?: string }) => Promise<ApiResponse>;
   startGateway: (env?: Record<string, string>) => Promise<ServiceProcess>;
+  /** The environment the statistics service was started with (to restart it). */
+  statisticsEnv: Record<string, string>;
   stop: () => Promise<void>;
 }
 
 export async function startSystem(options: { gatewayEnv?: Record<string, string> } = {}): Promise<System> {
   await flushTestRedis();
-  const [schema, issuesSchema] = await Promise.all([
+  const [schema, issuesSchema, statisticsSchema] = await Promise.all([
     createTestSchema('e2e', path.join(REPO_ROOT, 'services/access/prisma/migrations')),
     createTestSchema('e2eissues', path.join(REPO_ROOT, 'services/issues/prisma/migrations')),
+    createTestSchema('e2estats', path.join(REPO_ROOT, 'services/statistics/prisma/migrations')),
   ]);
   const [redisHost, redisPort] = hostPort(testRedisUrl());
   const redisRelay = await startTcpProxy(redisHost, redisPort);
   const accessRedisRelay = await startTcpProxy(redisHost, redisPort);
   const secret = randomBytes(32).toString('hex');
+  // This system's own exchange and queues on the shared broker.
+  const amqpNames = amqpTestNames('e2e');
   const serviceEnv = {
     INTERNAL_SECRET: secret,
+    AMQP_URL: testAmqpUrl(),
+    EVENTS_EXCHANGE: amqpNames.exchange,
+    EVENTS_QUEUE: amqpNames.queue('statistics.events'),
     DATABASE_URL: schema.databaseUrl,
     DATABASE_SCHEMA: schema.schema,
     REDIS_URL: `${redisRelay.url('redis')}/${testRedisDb()}`,
   };
   const accessEnv = { ...serviceEnv, REDIS_URL: `${accessRedisRelay.url('redis')}/${testRedisDb()}` };
   const access = await startService('access', accessEnv);
-  const [issues, statistics] = await Promise.all([
-    startService('issues', { ...serviceEnv, DATABASE_SCHEMA: issuesSchema.schema, ACCESS_URL: access.url }),
-    startService('statistics', serviceEnv),
-  ]);
+  const issues = await startService('issues', { ...serviceEnv, DATABASE_SCHEMA: issuesSchema.schema, ACCESS_URL: access.url });
+  const statisticsEnv = { ...serviceEnv, DATABASE_SCHEMA: statisticsSchema.schema, ACCESS_URL: access.url, ISSUES_URL: issues.url, REPLICA_CHECK_INTERVAL_MS: '500' };
+  const statistics = await startService('statistics', statisticsEnv);
   const upstreams = { ACCESS_URL: access!.url, ISSUES_URL: issues!.url, STATISTICS_URL: statistics!.url };
   const extraGateways: ServiceProcess[] = [];
   const startGateway = async (env: Record<string, string> = {}) => {
@@ -86,6 +98,8 @@ export async function startSystem(options: { gatewayEnv?: Record<string, string>
     secret,
     schema,
     issuesSchema,
+    statisticsSchema,
+    statisticsEnv,
     redisRelay,
     accessRedisRelay,
     serviceEnv,
@@ -121,7 +135,13 @@ export async function startSystem(options: { gatewayEnv?: Record<string, string>
       await Promise.all([...Object.values(services), ...extraGateways].map((s) => s.stop('SIGTERM')));
       await redisRelay.close();
       await accessRedisRelay.close();
-      await Promise.all([schema.drop(), issuesSchema.drop()]);
+      await Promise.all([schema.drop(), issuesSchema.drop(), statisticsSchema.drop()]);
+      const connection = await connect(testAmqpUrl());
+      try {
+        await amqpNames.cleanup(await connection.createChannel());
+      } finally {
+        await connection.close();
+      }
     },
   };
 }

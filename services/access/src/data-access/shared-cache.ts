@@ -13,7 +13,7 @@ const RETRY_DELETE_MS = 100;
  * they are deleted, so no reader trusts an entry that may be stale.
  */
 export function sharedCache(redis: Redis, db: Db, ttlSeconds: number, log: Logger) {
-  /** When Redis last acknowledged the freshness key (this process's clock). */
+  /** When Redis's reply to the last freshness renewal arrived (this process's clock). */
   let freshAckedAt = 0;
 
   const settleDebts = async (): Promise<number> => {
@@ -71,10 +71,9 @@ export function sharedCache(redis: Redis, db: Db, ttlSeconds: number, log: Logge
       if (redis.status !== 'ready') return;
       await settleDebts();
       if (await db.authCacheDebt.findFirst({ select: { key: true } })) return;
-      const sentAt = Date.now();
-      await redis.set(CACHE_FRESH_KEY, String(sentAt), 'PX', CACHE_FRESH_TTL_MS);
-      // Redis set the expiry no earlier than we sent the command: counting from here is safe.
-      freshAckedAt = sentAt;
+      await redis.set(CACHE_FRESH_KEY, String(Date.now()), 'PX', CACHE_FRESH_TTL_MS);
+      // Redis started the expiry no later than its reply arrived: counting from the reply is safe.
+      freshAckedAt = Date.now();
     },
   };
 }

@@ -1,0 +1,58 @@
+import { startConsumer, type Consumer, type EventHandler } from '@tracker/events';
+import type { Logger } from '@tracker/kit';
+import type { ReplicaStore } from '../domain/replica';
+import { replicaEventsHandler } from './replica-events.consumer';
+
+/**
+ * Every event this service reacts to. Permissions and users are not replicated:
+ * authorization asks the access service (through its Redis cache) on each request.
+ */
+export const REPLICA_EVENTS_QUEUE = 'statistics.events';
+export const REPLICA_EVENTS_BINDINGS = ['tracker.queue.*', 'tracker.issue.*', 'tracker.comment.*', 'tracker.worklog.*'];
+
+export interface Subscription {
+  queue: string;
+  bindings: string[];
+  handler: EventHandler;
+}
+
+export function subscriptions(deps: { replica: ReplicaStore; logger: Logger }): Subscription[] {
+  return [{ queue: REPLICA_EVENTS_QUEUE, bindings: REPLICA_EVENTS_BINDINGS, handler: replicaEventsHandler(deps.replica, deps.logger) }];
+}
+
+export interface ConsumersConfig {
+  amqpUrl: string;
+  exchange: string;
+  /** Replaces the queue name (tests give each file its own queue). */
+  queue?: string;
+  prefetch: number;
+  maxAttempts: number;
+  retryDelayMs: number;
+}
+
+/** Starts one consumer per subscription; stop() stops them all, waiting for handlers in flight. */
+export function startConsumers(deps: { replica: ReplicaStore; logger: Logger }, config: ConsumersConfig): { consumers: Consumer[]; ready: () => Promise<void>; stop: () => Promise<void> } {
+  const consumers = subscriptions(deps).map((s) =>
+    startConsumer({
+      amqpUrl: config.amqpUrl,
+      exchange: config.exchange,
+      queue: config.queue ?? s.queue,
+      bindings: s.bindings,
+      handler: s.handler,
+      logger: deps.logger,
+      prefetch: config.prefetch,
+      maxAttempts: config.maxAttempts,
+      retryDelayMs: config.retryDelayMs,
+      connectionName: `statistics:${config.queue ?? s.queue}`,
+    }),
+  );
+  return {
+    consumers,
+    ready: async () => {
+      await Promise.all(consumers.map((c) => c.ready()));
+    },
+    stop: async () => {
+      await Promise.all(consumers.map((c) => c.stop()));
+    },
+  };
+}

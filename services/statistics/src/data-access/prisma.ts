@@ -1,0 +1,22 @@
+import { PrismaPg } from '@prisma/adapter-pg';
+import { PrismaClient } from '../generated/prisma/client';
+
+export type Db = PrismaClient;
+/** The client inside an interactive transaction. */
+export type Tx = Parameters<Parameters<Db['$transaction']>[0]>[0];
+/** Either; repositories take this so the same query runs alone or in a transaction. */
+export type Client = Db | Tx;
+
+/**
+ * Prisma over node-postgres, in this service's own schema. The schema is also put
+ * on the connection's search_path: the replica is written and read with raw SQL.
+ */
+export function createDb(database: { url: string; schema: string; poolMax: number }): Db {
+  const url = new URL(database.url);
+  url.searchParams.delete('schema');
+  const adapter = new PrismaPg(
+    { connectionString: url.toString(), max: database.poolMax, options: `-c search_path="${database.schema}"` },
+    { schema: database.schema },
+  );
+  return new PrismaClient({ adapter });
+}

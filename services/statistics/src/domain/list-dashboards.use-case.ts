@@ -1,0 +1,9 @@
+import type { StatisticsDeps } from './deps';
+import { builtReplicaAndAccess, readableScope } from './guards';
+import type { DashboardRecord, RequestContext } from './model';
+
+/** Every dashboard of the workspace, except those whose filters name a queue hidden from the caller. */
+export async function listDashboards(deps: StatisticsDeps, ctx: RequestContext): Promise<DashboardRecord[]> {
+  const { access } = await builtReplicaAndAccess(deps, ctx);
+  return deps.dashboards.listVisible(ctx.workspaceId, readableScope(access));
+}

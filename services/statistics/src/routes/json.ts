@@ -1,0 +1,57 @@
+import type { Dashboard as DashboardJson, StatisticsResult, Widget } from '@tracker/contracts';
+import type { Response } from 'express';
+import { principalOf } from '@tracker/kit';
+import type { Statistics } from '../domain/compute-statistics.use-case';
+import type { DashboardRecord, RequestContext } from '../domain/model';
+
+/** The JSON shapes of libs/contracts (documented in services/statistics/README.md). */
+
+export function contextOf(res: Response): RequestContext {
+  const principal = principalOf(res);
+  return {
+    userId: principal.userId,
+    workspaceId: principal.workspaceId,
+    workspaceRole: principal.workspaceRole,
+    requestId: (res.locals.requestId as string | undefined) ?? null,
+  };
+}
+
+export const statisticsJson = ({ figures, truncated, asOf }: Statistics): StatisticsResult => {
+  const { overall } = figures;
+  return {
+    total: figures.matched,
+    truncated,
+    as_of: asOf ? asOf.toISOString() : null,
+    progress: { open: overall.open, progress: overall.progress, done: overall.done, total: overall.total, done_percent: overall.donePercent },
+    time: { estimate_minutes: overall.estimateMinutes, spent_minutes: overall.spentMinutes },
+    queues: figures.queues.map((q) => ({
+      queue_id: q.queueId,
+      key: q.key,
+      open: q.open,
+      progress: q.progress,
+      done: q.done,
+      total: q.total,
+      estimate_minutes: q.estimateMinutes,
+      spent_minutes: q.spentMinutes,
+    })),
+    assignees: figures.assignees.map((a) => ({
+      assignee_id: a.assigneeId,
+      open: a.open,
+      progress: a.progress,
+      done: a.done,
+      total: a.total,
+      estimate_minutes: a.estimateMinutes,
+      spent_minutes: a.spentMinutes,
+    })),
+  };
+};
+
+export const dashboardJson = (d: DashboardRecord): DashboardJson => ({
+  id: d.id,
+  workspace_id: d.workspaceId,
+  owner_id: d.ownerId,
+  name: d.name,
+  widgets: d.widgets as Widget[],
+  created_at: d.createdAt.toISOString(),
+  updated_at: d.updatedAt.toISOString(),
+});

@@ -1,0 +1,222 @@
+import { Dashboard } from '@tracker/contracts';
+import type { QueueStateData } from '../src/domain/replica';
+import { queueState } from './fixtures';
+import { problem, startStatistics, type Member, type StatisticsHarness, type Workspace } from './harness';
+
+let h: StatisticsHarness;
+let ws: Workspace;
+let owner: Member;
+let colleague: Member;
+let readable: QueueStateData;
+let hidden: QueueStateData;
+let other: Workspace;
+let otherQueue: QueueStateData;
+
+beforeAll(async () => {
+  h = await startStatistics();
+  await h.markBuilt();
+  ws = h.workspace();
+  owner = h.member(ws.id);
+  colleague = h.member(ws.id);
+  readable = queueState(ws.id, 'DRD');
+  hidden = queueState(ws.id, 'DHD');
+  other = h.workspace();
+  otherQueue = queueState(other.id, 'DOT');
+  await h.seed({ queues: [readable, hidden, otherQueue] });
+  for (const m of [owner, colleague]) h.grant(m, readable.id, 'read-only');
+});
+afterAll(() => h.close());
+
+const EMPTY_FILTERS = { mine: false, overdue: false };
+const create = (as: Member, body: unknown) => h.call('POST', '/api/v1/dashboards', { as, body });
+const put = (as: Member, id: number | string, body: unknown) => h.call('PUT', `/api/v1/dashboards/${id}`, { as, body });
+const list = async (as: Member) => {
+  const res = await h.call('GET', '/api/v1/dashboards', { as });
+  expect(res.status).toBe(200);
+  return res.body as any[];
+};
+async function created(as: Member, body: unknown) {
+  const res = await create(as, body);
+  if (res.status !== 201) throw new Error(`POST /dashboards answered ${res.status}: ${JSON.stringify(res.body)}`);
+  return res.body;
+}
+
+describe('POST /dashboards', () => {
+  test('when a member creates a dashboard, then 201 with every default filled, and it is listed for the workspace', async () => {
+    const res = await create(owner, {
+      name: 'Team board',
+      widgets: [{ type: 'stats' }, { type: 'issues', title: 'Mine', filters: { queue_ids: [readable.id], mine: true, search: 'db' } }],
+    });
+    expect(res.status).toBe(201);
+    expect(res.body).toEqual({
+      id: expect.any(Number),
+      workspace_id: ws.id,
+      owner_id: owner.id,
+      name: 'Team board',
+      widgets: [
+        { type: 'stats', title: '', filters: EMPTY_FILTERS },
+        { type: 'issues', title: 'Mine', filters: { queue_ids: [readable.id], mine: true, overdue: false, search: 'db' } },
+      ],
+      created_at: expect.any(String),
+      updated_at: res.body.created_at,
+    });
+    expect(Dashboard.parse(res.body)).toEqual(res.body);
+    expect(await list(colleague)).toContainEqual(res.body);
+    expect(await list(ws.admin)).toContainEqual(res.body);
+    expect(await list(other.admin)).not.toContainEqual(expect.objectContaining({ id: res.body.id }));
+  });
+
+  test.each(['stats', 'issues', 'statuses', 'queues', 'time', 'assignees'])('when a widget is of type %s, then it is accepted', async (type) => {
+    expect((await create(owner, { name: 'T', widgets: [{ type }] })).status).toBe(201);
+  });
+
+  test('when there are 30 widgets and a name of 500 characters, then 201; with no widgets at all too', async () => {
+    const res = await create(owner, { name: 'n'.repeat(500), widgets: Array.from({ length: 30 }, () => ({ type: 'time', title: 't'.repeat(200) })) });
+    expect(res.status).toBe(201);
+    expect(res.body.widgets).toHaveLength(30);
+    expect((await create(owner, { name: 'Empty', widgets: [] })).status).toBe(201);
+  });
+
+  test.each([
+    ['31 widgets', { name: 'D', widgets: Array.from({ length: 31 }, () => ({ type: 'stats' })) }, 'widgets'],
+    ['an empty name', { name: '', widgets: [] }, 'name'],
+    ['a name of 501 characters', { name: 'n'.repeat(501), widgets: [] }, 'name'],
+    ['no name', { widgets: [] }, 'name'],
+    ['no widgets', { name: 'D' }, 'widgets'],
+    ['an unknown widget type', { name: 'D', widgets: [{ type: 'chart' }] }, 'widgets.0.type'],
+    ['a widget without a type', { name: 'D', widgets: [{ title: 'x' }] }, 'widgets.0.type'],
+    ['a title of 201 characters', { name: 'D', widgets: [{ type: 'stats', title: 't'.repeat(201) }] }, 'widgets.0.title'],
+    ['an unknown field', { name: 'D', widgets: [], color: 'red' }, 'color'],
+    ['an unknown widget field', { name: 'D', widgets: [{ type: 'stats', size: 2 }] }, 'widgets.0.size'],
+    ['an unknown filter field', { name: 'D', widgets: [{ type: 'stats', filters: { queues: [1] } }] }, 'widgets.0.filters.queues'],
+    ['a filter out of range', { name: 'D', widgets: [{ type: 'stats', filters: { queue_ids: [0] } }] }, 'widgets.0.filters.queue_ids.0'],
+    ['filters that are not an object', { name: 'D', widgets: [{ type: 'stats', filters: 'all' }] }, 'widgets.0.filters'],
+    ['a name with a NUL character', { name: 'a\u0000b', widgets: [] }, 'name'],
+  ])('when the body has %s, then 422 naming it', async (_name, body, path) => {
+    const res = await create(owner, body);
+    expect(res.status).toBe(422);
+    expect(res.body).toEqual(problem(422, 'validation_failed'));
+    expect(res.body.errors).toEqual(expect.arrayContaining([{ path, message: expect.any(String) }]));
+  });
+
+  test.each([
+    ['a queue hidden from the member', () => owner, () => hidden.id],
+    ['a queue that does not exist', () => owner, () => 2_000_000_000],
+    ['a queue that does not exist, as a workspace admin', () => ws.admin, () => 2_000_000_000],
+    ["another workspace's queue, as a workspace admin", () => ws.admin, () => otherQueue.id],
+  ])('when a widget filter names %s, then 403 and nothing is created', async (_name, who, queueId) => {
+    const before = (await list(ws.admin)).length;
+    const res = await create(who(), { name: 'Nope', widgets: [{ type: 'stats' }, { type: 'queues', filters: { queue_ids: [readable.id, queueId()] } }] });
+    expect(res.status).toBe(403);
+    expect(res.body).toEqual(problem(403, 'forbidden'));
+    expect(await list(ws.admin)).toHaveLength(before);
+  });
+});
+
+describe('GET /dashboards', () => {
+  test('when a dashboard names a queue hidden from the caller, then it is not listed for them, but for those who can read it', async () => {
+    const adminBoard = await created(ws.admin, { name: 'Admin board', widgets: [{ type: 'stats', filters: { queue_ids: [hidden.id] } }] });
+    const mixed = await created(ws.admin, { name: 'Mixed', widgets: [{ type: 'stats', filters: { queue_ids: [readable.id] } }, { type: 'time', filters: { queue_ids: [hidden.id] } }] });
+    const open = await created(ws.admin, { name: 'Open board', widgets: [{ type: 'stats', filters: { queue_ids: [readable.id] } }] });
+    const ids = (rows: any[]) => rows.map((d) => d.id);
+
+    expect(ids(await list(owner))).toEqual(expect.arrayContaining([open.id]));
+    expect(ids(await list(owner))).not.toEqual(expect.arrayContaining([adminBoard.id]));
+    expect(ids(await list(owner))).not.toContain(mixed.id);
+    expect(ids(await list(ws.admin))).toEqual(expect.arrayContaining([adminBoard.id, mixed.id, open.id]));
+
+    h.grant(colleague, hidden.id, 'read-only');
+    expect(ids(await list(colleague))).toEqual(expect.arrayContaining([adminBoard.id, mixed.id, open.id]));
+    h.grant(colleague, hidden.id, null);
+    expect(ids(await list(colleague))).not.toContain(adminBoard.id);
+  });
+
+  test('when dashboards are listed, then oldest first and only those of the caller\'s workspace', async () => {
+    const w = h.workspace();
+    const first = await created(w.admin, { name: 'First', widgets: [] });
+    const second = await created(h.member(w.id), { name: 'Second', widgets: [{ type: 'stats' }] });
+    expect(await list(w.admin)).toEqual([first, second]);
+  });
+});
+
+describe('PUT /dashboards/{dashboard_id}', () => {
+  test('when the owner replaces a dashboard, then 200 with the new name and widgets, and the change is listed', async () => {
+    const board = await created(owner, { name: 'Before', widgets: [{ type: 'stats' }, { type: 'time' }] });
+    await new Promise((r) => setTimeout(r, 5));
+    const res = await put(owner, board.id, { name: 'After', widgets: [{ type: 'assignees', filters: { queue_ids: [readable.id], overdue: true } }] });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({
+      ...board,
+      name: 'After',
+      widgets: [{ type: 'assignees', title: '', filters: { queue_ids: [readable.id], mine: false, overdue: true } }],
+      updated_at: expect.any(String),
+    });
+    expect(Date.parse(res.body.updated_at)).toBeGreaterThan(Date.parse(board.updated_at));
+    expect(await list(colleague)).toContainEqual(res.body);
+  });
+
+  test('when another member who can see the dashboard replaces it, then 403 and it is unchanged; a workspace admin is no owner either', async () => {
+    const board = await created(owner, { name: 'Mine', widgets: [{ type: 'stats', filters: { queue_ids: [readable.id] } }] });
+    for (const who of [colleague, ws.admin]) {
+      const res = await put(who, board.id, { name: 'Taken', widgets: [] });
+      expect(res.status).toBe(403);
+      expect(res.body).toEqual(problem(403, 'forbidden'));
+    }
+    expect(await list(owner)).toContainEqual(board);
+  });
+
+  test('when the dashboard is hidden from the caller, from another workspace or unknown, then 404', async () => {
+    const secret = await created(ws.admin, { name: 'Secret', widgets: [{ type: 'stats', filters: { queue_ids: [hidden.id] } }] });
+    const foreign = await created(other.admin, { name: 'Foreign', widgets: [] });
+    const cases: Array<[Member, number]> = [
+      [owner, secret.id],
+      [ws.admin, foreign.id],
+      [owner, foreign.id],
+      [owner, 2_000_000_000],
+    ];
+    for (const [who, id] of cases) {
+      const res = await put(who, id, { name: 'X', widgets: [] });
+      expect({ id, status: res.status, body: res.body }).toEqual({ id, status: 404, body: problem(404, 'not_found') });
+    }
+  });
+
+  test('when the owner lost access to a queue the dashboard names, then it is hidden from them too: 404', async () => {
+    const lapsing = h.member(ws.id);
+    h.grant(lapsing, hidden.id, 'read-write');
+    const board = await created(lapsing, { name: 'Lapsing', widgets: [{ type: 'stats', filters: { queue_ids: [hidden.id] } }] });
+    h.grant(lapsing, hidden.id, null);
+    expect((await put(lapsing, board.id, { name: 'X', widgets: [] })).status).toBe(404);
+  });
+
+  test('when the owner names a queue they cannot read, then 403 and it is unchanged', async () => {
+    const board = await created(owner, { name: 'Keep', widgets: [] });
+    for (const queueId of [hidden.id, otherQueue.id, 2_000_000_000]) {
+      const res = await put(owner, board.id, { name: 'Changed', widgets: [{ type: 'stats', filters: { queue_ids: [queueId] } }] });
+      expect(res.status).toBe(403);
+    }
+    expect(await list(owner)).toContainEqual(board);
+  });
+
+  test.each(['abc', '0', '-1', '1.5', '99999999999999999999', '%E0%A4%A'])('when the id is %j, then 422', async (id) => {
+    const res = await put(owner, id, { name: 'X', widgets: [] });
+    expect(res.status).toBe(422);
+    expect(res.body).toEqual(problem(422, 'validation_failed'));
+  });
+
+  test('when the body is invalid, then 422 before anything else', async () => {
+    const board = await created(owner, { name: 'Valid', widgets: [] });
+    for (const body of [{ name: '', widgets: [] }, { name: 'X' }, { name: 'X', widgets: [{ type: 'pie' }] }, { name: 'X', widgets: [], owner_id: 1 }]) {
+      expect((await put(owner, board.id, body)).status).toBe(422);
+    }
+    expect((await h.call('PUT', `/api/v1/dashboards/${board.id}`, { as: owner, raw: '{', headers: { 'content-type': 'application/json' } })).status).toBe(422);
+  });
+});
+
+describe('other paths', () => {
+  test('when a method or path is not part of the API, then 404 problem; without a signed principal, 401', async () => {
+    expect((await h.call('GET', '/api/v1/dashboards/1', { as: owner })).body).toEqual(problem(404, 'not_found'));
+    expect((await h.call('DELETE', '/api/v1/dashboards/1', { as: owner })).status).toBe(404);
+    expect((await h.call('GET', '/api/v1/statistics', { as: owner })).status).toBe(404);
+    expect((await h.call('GET', '/api/v1/dashboards')).body).toEqual(problem(401, 'unauthorized'));
+  });
+});

@@ -1,0 +1,87 @@
+import http from 'node:http';
+import { SnapshotPage } from '@tracker/contracts';
+import { PRINCIPAL_HEADER, verifyPrincipal } from '@tracker/kit';
+import type { IssueStateData, QueueStateData } from '../src/domain/replica';
+
+/**
+ * A stand-in for the issues service's snapshot endpoints, exactly as
+ * libs/contracts/src/internal.ts describes them:
+ *   GET /internal/snapshot/queues?after_id=&limit= → { queues: [{ revision, queue }], next_after_id }
+ *   GET /internal/snapshot/issues?after_id=&limit= → { issues: [{ revision, issue, comments: [{ id, body }] }], next_after_id }
+ * ordered by id, `next_after_id` null on the last page; signed service principals only.
+ */
+export interface FakeIssues {
+  url: string;
+  calls: string[];
+  queues: Map<number, { revision: number; queue: QueueStateData }>;
+  issues: Map<number, { revision: number; issue: IssueStateData; comments: Array<{ id: number; body: string }> }>;
+  /** The next `n` snapshot calls answer 500. */
+  failNext: (n: number) => void;
+  /** Pause before each page is answered (lets events interleave with a rebuild). */
+  setDelay: (ms: number) => void;
+  close: () => Promise<void>;
+}
+
+export async function startFakeIssues(secret: string): Promise<FakeIssues> {
+  const queues: FakeIssues['queues'] = new Map();
+  const issues: FakeIssues['issues'] = new Map();
+  const calls: string[] = [];
+  let failures = 0;
+  let delay = 0;
+
+  function page<T>(rows: Map<number, T>, afterId: number, limit: number): { rows: T[]; next: number | null } {
+    const ids = [...rows.keys()].filter((id) => id > afterId).sort((a, b) => a - b);
+    const taken = ids.slice(0, limit);
+    return { rows: taken.map((id) => rows.get(id)!), next: ids.length > limit ? taken[taken.length - 1]! : null };
+  }
+
+  const server = http.createServer((req, res) => {
+    req.resume();
+    req.on('end', async () => {
+      calls.push(req.url!);
+      const send = (status: number, json: unknown) => {
+        res.writeHead(status, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(json));
+      };
+      const principal = verifyPrincipal(req.headers[PRINCIPAL_HEADER] as string | undefined, [secret]);
+      if (principal?.kind !== 'service' || principal.service !== 'statistics') return send(401, { code: 'unauthorized' });
+      if (delay) await new Promise((r) => setTimeout(r, delay));
+      if (failures > 0) {
+        failures -= 1;
+        return send(500, { code: 'internal_error' });
+      }
+      const url = new URL(req.url!, 'http://x');
+      const query = SnapshotPage.safeParse(Object.fromEntries(url.searchParams));
+      if (req.method !== 'GET' || !query.success) return send(422, { code: 'validation_failed' });
+      const { after_id, limit } = query.data;
+      if (url.pathname === '/internal/snapshot/queues') {
+        const p = page(queues, after_id, limit);
+        return send(200, { queues: p.rows, next_after_id: p.next });
+      }
+      if (url.pathname === '/internal/snapshot/issues') {
+        const p = page(issues, after_id, limit);
+        return send(200, { issues: p.rows, next_after_id: p.next });
+      }
+      send(404, { code: 'not_found' });
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as { port: number }).port;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    calls,
+    queues,
+    issues,
+    failNext: (n) => {
+      failures = n;
+    },
+    setDelay: (ms) => {
+      delay = ms;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
