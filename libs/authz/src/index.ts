@@ -1,3 +1,4 @@
 export * from './access-client';
 export * from './acl-reader';
 export * from './redis';
+export * from './access-policy';

@@ -1,4 +1,5 @@
 export * from './dashboards';
+export * from './filter-criteria';
 export * from './filters';
 export * from './internal';
 export * from './issues';

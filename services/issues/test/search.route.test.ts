@@ -1,6 +1,6 @@
 import { Issue } from '@tracker/contracts';
 import { searchSql } from '../src/data-access/search.repository';
-import { toSearchCriteria } from '../src/domain/search.rules';
+import { toSearchCriteria } from '@tracker/contracts';
 import { problem, startIssues, type IssuesHarness, type Member, type Workspace } from './harness';
 
 let h: IssuesHarness;

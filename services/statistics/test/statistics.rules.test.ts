@@ -1,5 +1,4 @@
-import { Filters } from '@tracker/contracts';
-import { toSearchCriteria } from '../src/domain/statistics.rules';
+import { Filters, toSearchCriteria } from '@tracker/contracts';
 import { isDatabaseUnavailable } from '../src/data-access/database-errors';
 
 const caller = { userId: 7, workspaceId: 3 };

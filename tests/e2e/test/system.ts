@@ -5,6 +5,7 @@ import { promisify } from 'node:util';
 import { connect } from 'amqplib';
 import {
   amqpTestNames,
+  amqpUrlVia,
   createTestSchema,
   hostPort,
   startService,
@@ -45,6 +46,8 @@ export interface System {
   redisRelay: TcpProxy;
   /** Redis as the access service (the only writer of the caches) reaches it. */
   accessRedisRelay: TcpProxy;
+  /** RabbitMQ as every service reaches it. */
+  amqpRelay: TcpProxy;
   serviceEnv: Record<string, string>;
   /** `pnpm -s admin <args> --json` against this system; the parsed last line. */
   admin: (...args: string[]) => Promise<any>;
@@ -65,12 +68,13 @@ export async function startSystem(options: { gatewayEnv?: Record<string, string>
   const [redisHost, redisPort] = hostPort(testRedisUrl());
   const redisRelay = await startTcpProxy(redisHost, redisPort);
   const accessRedisRelay = await startTcpProxy(redisHost, redisPort);
+  const amqpRelay = await startTcpProxy(...hostPort(testAmqpUrl()));
   const secret = randomBytes(32).toString('hex');
   // This system's own exchange and queues on the shared broker.
   const amqpNames = amqpTestNames('e2e');
   const serviceEnv = {
     INTERNAL_SECRET: secret,
-    AMQP_URL: testAmqpUrl(),
+    AMQP_URL: amqpUrlVia(amqpRelay.port),
     EVENTS_EXCHANGE: amqpNames.exchange,
     EVENTS_QUEUE: amqpNames.queue('statistics.events'),
     DATABASE_URL: schema.databaseUrl,
@@ -102,6 +106,7 @@ export async function startSystem(options: { gatewayEnv?: Record<string, string>
     statisticsEnv,
     redisRelay,
     accessRedisRelay,
+    amqpRelay,
     serviceEnv,
     startGateway,
     async admin(...args) {
@@ -135,6 +140,7 @@ export async function startSystem(options: { gatewayEnv?: Record<string, string>
       await Promise.all([...Object.values(services), ...extraGateways].map((s) => s.stop('SIGTERM')));
       await redisRelay.close();
       await accessRedisRelay.close();
+      await amqpRelay.close();
       await Promise.all([schema.drop(), issuesSchema.drop(), statisticsSchema.drop()]);
       const connection = await connect(testAmqpUrl());
       try {

@@ -1,4 +1,4 @@
-import type { SearchCriteria } from '../domain/search.rules';
+import type { SearchCriteria } from '@tracker/contracts';
 import { Prisma } from '../generated/prisma/client';
 import type { Client } from './prisma';
 import { issuesRepository } from './issues.repository';

@@ -1,5 +1,5 @@
 import type { IssueCreate } from '@tracker/contracts';
-import { accessOf, canWrite } from './access-policy';
+import { accessOf, canWrite } from '@tracker/authz';
 import type { IssuesDeps } from './deps';
 import { issueCreated } from './events';
 import { assigneeCheck } from './guards';

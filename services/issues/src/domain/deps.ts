@@ -1,6 +1,6 @@
 import type { AccessClient } from '@tracker/authz';
 import type { Store } from '../data-access/store';
-import type { GrantsSource } from './access-policy';
+import type { GrantsSource } from '@tracker/authz';
 
 /** What the use cases of this service are given; wired once in app.ts (and in tests). */
 export interface IssuesDeps {

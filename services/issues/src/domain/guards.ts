@@ -1,4 +1,4 @@
-import { accessOf, canWrite, type CallerAccess } from './access-policy';
+import { accessOf, canWrite, type CallerAccess } from '@tracker/authz';
 import type { IssuesDeps } from './deps';
 import { issuesErrors } from './issues.errors';
 import { parseIssueKey } from './issue-key.rules';

@@ -1,4 +1,4 @@
-import { accessOf } from './access-policy';
+import { accessOf } from '@tracker/authz';
 import type { IssuesDeps } from './deps';
 import type { QueueWithRole, RequestContext } from './model';
 

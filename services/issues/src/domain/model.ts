@@ -111,10 +111,4 @@ export interface QueueWithRole extends QueueRecord {
   roleSource: 'explicit' | 'inherited';
 }
 
-/** Who is asking, as the gateway vouched for it, and the request id for logs and events. */
-export interface RequestContext {
-  userId: number;
-  workspaceId: number;
-  workspaceRole: 'admin' | 'member';
-  requestId: string | null;
-}
+export type { RequestContext } from '@tracker/authz';

@@ -1,10 +1,10 @@
 import type { Filters } from '@tracker/contracts';
-import { accessOf } from './access-policy';
+import { accessOf } from '@tracker/authz';
 import type { IssuesDeps } from './deps';
 import { readableQueueIds } from './guards';
 import { issuesErrors } from './issues.errors';
 import type { IssueRecord, RequestContext } from './model';
-import { toSearchCriteria } from './search.rules';
+import { toSearchCriteria } from '@tracker/contracts';
 
 /** Issues of readable queues matching every filter, most recently updated first, at most 2000. */
 export async function searchIssues(deps: IssuesDeps, ctx: RequestContext, filters: Filters): Promise<IssueRecord[]> {

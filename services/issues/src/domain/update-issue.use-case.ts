@@ -1,6 +1,6 @@
 import type { IssueUpdate } from '@tracker/contracts';
 import type { Repositories } from '../data-access/store';
-import type { CallerAccess } from './access-policy';
+import type { CallerAccess } from '@tracker/authz';
 import type { IssuesDeps } from './deps';
 import { issueUpdated } from './events';
 import { assigneeCheck, writableIssue } from './guards';

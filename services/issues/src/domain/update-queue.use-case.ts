@@ -1,5 +1,5 @@
 import type { QueueSettings } from '@tracker/contracts';
-import { accessOf, canAdminister } from './access-policy';
+import { accessOf, canAdminister } from '@tracker/authz';
 import type { IssuesDeps } from './deps';
 import { queueEvent } from './events';
 import { issuesErrors } from './issues.errors';

@@ -1,6 +1,6 @@
 import type { ReplicaReader } from '../domain/deps';
 import type { StatisticsFigures } from '../domain/model';
-import type { SearchCriteria } from '../domain/statistics.rules';
+import type { SearchCriteria } from '@tracker/contracts';
 import { Prisma } from '../generated/prisma/client';
 import type { Client } from './prisma';
 

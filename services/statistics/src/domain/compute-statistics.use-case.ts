@@ -2,7 +2,7 @@ import { SEARCH_LIMIT, type Filters } from '@tracker/contracts';
 import type { StatisticsDeps } from './deps';
 import { builtReplicaAndAccess, readableScope, requireReadable } from './guards';
 import type { RequestContext, StatisticsFigures } from './model';
-import { toSearchCriteria } from './statistics.rules';
+import { toSearchCriteria } from '@tracker/contracts';
 
 export interface Statistics {
   figures: StatisticsFigures;

@@ -1,6 +1,6 @@
-import type { GrantsSource } from './access-policy';
+import type { GrantsSource } from '@tracker/authz';
 import type { DashboardRecord, ReplicaStatus, StatisticsFigures } from './model';
-import type { SearchCriteria } from './statistics.rules';
+import type { SearchCriteria } from '@tracker/contracts';
 
 /** Port: reads of the replica. */
 export interface ReplicaReader {

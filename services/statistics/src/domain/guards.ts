@@ -1,4 +1,4 @@
-import { accessOf, type CallerAccess } from './access-policy';
+import { accessOf, type CallerAccess } from '@tracker/authz';
 import type { StatisticsDeps } from './deps';
 import type { ReplicaStatus, RequestContext } from './model';
 import { statisticsErrors } from './statistics.errors';

@@ -1,10 +1,4 @@
-/** Who is asking, as the gateway vouched for it, and the request id for logs. */
-export interface RequestContext {
-  userId: number;
-  workspaceId: number;
-  workspaceRole: 'admin' | 'member';
-  requestId: string | null;
-}
+export type { RequestContext } from '@tracker/authz';
 
 /** Whether the replica can answer, and how current it is (README: as_of). */
 export interface ReplicaStatus {

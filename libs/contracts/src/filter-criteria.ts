@@ -1,11 +1,10 @@
-import type { Category, Filters, Priority } from '@tracker/contracts';
-import { SEARCH_LIMIT } from '@tracker/contracts';
-
-// toSearchCriteria is a copy of services/issues/src/domain/search.rules.ts, so that
-// statistics select exactly the issues search finds (decisions.md: same filters).
+import { SEARCH_LIMIT, type Filters } from './filters';
+import type { Priority } from './issues';
+import type { Category } from './queues';
 
 /**
- * What the statistics query runs: every present condition ANDs with the others.
+ * What a Filters body means, for search and statistics alike (decisions.md: the same
+ * filters select the same issues): every present condition ANDs with the others.
  * `queueIds: null` means every queue of the workspace (a workspace admin's reach).
  */
 export interface SearchCriteria {
@@ -19,7 +18,6 @@ export interface SearchCriteria {
   /** Due strictly before this date (`YYYY-MM-DD`) and not in a `done` status. */
   dueBefore?: string;
   label?: string;
-  /** Free text, matched with websearch_to_tsquery('simple', …) on key, title, description and comments. */
   text?: string;
   limit: number;
 }
@@ -27,7 +25,7 @@ export interface SearchCriteria {
 export const todayUtc = (now: Date) => now.toISOString().slice(0, 10);
 
 /**
- * Translates the public Filters into criteria. `queues` are the queues to count,
+ * Translates the public Filters into criteria. `queues` are the queues to search,
  * all readable by the caller (the named `queue_ids` once checked, else every
  * readable queue; null: the whole workspace). Empty arrays, `null`, `false` and a
  * blank search do not filter.

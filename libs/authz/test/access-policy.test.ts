@@ -1,6 +1,5 @@
 import type { QueueRole } from '@tracker/contracts';
-import { grantsOf } from '@tracker/authz';
-import { accessOf, callerAccess, canAdminister, canWrite, type GrantsSource } from '../src/domain/access-policy';
+import { accessOf, callerAccess, canAdminister, canWrite, grantsOf, type GrantsSource } from '../src';
 
 const grants = new Map<number, QueueRole>([
   [1, 'read-only'],

@@ -1,4 +1,4 @@
-import { toSearchCriteria, todayUtc } from '../src/domain/search.rules';
+import { toSearchCriteria, todayUtc } from '../src';
 
 const caller = { userId: 9, workspaceId: 2 };
 const now = new Date('2026-03-01T23:30:00-05:00');

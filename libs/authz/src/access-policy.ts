@@ -1,9 +1,13 @@
-import type { GrantsSource } from '@tracker/authz';
 import { effectiveRole, roleAtLeast, type EffectiveRole, type QueueRole } from '@tracker/contracts';
-import type { RequestContext } from './model';
+import type { GrantsSource } from './acl-reader';
 
-/** Port: a user's explicit queue grants, read fresh for every request (see @tracker/authz aclReader). */
-export type { GrantsSource };
+/** Who is asking, as the gateway's signed principal says, with the request id for logs. */
+export interface RequestContext {
+  userId: number;
+  workspaceId: number;
+  workspaceRole: 'admin' | 'member';
+  requestId: string | null;
+}
 
 /**
  * The caller's rights for one request. `roleOn` must only be asked about queues
