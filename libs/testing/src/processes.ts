@@ -68,7 +68,11 @@ export async function startService(
     output: () => output,
     stop: async (signal = 'SIGTERM') => {
       if (!finished) child.kill(signal);
-      return exited;
+      // A service that does not finish its graceful shutdown must not hang the test run.
+      const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+      const code = await exited;
+      clearTimeout(timer);
+      return code;
     },
   };
 }
