@@ -1,3 +1,6 @@
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
 import { startService } from '@tracker/testing';
 import { seedWorkspace, startSystem, type System } from './system';
 
@@ -76,3 +79,40 @@ test('the replica equals the source after a burst with the statistics service ki
   expect(stats.body.total).toBe(ROUNDS * 10);
   expect(stats.body.time.spent_minutes).toBe(state.source.reduce((sum, r) => sum + r.spent_minutes, 0));
 }, 180_000);
+
+test('a rebuild from scratch by the operator command, while writes go on, ends identical to the source', async () => {
+  const ws = await seedWorkspace(system);
+  const token = ws.admin.token;
+  const queue = await system.api('POST', '/api/v1/queues', { token, body: { key: 'REBUILD', name: 'Rebuild' } });
+  const seed = await Promise.all(
+    Array.from({ length: 40 }, (_, i) => system.api('POST', '/api/v1/issues', { token, body: { queue_id: queue.body.id, title: `before ${i}` } })),
+  );
+  expect(seed.every((r) => r.status === 201)).toBe(true);
+
+  const rebuild = promisify(execFile)(process.execPath, ['--import', 'tsx', 'src/cli/rebuild.ts'], {
+    cwd: path.resolve(__dirname, '../../../services/statistics'),
+    env: { PATH: process.env.PATH ?? '', ...system.statisticsEnv, LOG_LEVEL: 'silent' },
+  });
+  let writing = true;
+  const writer = (async () => {
+    let i = 0;
+    while (writing) {
+      const key = seed[i % seed.length]!.body.key;
+      await system.api('PATCH', `/api/v1/issues/${key}`, { token, body: { title: `during ${i}` } });
+      await system.api('POST', `/api/v1/issues/${key}/worklogs`, { token, body: { minutes: 1 } });
+      i++;
+    }
+  })();
+  const { stdout } = await rebuild;
+  writing = false;
+  await writer;
+  expect(JSON.parse(stdout.trim().split('\n').pop()!)).toMatchObject({ completed: true });
+
+  const deadline = Date.now() + 30_000;
+  let state = await snapshot();
+  while (JSON.stringify(state.replica) !== JSON.stringify(state.source) && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 250));
+    state = await snapshot();
+  }
+  expect(state.replica).toEqual(state.source);
+}, 120_000);
