@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import express, { type ErrorRequestHandler, type NextFunction, type Request, type Response, type Router } from 'express';
 import { z } from 'zod';
+import { isDatabaseUnavailable } from './database-errors';
 import { AppError, problemBody } from './errors';
 import { dependencyUnavailable, UpstreamUnavailableError } from './internal-client';
 import type { Logger } from './logger';
@@ -151,6 +152,10 @@ async function runChecks(checks: Record<string, () => Promise<unknown>>): Promis
 function toAppError(error: unknown): AppError | null {
   if (error instanceof AppError) return error;
   if (error instanceof UpstreamUnavailableError) return dependencyUnavailable('A service this request needs');
+  // Overload (no pool connection in time) or a database restart: the client may retry.
+  if (isDatabaseUnavailable(error)) {
+    return new AppError('service_unavailable', 'The database is busy or unreachable. Retry later.', { headers: { 'Retry-After': '1' } });
+  }
   if (error instanceof z.ZodError) return new AppError('validation_failed', 'The request is not valid.', { errors: fieldErrors(error) });
   // The router cannot percent-decode a path parameter such as `%E0%A4%A`.
   if (error instanceof URIError) {

@@ -1,6 +1,7 @@
 export * from './app';
 export * from './cache-keys';
 export * from './config';
+export * from './database-errors';
 export * from './errors';
 export * from './internal-client';
 export * from './logger';

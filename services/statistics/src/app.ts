@@ -1,10 +1,9 @@
 import type { Redis } from 'ioredis';
 import { accessClient, aclReader, createRedis } from '@tracker/authz';
-import { createLogger, createServiceApp, internalClient, type Logger } from '@tracker/kit';
+import { createLogger, createServiceApp, internalClient, isDatabaseUnavailable, type Logger } from '@tracker/kit';
 import type { StatisticsConfig } from './config';
 import { startConsumers } from './consumers';
 import { dashboardsRepository } from './data-access/dashboards.repository';
-import { isDatabaseUnavailable } from './data-access/database-errors';
 import { issuesSnapshotClient } from './data-access/issues-snapshot.client';
 import { createDb, type Db } from './data-access/prisma';
 import { rebuildLock } from './data-access/rebuild-lock';

@@ -1,5 +1,5 @@
 import { Filters, toSearchCriteria } from '@tracker/contracts';
-import { isDatabaseUnavailable } from '../src/data-access/database-errors';
+import { isDatabaseUnavailable } from '@tracker/kit';
 
 const caller = { userId: 7, workspaceId: 3 };
 const NOW = new Date('2026-06-15T23:59:59Z');

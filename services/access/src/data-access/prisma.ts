@@ -1,4 +1,5 @@
 import { PrismaPg } from '@prisma/adapter-pg';
+import { servicePoolConfig } from '@tracker/kit';
 import { PrismaClient } from '../generated/prisma/client';
 
 export type Db = PrismaClient;
@@ -10,11 +11,6 @@ export type Tx = Parameters<Parameters<Db['$transaction']>[0]>[0];
  * on the connection's search_path so raw SQL (row locks) finds the same tables.
  */
 export function createDb(database: { url: string; schema: string; poolMax: number }): Db {
-  const url = new URL(database.url);
-  url.searchParams.delete('schema');
-  const adapter = new PrismaPg(
-    { connectionString: url.toString(), max: database.poolMax, options: `-c search_path="${database.schema}"` },
-    { schema: database.schema },
-  );
+  const adapter = new PrismaPg(servicePoolConfig(database), { schema: database.schema });
   return new PrismaClient({ adapter });
 }

@@ -1,4 +1,5 @@
 import { PrismaPg } from '@prisma/adapter-pg';
+import { servicePoolConfig } from '@tracker/kit';
 import { PrismaClient } from '../generated/prisma/client';
 
 export type Db = PrismaClient;
@@ -12,11 +13,6 @@ export type Client = Db | Tx;
  * on the connection's search_path: the replica is written and read with raw SQL.
  */
 export function createDb(database: { url: string; schema: string; poolMax: number }): Db {
-  const url = new URL(database.url);
-  url.searchParams.delete('schema');
-  const adapter = new PrismaPg(
-    { connectionString: url.toString(), max: database.poolMax, options: `-c search_path="${database.schema}"` },
-    { schema: database.schema },
-  );
+  const adapter = new PrismaPg(servicePoolConfig(database), { schema: database.schema });
   return new PrismaClient({ adapter });
 }

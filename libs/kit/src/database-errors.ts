@@ -20,12 +20,32 @@ const UNAVAILABLE_KINDS = new Set([
 const UNAVAILABLE_SQLSTATE = /^(08|53|57|40001|40P01)/;
 
 export function isDatabaseUnavailable(error: unknown): boolean {
-  const e = error as { name?: string; code?: string; meta?: { driverAdapterError?: { cause?: { kind?: string; originalCode?: string } } } } | null;
+  const e = error as { name?: string; code?: string; message?: string; meta?: { driverAdapterError?: { cause?: { kind?: string; originalCode?: string } } } } | null;
   if (!e || typeof e !== 'object') return false;
+  // node-postgres itself: every pool connection busy past connectionTimeoutMillis, or the server refusing.
+  if (e.message === 'timeout exceeded when trying to connect' || e.code === 'ECONNREFUSED') return true;
   if (e.name === 'PrismaClientInitializationError') return true;
   // P1001/P1002/P1008/P1017: server unreachable, timed out or closed; P2024: no pool connection in time; P2028: transaction API.
   if (e.code && ['P1001', 'P1002', 'P1008', 'P1017', 'P2024', 'P2028'].includes(e.code)) return true;
   const cause = e.meta?.driverAdapterError?.cause;
   if (cause?.kind && UNAVAILABLE_KINDS.has(cause.kind)) return true;
   return typeof cause?.originalCode === 'string' && UNAVAILABLE_SQLSTATE.test(cause.originalCode);
+}
+
+/** How long a request waits for a pool connection before it answers 503 (never a hung request). */
+export const POOL_CONNECT_TIMEOUT_MS = 5000;
+
+/**
+ * node-postgres pool settings of a service's own schema: the schema on the search_path
+ * (raw SQL finds the same tables as Prisma) and a bounded wait for a free connection.
+ */
+export function servicePoolConfig(database: { url: string; schema: string; poolMax: number }) {
+  const url = new URL(database.url);
+  url.searchParams.delete('schema');
+  return {
+    connectionString: url.toString(),
+    max: database.poolMax,
+    options: `-c search_path="${database.schema}"`,
+    connectionTimeoutMillis: POOL_CONNECT_TIMEOUT_MS,
+  };
 }
