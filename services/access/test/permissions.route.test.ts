@@ -233,7 +233,9 @@ describe('internal API', () => {
       as: gateway,
       body: { workspace_id: s.ws.id, user_ids: [s.m1.id, s.m2.id, other.admin.id, 987654, s.m1.id] },
     });
-    expect(res.body).toEqual({ users: [{ id: s.m1.id, active: true }, { id: s.m2.id, active: false }] });
+    // Ordered by id; setup creates the two members concurrently, so either may have the lower id.
+    const expected = [{ id: s.m1.id, active: true }, { id: s.m2.id, active: false }].sort((a, b) => a.id - b.id);
+    expect(res.body).toEqual({ users: expected });
   });
 
   test('when grants change while ACL lookups run, then no stale grant list is left cached', async () => {
