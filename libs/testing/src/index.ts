@@ -4,3 +4,4 @@ export * from './redis';
 export * from './processes';
 export * from './tcp-proxy';
 export * from './amqp';
+export * from './fake-access';

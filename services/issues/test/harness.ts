@@ -1,10 +1,9 @@
 import path from 'node:path';
 import { serve, signPrincipal, type RunningServer, type UserPrincipal } from '@tracker/kit';
-import { createTestSchema, testRedisUrl, type TestSchema } from '@tracker/testing';
+import { createTestSchema, type FakeAccess, startFakeAccess, testRedisUrl, type TestSchema } from '@tracker/testing';
 import type { QueueRole } from '@tracker/contracts';
 import { createIssuesService, type IssuesService } from '../src/app';
 import { loadIssuesConfig } from '../src/config';
-import { startFakeAccess, type FakeAccess } from './fake-access';
 
 export const SECRET = 'issues-component-test-secret-0123456789abcdef';
 const MIGRATIONS = path.join(__dirname, '../prisma/migrations');
@@ -55,7 +54,7 @@ export const uniqueKey = (prefix = 'Q') => `${prefix}${(Date.now() % 1e5).toStri
 
 export async function startIssues(env: Record<string, string> = {}): Promise<IssuesHarness> {
   const schema = await createTestSchema('issues', MIGRATIONS);
-  const access = await startFakeAccess(SECRET);
+  const access = await startFakeAccess(SECRET, 'issues');
   const config = loadIssuesConfig({
     NODE_ENV: 'test',
     LOG_LEVEL: 'silent',

@@ -4,12 +4,11 @@ import pino from 'pino';
 import { connect, type ChannelModel, type ConfirmChannel } from 'amqplib';
 import { routingKeyOf, type EventEnvelope } from '@tracker/events';
 import { serve, signPrincipal, type Logger, type RunningServer, type UserPrincipal } from '@tracker/kit';
-import { amqpTestNames, createTestSchema, testAmqpUrl, testRedisUrl, type AmqpTestNames, type TestSchema } from '@tracker/testing';
+import { amqpTestNames, type AmqpTestNames, createTestSchema, type FakeAccess, startFakeAccess, testAmqpUrl, testRedisUrl, type TestSchema } from '@tracker/testing';
 import type { QueueRole } from '@tracker/contracts';
 import { createStatisticsService, type StatisticsService } from '../src/app';
 import { loadStatisticsConfig } from '../src/config';
 import type { IssueStateData, QueueStateData } from '../src/domain/replica';
-import { startFakeAccess, type FakeAccess } from './fake-access';
 import { startFakeIssues, type FakeIssues } from './fake-issues';
 
 export const SECRET = 'statistics-component-test-secret-0123456789abcdef';
@@ -69,7 +68,7 @@ export interface StatisticsHarness {
 
 export async function startStatistics(options: { consumer?: boolean; env?: Record<string, string>; clock?: () => Date } = {}): Promise<StatisticsHarness> {
   const schema = await createTestSchema('statistics', MIGRATIONS);
-  const [access, issues] = await Promise.all([startFakeAccess(SECRET), startFakeIssues(SECRET)]);
+  const [access, issues] = await Promise.all([startFakeAccess(SECRET, 'statistics'), startFakeIssues(SECRET)]);
   const amqp = options.consumer ? amqpTestNames('statistics') : null;
   const queue = amqp ? amqp.queue('statistics.events') : '';
   const config = loadStatisticsConfig({

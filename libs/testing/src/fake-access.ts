@@ -16,7 +16,7 @@ export interface FakeAccess {
   url: string;
   /** Every call received, in order. */
   calls: Array<{ method: string; path: string; body: unknown }>;
-  /** `down`: every call answers 500 (the issues service sees the dependency as unavailable). */
+  /** `down`: every call answers 500 (the caller sees the dependency as unavailable). */
   setDown: (down: boolean) => void;
   addWorkspace: () => number;
   addUser: (workspaceId: number, options?: { active?: boolean }) => number;
@@ -27,7 +27,8 @@ export interface FakeAccess {
   close: () => Promise<void>;
 }
 
-export async function startFakeAccess(secret: string): Promise<FakeAccess> {
+/** `service`: the signed service principal name the fake accepts (the service under test). */
+export async function startFakeAccess(secret: string, service: string): Promise<FakeAccess> {
   let nextId = 1_000_000_000 + randomInt(0, 1_000_000_000);
   const users = new Map<number, { workspaceId: number; active: boolean; grants: Map<number, QueueRole> }>();
   const registeredQueues = new Map<number, { workspaceId: number; key: string }>();
@@ -52,7 +53,7 @@ export async function startFakeAccess(secret: string): Promise<FakeAccess> {
         res.end(json === undefined ? '' : JSON.stringify(json));
       };
       const principal = verifyPrincipal(req.headers[PRINCIPAL_HEADER] as string | undefined, [secret]);
-      if (principal?.kind !== 'service' || principal.service !== 'issues') return send(401, { code: 'unauthorized' });
+      if (principal?.kind !== 'service' || principal.service !== service) return send(401, { code: 'unauthorized' });
       if (down) return send(500, { code: 'internal_error' });
 
       const acl = /^\/internal\/acl\/users\/(\d+)$/.exec(req.url ?? '');
