@@ -5,3 +5,4 @@ export * from './processes';
 export * from './tcp-proxy';
 export * from './amqp';
 export * from './fake-access';
+export * from './system';

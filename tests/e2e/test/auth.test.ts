@@ -1,5 +1,5 @@
 import { signPrincipal } from '@tracker/kit';
-import { seedWorkspace, startSystem, type System } from './system';
+import { seedWorkspace, startSystem, type System } from '@tracker/testing';
 
 let system: System;
 beforeAll(async () => {

@@ -1,6 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { seedWorkspace, startSystem, waitForOutput, type System } from './system';
+import { seedWorkspace, startSystem, waitForOutput, type System } from '@tracker/testing';
 
 let system: System;
 let ws: Awaited<ReturnType<typeof seedWorkspace>>;

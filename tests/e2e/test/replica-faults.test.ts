@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { startService } from '@tracker/testing';
-import { seedWorkspace, startSystem, type System } from './system';
+import { seedWorkspace, startSystem, type System } from '@tracker/testing';
 
 /**
  * "Nothing lost, nothing doubled": a burst of writes through the gateway while the

@@ -1,5 +1,5 @@
 import { startService } from '@tracker/testing';
-import { seedWorkspace, startSystem, type System } from './system';
+import { seedWorkspace, startSystem, type System } from '@tracker/testing';
 
 /**
  * Events end to end: writes through the gateway reach the statistics replica over

@@ -1,4 +1,4 @@
-import { seedWorkspace, startSystem, type System } from './system';
+import { seedWorkspace, startSystem, type System } from '@tracker/testing';
 
 /**
  * The tracker through the gateway, with real tokens: the role matrix over every

@@ -1,4 +1,4 @@
-import { seedWorkspace, startSystem, type System } from './system';
+import { seedWorkspace, startSystem, type System } from '@tracker/testing';
 
 let system: System;
 let acme: Awaited<ReturnType<typeof seedWorkspace>>;

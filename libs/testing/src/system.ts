@@ -3,22 +3,11 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { connect } from 'amqplib';
-import {
-  amqpTestNames,
-  amqpUrlVia,
-  createTestSchema,
-  hostPort,
-  startService,
-  startTcpProxy,
-  flushTestRedis,
-  testRedisDb,
-  testAmqpUrl,
-  testRedisUrl,
-  type ServiceName,
-  type ServiceProcess,
-  type TcpProxy,
-  type TestSchema,
-} from '@tracker/testing';
+import { amqpTestNames, amqpUrlVia, testAmqpUrl } from './amqp';
+import { createTestSchema, type TestSchema } from './database';
+import { startService, type ServiceName, type ServiceProcess } from './processes';
+import { flushTestRedis, testRedisDb, testRedisUrl } from './redis';
+import { hostPort, startTcpProxy, type TcpProxy } from './tcp-proxy';
 
 const REPO_ROOT = path.resolve(__dirname, '../../..');
 const run = promisify(execFile);
