@@ -22,7 +22,7 @@ let stopping = false;
 for (const [name, port] of services) {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
     cwd: path.join(root, 'services', name),
-    env: { PORT: String(port), ...env, ...portOverride(name) },
+    env: { PORT: String(port), METRICS_PORT: String(port + 1000), ...env, ...portOverride(name) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.set(name, child);

@@ -1,4 +1,5 @@
-import { defineConfig } from 'prisma/config';
+// @prisma/config, not prisma/config (the same function): the image ships without the Prisma CLI.
+import { defineConfig } from '@prisma/config';
 
 // The CLI and tools/prisma-offline read this; the service itself builds its
 // connection from its validated config (src/config.ts) with the same defaults.

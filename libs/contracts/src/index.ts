@@ -3,6 +3,8 @@ export * from './filter-criteria';
 export * from './filters';
 export * from './internal';
 export * from './issues';
+export * from './openapi';
+export * from './permissions';
 export * from './problem';
 export * from './queues';
 export * from './roles';

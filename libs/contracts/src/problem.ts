@@ -10,3 +10,61 @@ export const Problem = z.object({
   errors: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
 });
 export type Problem = z.infer<typeof Problem>;
+
+/**
+ * Every `code` a public answer can carry, with its status and title (decisions.md).
+ * The kit's error catalog answers with exactly these (a gateway test holds them equal);
+ * its `internal_error` (500) is a bug, never part of the contract.
+ */
+export const PROBLEM_CODES = {
+  unauthorized: { status: 401, title: 'Authentication required' },
+  forbidden: { status: 403, title: 'Not enough rights' },
+  not_found: { status: 404, title: 'Not found' },
+  version_conflict: { status: 409, title: 'Version conflict' },
+  last_active_admin: { status: 409, title: 'Last active admin' },
+  queue_key_taken: { status: 409, title: 'Queue key taken' },
+  payload_too_large: { status: 413, title: 'Payload too large' },
+  bad_request: { status: 400, title: 'Bad request' },
+  request_timeout: { status: 408, title: 'Request timeout' },
+  headers_too_large: { status: 431, title: 'Request headers too large' },
+  validation_failed: { status: 422, title: 'Invalid request' },
+  rate_limited: { status: 429, title: 'Too many requests' },
+  service_unavailable: { status: 503, title: 'Service unavailable' },
+  statistics_unavailable: { status: 503, title: 'Statistics unavailable' },
+} as const satisfies Record<string, { status: number; title: string }>;
+export type ProblemCode = keyof typeof PROBLEM_CODES;
+
+/** `type` of a problem: a stable URI per code. */
+export const problemType = (code: ProblemCode) => `https://tracker.dev/problems/${code.replace(/_/g, '-')}`;
+
+export const FieldError = z.object({ path: z.string(), message: z.string() });
+
+/** The exact problem body of one code; `extra` adds the fields that code carries. */
+export const problemOf = <const C extends ProblemCode, E extends z.ZodRawShape = {}>(code: C, extra?: E) =>
+  z.strictObject({
+    type: z.literal(problemType(code)),
+    title: z.literal(PROBLEM_CODES[code].title),
+    status: z.literal(PROBLEM_CODES[code].status),
+    detail: z.string(),
+    code: z.literal(code),
+    ...((extra ?? {}) as E),
+  });
+
+/** The problem bodies the API documents, one per code (422 lists every failing field). */
+export const Problems = {
+  unauthorized: problemOf('unauthorized'),
+  forbidden: problemOf('forbidden'),
+  not_found: problemOf('not_found'),
+  /** The body carries the issue's current `version`, to re-read and reconsider from. */
+  version_conflict: problemOf('version_conflict', { version: z.number().int().positive() }),
+  last_active_admin: problemOf('last_active_admin'),
+  queue_key_taken: problemOf('queue_key_taken'),
+  payload_too_large: problemOf('payload_too_large'),
+  bad_request: problemOf('bad_request'),
+  request_timeout: problemOf('request_timeout'),
+  headers_too_large: problemOf('headers_too_large'),
+  validation_failed: problemOf('validation_failed', { errors: z.array(FieldError).min(1) }),
+  rate_limited: problemOf('rate_limited'),
+  service_unavailable: problemOf('service_unavailable'),
+  statistics_unavailable: problemOf('statistics_unavailable'),
+} satisfies Record<ProblemCode, z.ZodType>;

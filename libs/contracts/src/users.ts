@@ -1,10 +1,12 @@
 import { z } from 'zod';
+import { text } from './queues';
 
 export const WorkspaceRole = z.enum(['admin', 'member']);
 
 /** PATCH /users/{user_id} body (spec: UserChanges). Unknown fields are rejected. */
 export const UserChanges = z.strictObject({
-  name: z.string().min(1).max(100).optional(),
+  // text(): a NUL character cannot be stored by Postgres and was a 500.
+  name: text(1, 100).optional(),
   role: WorkspaceRole.optional(),
   active: z.boolean().optional(),
 });

@@ -10,6 +10,7 @@ describe('UserChanges', () => {
     [{ name: '' }, 'name'],
     [{ name: 'x'.repeat(101) }, 'name'],
     [{ name: null }, 'name'],
+    [{ name: 'a\u0000b' }, 'name'],
     [{ role: 'owner' }, 'role'],
     [{ active: 'true' }, 'active'],
     [{ id: 3 }, ''],

@@ -48,6 +48,17 @@ export interface ConsumerOptions {
   exchange?: string;
   reconnect?: ReconnectOptions;
   connectionName?: string;
+  /** Told how each delivery ended (metrics). */
+  onOutcome?: (outcome: DeliveryOutcome) => void;
+}
+
+export interface DeliveryOutcome {
+  queue: string;
+  /** acked: applied; retried: sent to the retry queue; dead_lettered: given up (see reason). */
+  outcome: 'acked' | 'retried' | 'dead_lettered';
+  reason?: 'poison' | 'handler_failed';
+  /** Seen before: redelivered by the broker or back from the retry queue. */
+  redelivered: boolean;
 }
 
 export interface Consumer {
@@ -55,6 +66,8 @@ export interface Consumer {
   stop(): Promise<void>;
   /** Resolves once the queues are declared and bound and the consumer is registered. */
   ready(): Promise<void>;
+  /** Messages waiting in the queue (ready, not yet delivered) and in its dead-letter queue; throws while disconnected. */
+  depth(): Promise<{ waiting: number; dead: number }>;
 }
 
 /** Names of the queues a consumer declares for `queue`. */
@@ -163,7 +176,11 @@ export function startConsumer(options: ConsumerOptions): Consumer {
     const headers = msg.properties.headers ?? {};
     const failedBefore = Number(headers[ATTEMPTS_HEADER] ?? 0) || 0;
     const routingKey = typeof headers[ROUTING_KEY_HEADER] === 'string' ? (headers[ROUTING_KEY_HEADER] as string) : msg.fields.routingKey;
-    const about = { ...log, routingKey, messageId: msg.properties.messageId as string | undefined };
+    const requestId = typeof headers['x-request-id'] === 'string' ? (headers['x-request-id'] as string) : undefined;
+    const about = { ...log, routingKey, messageId: msg.properties.messageId as string | undefined, rid: requestId };
+    const redelivered = msg.fields.redelivered || failedBefore > 0;
+    const report = (outcome: DeliveryOutcome['outcome'], reason?: DeliveryOutcome['reason']) =>
+      options.onOutcome?.({ queue: names.queue, outcome, reason, redelivered });
 
     let event: EventEnvelope;
     try {
@@ -171,6 +188,7 @@ export function startConsumer(options: ConsumerOptions): Consumer {
     } catch (error) {
       logger.error({ ...about, err: summarize(error) }, 'poison message: not a valid event; dead-lettered');
       settle(() => ch.nack(msg, false, false));
+      report('dead_lettered', 'poison');
       return;
     }
 
@@ -180,7 +198,7 @@ export function startConsumer(options: ConsumerOptions): Consumer {
       redelivered: msg.fields.redelivered,
       routingKey,
       messageId: msg.properties.messageId as string | undefined,
-      requestId: typeof headers['x-request-id'] === 'string' ? (headers['x-request-id'] as string) : undefined,
+      requestId,
     };
     try {
       await handler(event, meta);
@@ -189,13 +207,16 @@ export function startConsumer(options: ConsumerOptions): Consumer {
       if (attempt >= maxAttempts) {
         logger.error(details, 'event handler failed on every attempt; dead-lettered');
         settle(() => ch.nack(msg, false, false));
+        report('dead_lettered', 'handler_failed');
         return;
       }
       logger.warn({ ...details, retryInMs: retryDelayMs }, 'event handler failed; will retry');
       await retryLater(ch, msg, attempt, routingKey);
+      report('retried');
       return;
     }
     settle(() => ch.ack(msg));
+    report('acked');
   }
 
   async function retryLater(ch: ConfirmChannel, msg: ConsumeMessage, failed: number, routingKey: string): Promise<void> {
@@ -267,6 +288,12 @@ export function startConsumer(options: ConsumerOptions): Consumer {
   })();
 
   return {
+    depth: async () => {
+      const ch = channel;
+      if (!ch) throw new Error('consumer is not connected');
+      const [queue, dead] = await Promise.all([ch.checkQueue(names.queue), ch.checkQueue(names.dead)]);
+      return { waiting: queue.messageCount, dead: dead.messageCount };
+    },
     ready: () =>
       new Promise<void>((resolve, reject) => {
         if (stopping) reject(new Error('consumer is stopped'));

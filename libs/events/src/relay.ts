@@ -20,6 +20,8 @@ export interface OutboxRelayOptions {
   reconnect?: ReconnectOptions;
   /** Shown as the connection name in the broker's management UI. */
   connectionName?: string;
+  /** Told the outcome of every batch (metrics). */
+  onBatch?: (result: { published: number; failed: number }) => void;
 }
 
 export interface OutboxRelay {
@@ -142,6 +144,7 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
         logger.warn({ ...log, failed: failed.length, error: failed[0].error }, 'broker did not confirm some outbox events; they stay unpublished and are retried');
       }
       await client.query('COMMIT');
+      options.onBatch?.({ published: confirmed.length, failed: failed.length });
       return { selected: rows.length, published: confirmed.length, failed: failed.length };
     } catch (error) {
       await client.query('ROLLBACK').catch((rollbackError: Error) => (clientBroken = rollbackError));
@@ -308,7 +311,8 @@ export function startServiceRelay(options: {
   logger: EventsLogger;
   pollIntervalMs: number;
   exchange?: string;
-}): { stop: () => Promise<void> } {
+  onBatch?: OutboxRelayOptions['onBatch'];
+}): { stop: () => Promise<void>; backlog: () => Promise<OutboxBacklog> } {
   const url = new URL(options.databaseUrl);
   url.searchParams.delete('schema');
   const pool = new PgPool({ connectionString: url.toString(), max: 2 });
@@ -319,5 +323,6 @@ export function startServiceRelay(options: {
       await relay.stop();
       await pool.end();
     },
+    backlog: () => outboxBacklog(pool, options.schema),
   };
 }

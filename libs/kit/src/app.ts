@@ -5,6 +5,7 @@ import { isDatabaseUnavailable } from './database-errors';
 import { AppError, problemBody } from './errors';
 import { dependencyUnavailable, UpstreamUnavailableError } from './internal-client';
 import type { Logger } from './logger';
+import { httpMetrics, type Metrics } from './metrics';
 import { PRINCIPAL_HEADER, verifyPrincipal, type Principal, type UserPrincipal } from './principal';
 import { fieldErrors } from './validation';
 
@@ -18,6 +19,8 @@ export interface BaseAppOptions {
   readiness?: Record<string, () => Promise<unknown>>;
   /** Reported by /readyz as not ready once shutdown has begun. */
   isShuttingDown?: () => boolean;
+  /** Request rate and latency by route and status (served on METRICS_PORT, never here). */
+  metrics?: Metrics;
 }
 
 export interface ServiceAppOptions extends BaseAppOptions {
@@ -48,6 +51,10 @@ export function createBaseApp(options: BaseAppOptions): express.Express {
   app.set('etag', false);
   app.set('query parser', 'simple');
   app.use(requestContext(options.logger, options.isShuttingDown));
+  if (options.metrics) app.use(httpMetrics(options.metrics));
+  // Express answers OPTIONS itself with 200 and an Allow header listing the path's
+  // methods; an unserved method is 404 here (decisions.md), and routes are not revealed.
+  app.use((req, _res, next) => next(req.method === 'OPTIONS' ? new AppError('not_found', `No route for ${req.method} ${req.path}.`) : undefined));
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok', service: options.name });
   });
@@ -178,8 +185,17 @@ function toAppError(error: unknown): AppError | null {
         errors: [{ path: '(body)', message: type }],
       });
     default:
-      return null;
+      break;
   }
+  // Anything else the body reader refuses with a 4xx (bytes that are not valid for
+  // their Content-Encoding, for one) is an unreadable body: 422 like malformed JSON.
+  const status = (error as { status?: unknown } | null)?.status;
+  if (typeof status === 'number' && status >= 400 && status < 500) {
+    return new AppError('validation_failed', 'The request body could not be read.', {
+      errors: [{ path: '(body)', message: 'cannot be decoded (check Content-Encoding)' }],
+    });
+  }
+  return null;
 }
 
 const errorHandler: ErrorRequestHandler = (error, _req, res, _next) => {

@@ -36,6 +36,8 @@ export const commonEnv = {
   INTERNAL_SECRET: z.string().min(32, 'must be at least 32 characters').default(DEV_INTERNAL_SECRET),
   /** Still accepted on incoming principals while the signing secret is rotated. */
   INTERNAL_SECRET_PREVIOUS: z.string().min(32, 'must be at least 32 characters').optional(),
+  /** Port of the separate /metrics listener (Prometheus); unset = none. */
+  METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(120_000).default(10_000),
 };
 

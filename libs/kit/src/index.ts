@@ -9,3 +9,4 @@ export * from './principal';
 export * from './server';
 export * from './tokens';
 export * from './validation';
+export * from './metrics';

@@ -6,9 +6,9 @@ export function testAmqpUrl(): string {
   return url;
 }
 
-/** The test broker URL with its host and port replaced, e.g. by a startTcpProxy in front of it (credentials and vhost kept). */
-export function amqpUrlVia(port: number, host = '127.0.0.1'): string {
-  const url = new URL(testAmqpUrl());
+/** A broker URL (the test broker's by default) with its host and port replaced, e.g. by a startTcpProxy in front of it (credentials, vhost and query kept). */
+export function amqpUrlVia(port: number, host = '127.0.0.1', brokerUrl = testAmqpUrl()): string {
+  const url = new URL(brokerUrl);
   url.hostname = host;
   url.port = String(port);
   return url.toString();

@@ -6,3 +6,6 @@ export * from './tcp-proxy';
 export * from './amqp';
 export * from './fake-access';
 export * from './system';
+export * from './broker';
+export * from './replica';
+export * from './routes';

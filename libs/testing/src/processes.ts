@@ -8,6 +8,8 @@ export interface ServiceProcess {
   name: ServiceName;
   url: string;
   port: number;
+  /** The service's /metrics listener (METRICS_PORT), e.g. `${metricsUrl}/metrics`. */
+  metricsUrl: string;
   child: ChildProcess;
   /** Everything the process printed so far (JSON log lines). */
   output: () => string;
@@ -35,9 +37,10 @@ export async function startService(
   options: { port?: number; readyTimeoutMs?: number } = {},
 ): Promise<ServiceProcess> {
   const port = options.port ?? (await freePort());
+  const metricsPort = await freePort();
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
     cwd: path.join(REPO_ROOT, 'services', name),
-    env: { PATH: process.env.PATH ?? '', NODE_ENV: 'test', LOG_LEVEL: 'info', ...env, PORT: String(port), HOST: '127.0.0.1' },
+    env: { PATH: process.env.PATH ?? '', NODE_ENV: 'test', LOG_LEVEL: 'info', ...env, PORT: String(port), METRICS_PORT: String(metricsPort), HOST: '127.0.0.1' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -64,6 +67,7 @@ export async function startService(
     name,
     url,
     port,
+    metricsUrl: `http://127.0.0.1:${metricsPort}`,
     child,
     output: () => output,
     stop: async (signal = 'SIGTERM') => {

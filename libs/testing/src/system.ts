@@ -47,7 +47,14 @@ export interface System {
   stop: () => Promise<void>;
 }
 
-export async function startSystem(options: { gatewayEnv?: Record<string, string> } = {}): Promise<System> {
+export async function startSystem(
+  options: {
+    gatewayEnv?: Record<string, string>;
+    /** Another broker than the shared test broker (e.g. startPrivateBroker's), reached through amqpRelay; its query (heartbeat) is kept. */
+    amqpUrl?: string;
+  } = {},
+): Promise<System> {
+  const amqpUrl = options.amqpUrl ?? testAmqpUrl();
   await flushTestRedis();
   const [schema, issuesSchema, statisticsSchema] = await Promise.all([
     createTestSchema('e2e', path.join(REPO_ROOT, 'services/access/prisma/migrations')),
@@ -57,13 +64,13 @@ export async function startSystem(options: { gatewayEnv?: Record<string, string>
   const [redisHost, redisPort] = hostPort(testRedisUrl());
   const redisRelay = await startTcpProxy(redisHost, redisPort);
   const accessRedisRelay = await startTcpProxy(redisHost, redisPort);
-  const amqpRelay = await startTcpProxy(...hostPort(testAmqpUrl()));
+  const amqpRelay = await startTcpProxy(...hostPort(amqpUrl));
   const secret = randomBytes(32).toString('hex');
   // This system's own exchange and queues on the shared broker.
   const amqpNames = amqpTestNames('e2e');
   const serviceEnv = {
     INTERNAL_SECRET: secret,
-    AMQP_URL: amqpUrlVia(amqpRelay.port),
+    AMQP_URL: amqpUrlVia(amqpRelay.port, '127.0.0.1', amqpUrl),
     EVENTS_EXCHANGE: amqpNames.exchange,
     EVENTS_QUEUE: amqpNames.queue('statistics.events'),
     DATABASE_URL: schema.databaseUrl,
@@ -71,10 +78,24 @@ export async function startSystem(options: { gatewayEnv?: Record<string, string>
     REDIS_URL: `${redisRelay.url('redis')}/${testRedisDb()}`,
   };
   const accessEnv = { ...serviceEnv, REDIS_URL: `${accessRedisRelay.url('redis')}/${testRedisDb()}` };
-  const access = await startService('access', accessEnv);
-  const issues = await startService('issues', { ...serviceEnv, DATABASE_SCHEMA: issuesSchema.schema, ACCESS_URL: access.url });
+  const started: ServiceProcess[] = [];
+  const launch = async (name: ServiceName, env: Record<string, string>) => {
+    try {
+      const service = await startService(name, env);
+      started.push(service);
+      return service;
+    } catch (error) {
+      // A start that fails part-way must not leave the services it did start running.
+      await Promise.all(started.map((s) => s.stop('SIGKILL')));
+      await Promise.all([redisRelay.close(), accessRedisRelay.close(), amqpRelay.close()]);
+      await Promise.all([schema.drop(), issuesSchema.drop(), statisticsSchema.drop()]);
+      throw error;
+    }
+  };
+  const access = await launch('access', accessEnv);
+  const issues = await launch('issues', { ...serviceEnv, DATABASE_SCHEMA: issuesSchema.schema, ACCESS_URL: access.url });
   const statisticsEnv = { ...serviceEnv, DATABASE_SCHEMA: statisticsSchema.schema, ACCESS_URL: access.url, ISSUES_URL: issues.url, REPLICA_CHECK_INTERVAL_MS: '500' };
-  const statistics = await startService('statistics', statisticsEnv);
+  const statistics = await launch('statistics', statisticsEnv);
   const upstreams = { ACCESS_URL: access!.url, ISSUES_URL: issues!.url, STATISTICS_URL: statistics!.url };
   const extraGateways: ServiceProcess[] = [];
   const startGateway = async (env: Record<string, string> = {}) => {
@@ -82,7 +103,7 @@ export async function startSystem(options: { gatewayEnv?: Record<string, string>
     extraGateways.push(gateway);
     return gateway;
   };
-  const gateway = await startService('gateway', { ...serviceEnv, ...upstreams, ...options.gatewayEnv });
+  const gateway = await launch('gateway', { ...serviceEnv, ...upstreams, ...options.gatewayEnv });
   const services = { gateway, access: access!, issues: issues!, statistics: statistics! };
 
   return {
@@ -131,7 +152,7 @@ export async function startSystem(options: { gatewayEnv?: Record<string, string>
       await accessRedisRelay.close();
       await amqpRelay.close();
       await Promise.all([schema.drop(), issuesSchema.drop(), statisticsSchema.drop()]);
-      const connection = await connect(testAmqpUrl());
+      const connection = await connect(amqpUrl);
       try {
         await amqpNames.cleanup(await connection.createChannel());
       } finally {

@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { createRedis } from '@tracker/authz';
-import { createLogger, createServiceApp, type Logger } from '@tracker/kit';
+import { createLogger, createMetrics, createServiceApp, type Logger, type Metrics } from '@tracker/kit';
 import type { AccessConfig } from './config';
 import { sharedCache } from './data-access/shared-cache';
 import { createDb, type Db } from './data-access/prisma';
@@ -20,6 +20,7 @@ export interface AccessService {
   db: Db;
   redis: Redis;
   logger: Logger;
+  metrics: Metrics;
   close: () => Promise<void>;
 }
 
@@ -34,9 +35,11 @@ export function createAccessService(config: AccessConfig, options: { isShuttingD
     permissions: permissionsRepository(db),
     cache: sharedCache(redis, db, config.authCache.ttlSeconds, logger),
   };
+  const metrics = createMetrics('access');
   const app = createServiceApp({
     name: 'access',
     logger,
+    metrics,
     secrets: config.internal.secrets,
     isShuttingDown: options.isShuttingDown,
     readiness: {
@@ -54,5 +57,5 @@ export function createAccessService(config: AccessConfig, options: { isShuttingD
     redis.disconnect();
     await db.$disconnect();
   };
-  return { app, deps, db, redis, logger, close };
+  return { app, deps, db, redis, logger, metrics, close };
 }

@@ -1,16 +1,18 @@
 import express from 'express';
 import type { Redis } from 'ioredis';
 import { createRedis } from '@tracker/authz';
-import { AppError, createBaseApp, createLogger, finishApp, UpstreamUnavailableError, type Logger } from '@tracker/kit';
+import { AppError, createBaseApp, createLogger, createMetrics, finishApp, UpstreamUnavailableError, type Logger, type Metrics } from '@tracker/kit';
 import type { GatewayConfig } from './config';
 import { accessClient } from './data-access/access-client';
 import { authStore } from './data-access/auth-store';
 import { apiRoutes } from './routes/api.route';
+import { openApiRoutes } from './routes/openapi.route';
 
 export interface Gateway {
   app: express.Express;
   redis: Redis;
   logger: Logger;
+  metrics: Metrics;
   close: () => Promise<void>;
 }
 
@@ -19,8 +21,10 @@ export function createGateway(config: GatewayConfig, options: { isShuttingDown?:
   // Redis only speeds auth up and counts requests: commands fail fast while it is away.
   const redis = createRedis(config.redis.url, logger, { commandTimeoutMs: config.redis.timeoutMs });
 
-  const app = createBaseApp({ name: 'gateway', logger, isShuttingDown: options.isShuttingDown });
+  const metrics = createMetrics('gateway');
+  const app = createBaseApp({ name: 'gateway', logger, metrics, isShuttingDown: options.isShuttingDown });
   const router = express.Router();
+  openApiRoutes(router);
   apiRoutes(router, {
     config,
     store: authStore(redis),
@@ -39,6 +43,7 @@ export function createGateway(config: GatewayConfig, options: { isShuttingDown?:
     app,
     redis,
     logger,
+    metrics,
     close: async () => {
       redis.disconnect();
     },

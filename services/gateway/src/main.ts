@@ -10,6 +10,8 @@ async function main() {
     port: config.http.port,
     host: config.http.host,
     logger: gateway.logger,
+    metrics: gateway.metrics,
+    metricsPort: config.metrics.port,
     graceMs: config.http.shutdownGraceMs,
     handleSignals: true,
     onShutdownStart: () => (shuttingDown = true),

@@ -1,4 +1,4 @@
-import { upstreamFor, type Upstream } from '../src/domain/route-table';
+import { routeTemplate, upstreamFor, type Upstream } from '../src/domain/route-table';
 
 describe('upstreamFor', () => {
   test.each<[string, Upstream]>([
@@ -46,5 +46,18 @@ describe('upstreamFor', () => {
     '/healthz',
   ])('when the path is %s, then no upstream owns it', (path) => {
     expect(upstreamFor(path)).toBeNull();
+  });
+});
+
+describe('routeTemplate (the metrics route label)', () => {
+  test.each([
+    ['/api/v1/issues/WEB-1/comments', '/api/v1/issues/:param/comments'],
+    ['/api/v1/queues/3/permissions/7', '/api/v1/queues/:param/permissions/:param'],
+    ['/api/v1/issues/search', '/api/v1/issues/search'],
+    ['/api/v1/me', '/api/v1/me'],
+    ['/api/v1/nothing/here', 'unmatched'],
+    ['/wp-admin/setup.php', 'unmatched'],
+  ])('%s → %s', (path, label) => {
+    expect(routeTemplate(path)).toBe(label);
   });
 });

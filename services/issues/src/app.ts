@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { accessClient, aclReader, createRedis } from '@tracker/authz';
-import { createLogger, createServiceApp, internalClient, type Logger } from '@tracker/kit';
+import { createLogger, createMetrics, createServiceApp, internalClient, type Logger, type Metrics } from '@tracker/kit';
 import type { IssuesConfig } from './config';
 import { createDb, type Db } from './data-access/prisma';
 import { createStore } from './data-access/store';
@@ -16,6 +16,7 @@ export interface IssuesService {
   db: Db;
   redis: Redis;
   logger: Logger;
+  metrics: Metrics;
   close: () => Promise<void>;
 }
 
@@ -32,9 +33,11 @@ export function createIssuesService(config: IssuesConfig, options: { isShuttingD
     directory: access,
     clock: () => new Date(),
   };
+  const metrics = createMetrics('issues');
   const app = createServiceApp({
     name: 'issues',
     logger,
+    metrics,
     secrets: config.internal.secrets,
     isShuttingDown: options.isShuttingDown,
     readiness: {
@@ -52,5 +55,5 @@ export function createIssuesService(config: IssuesConfig, options: { isShuttingD
     redis.disconnect();
     await db.$disconnect();
   };
-  return { app, deps, db, redis, logger, close };
+  return { app, deps, db, redis, logger, metrics, close };
 }

@@ -19,6 +19,7 @@ const Env = serviceEnv({
     env: env.NODE_ENV,
     http: { host: env.HOST, port: env.PORT, shutdownGraceMs: env.SHUTDOWN_GRACE_MS },
     log: { level: env.LOG_LEVEL },
+    metrics: { port: env.METRICS_PORT },
     database: { url: env.DATABASE_URL, schema: env.DATABASE_SCHEMA, poolMax: env.DATABASE_POOL_MAX },
     outbox: { amqpUrl: env.AMQP_URL, pollIntervalMs: env.OUTBOX_POLL_MS, exchange: env.EVENTS_EXCHANGE },
     redis: { url: env.REDIS_URL },

@@ -1,5 +1,5 @@
 import { startServiceRelay } from '@tracker/events';
-import { serve } from '@tracker/kit';
+import { outboxMetrics, serve } from '@tracker/kit';
 import { createIssuesService } from './app';
 import { loadIssuesConfig } from './config';
 
@@ -8,11 +8,21 @@ async function main() {
   let shuttingDown = false;
   const service = createIssuesService(config, { isShuttingDown: () => shuttingDown });
   // Publishes this service's outbox to RabbitMQ; several replicas may run it at once.
-  const relay = startServiceRelay({ databaseUrl: config.database.url, schema: config.database.schema, ...config.outbox, logger: service.logger });
+  const outbox = outboxMetrics(service.metrics);
+  const relay = startServiceRelay({
+    databaseUrl: config.database.url,
+    schema: config.database.schema,
+    ...config.outbox,
+    logger: service.logger,
+    onBatch: outbox.onBatch,
+  });
+  outbox.watch(relay.backlog);
   await serve(service.app, {
     port: config.http.port,
     host: config.http.host,
     logger: service.logger,
+    metrics: service.metrics,
+    metricsPort: config.metrics.port,
     graceMs: config.http.shutdownGraceMs,
     handleSignals: true,
     onShutdownStart: () => (shuttingDown = true),

@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { accessClient, aclReader, createRedis } from '@tracker/authz';
-import { createLogger, createServiceApp, internalClient, isDatabaseUnavailable, type Logger } from '@tracker/kit';
+import { consumerMetrics, createLogger, createMetrics, createServiceApp, internalClient, isDatabaseUnavailable, type Logger, type Metrics } from '@tracker/kit';
 import type { StatisticsConfig } from './config';
 import { startConsumers } from './consumers';
 import { dashboardsRepository } from './data-access/dashboards.repository';
@@ -24,6 +24,7 @@ export interface StatisticsService {
   db: Db;
   redis: Redis;
   logger: Logger;
+  metrics: Metrics;
   /** The event consumer (src/consumers/index.ts); main starts it, tests may too. */
   startConsumers: () => ReturnType<typeof startConsumers>;
   /** Watches the replica in the background and builds it whenever it is not built (main). */
@@ -57,9 +58,11 @@ export function createStatisticsService(
     logger,
     clock,
   };
+  const metrics = createMetrics('statistics');
   const app = createServiceApp({
     name: 'statistics',
     logger,
+    metrics,
     secrets: config.internal.secrets,
     isShuttingDown: options.isShuttingDown,
     readiness: {
@@ -75,6 +78,15 @@ export function createStatisticsService(
       router.use(unavailableErrors(isDatabaseUnavailable));
     },
   });
+  const clockNow = () => clock().getTime();
+  metrics.gauge('tracker_replica_as_of_age_seconds', 'How far the replica lags behind: now minus the as_of of /statistics.', async () => {
+    const status = await deps.replica.status();
+    return status.asOf ? [{ value: Math.max(0, (clockNow() - status.asOf.getTime()) / 1000) }] : [];
+  });
+  metrics.gauge('tracker_replica_built', '1 while the replica is built and answers, 0 while it is (re)built.', async () => [
+    { value: (await deps.replica.status()).built ? 1 : 0 },
+  ]);
+  const events = consumerMetrics(metrics);
   const close = async () => {
     redis.disconnect();
     await db.$disconnect();
@@ -87,7 +99,12 @@ export function createStatisticsService(
     db,
     redis,
     logger,
-    startConsumers: () => startConsumers({ replica, logger }, config.events),
+    metrics,
+    startConsumers: () => {
+      const started = startConsumers({ replica, logger }, { ...config.events, onOutcome: events.onOutcome });
+      events.watch(started.watched);
+      return started;
+    },
     keepReplicaBuilt: () => keepReplicaBuilt(builder, { pageSize: config.issues.snapshotPageSize, pollMs: config.replica.checkIntervalMs }),
     rebuild: ({ reset }) => rebuildWithLock(builder, { reset, pageSize: config.issues.snapshotPageSize, wait: true }),
     close,

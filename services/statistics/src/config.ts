@@ -32,6 +32,7 @@ const Env = serviceEnv({
     env: env.NODE_ENV,
     http: { host: env.HOST, port: env.PORT, shutdownGraceMs: env.SHUTDOWN_GRACE_MS },
     log: { level: env.LOG_LEVEL },
+    metrics: { port: env.METRICS_PORT },
     database: { url: env.DATABASE_URL, schema: env.DATABASE_SCHEMA, poolMax: env.DATABASE_POOL_MAX },
     redis: { url: env.REDIS_URL },
     access: { url: env.ACCESS_URL, timeoutMs: env.ACCESS_TIMEOUT_MS },

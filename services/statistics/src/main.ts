@@ -18,6 +18,8 @@ async function main() {
     port: config.http.port,
     host: config.http.host,
     logger: service.logger,
+    metrics: service.metrics,
+    metricsPort: config.metrics.port,
     graceMs: config.http.shutdownGraceMs,
     handleSignals: true,
     onShutdownStart: () => (shuttingDown = true),

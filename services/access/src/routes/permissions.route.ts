@@ -1,15 +1,19 @@
 import type { Router } from 'express';
-import { z } from 'zod';
-import { effectiveRole, QueueRole } from '@tracker/contracts';
+import {
+  effectiveRole,
+  QueuePermissionInput,
+  type PermissionChange,
+  type QueueMember as QueueMemberJson,
+  type QueuePermission,
+  type QueuePermissions,
+} from '@tracker/contracts';
 import { parseBody, parseId, principalOf } from '@tracker/kit';
 import type { AccessDeps } from '../domain/deps';
 import { listQueuePermissions } from '../domain/list-queue-permissions.use-case';
 import type { PermissionChangeRecord, QueueMember } from '../domain/permissions.model';
 import { setQueuePermission } from '../domain/set-queue-permission.use-case';
 
-const QueuePermission = z.strictObject({ role: QueueRole });
-
-export function memberJson(member: QueueMember) {
+export function memberJson(member: QueueMember): QueueMemberJson {
   const effective = effectiveRole(member.workspaceRole, member.explicitRole);
   return {
     user_id: member.userId,
@@ -23,7 +27,7 @@ export function memberJson(member: QueueMember) {
   };
 }
 
-const changeJson = (change: PermissionChangeRecord) => ({
+const changeJson = (change: PermissionChangeRecord): PermissionChange => ({
   user_id: change.userId,
   from: change.fromRole,
   to: change.toRole,
@@ -36,16 +40,18 @@ export function permissionsRoutes(router: Router, deps: AccessDeps): void {
     const caller = principalOf(res);
     const queueId = parseId('queue_id', req.params.queue_id);
     const { queue, members, history } = await listQueuePermissions(deps, caller, queueId);
-    res.json({ queue_id: queue.id, members: members.map(memberJson), history: history.map(changeJson) });
+    const body: QueuePermissions = { queue_id: queue.id, members: members.map(memberJson), history: history.map(changeJson) };
+    res.json(body);
   });
 
   router.put('/api/v1/queues/:queue_id/permissions/:user_id', async (req, res) => {
     const caller = principalOf(res);
     const queueId = parseId('queue_id', req.params.queue_id);
     const userId = parseId('user_id', req.params.user_id);
-    const { role } = parseBody(QueuePermission, req.body);
+    const { role } = parseBody(QueuePermissionInput, req.body);
     const result = await setQueuePermission(deps, caller, { queueId, userId, role, requestId: res.locals.requestId });
-    res.json({ queue_id: result.queueId, ...memberJson(result.member) });
+    const body: QueuePermission = { queue_id: result.queueId, ...memberJson(result.member) };
+    res.json(body);
   });
 
   router.delete('/api/v1/queues/:queue_id/permissions/:user_id', async (req, res) => {
@@ -53,6 +59,7 @@ export function permissionsRoutes(router: Router, deps: AccessDeps): void {
     const queueId = parseId('queue_id', req.params.queue_id);
     const userId = parseId('user_id', req.params.user_id);
     const result = await setQueuePermission(deps, caller, { queueId, userId, role: null, requestId: res.locals.requestId });
-    res.json({ queue_id: result.queueId, ...memberJson(result.member) });
+    const body: QueuePermission = { queue_id: result.queueId, ...memberJson(result.member) };
+    res.json(body);
   });
 }

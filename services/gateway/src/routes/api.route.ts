@@ -7,7 +7,7 @@ import type { AccessClient } from '../data-access/access-client';
 import type { AuthStore } from '../data-access/auth-store';
 import { readBearer } from '../domain/bearer';
 import { windowOf } from '../domain/rate-limit';
-import { upstreamFor, type Upstream } from '../domain/route-table';
+import { routeTemplate, upstreamFor, type Upstream } from '../domain/route-table';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 const RETRY_AFTER_SECONDS = '5';
@@ -39,6 +39,7 @@ export function apiRoutes(router: Router, deps: ApiDeps): void {
 
   router.use('/api/v1', async (req: Request, res: Response, next: NextFunction) => {
     for (const header of INTERNAL_HEADERS) delete req.headers[header];
+    res.locals.route = routeTemplate(req.baseUrl + req.path);
     const principal = await authenticate(req, res, deps);
     const upstream = upstreamFor(req.baseUrl + req.path);
     if (!upstream) throw new AppError('not_found', `No route for ${req.method} ${req.baseUrl}${req.path}.`);
@@ -51,11 +52,31 @@ export function apiRoutes(router: Router, deps: ApiDeps): void {
     delete req.headers.cookie;
     // Mounted without a path so the proxy sees the original URL.
     req.url = req.originalUrl;
+    res.once('finish', () => drainUnreadBody(req));
     await proxies[upstream](req, res, next);
   });
 }
 
+/**
+ * A service may answer before it has read the whole body (413, an undecodable
+ * Content-Encoding). The rest must still be read off the client's connection, or the
+ * next request on that keep-alive connection waits behind it until a timeout. A body
+ * that goes on past the limit is not worth waiting for: the connection is closed.
+ */
+function drainUnreadBody(req: Request): void {
+  if (req.complete) return;
+  let drained = 0;
+  req.unpipe();
+  req.on('data', (chunk: Buffer) => {
+    drained += chunk.length;
+    if (drained > BODY_LIMIT_BYTES) req.socket.destroy();
+  });
+  req.resume();
+}
+
 async function authenticate(req: Request, res: Response, deps: ApiDeps): Promise<UserPrincipal> {
+  // Benchmark build only (config refuses it in production): B2 measures auth by skipping it.
+  if (deps.config.benchFixedPrincipal) return deps.config.benchFixedPrincipal;
   const bearer = readBearer(req.header('authorization'));
   if ('problem' in bearer) {
     if (bearer.problem === 'missing') throw unauthorized('An Authorization: Bearer token is required.', null);

@@ -1,4 +1,4 @@
-import { startConsumer, type Consumer, type EventHandler } from '@tracker/events';
+import { startConsumer, type Consumer, type ConsumerOptions, type EventHandler } from '@tracker/events';
 import type { Logger } from '@tracker/kit';
 import type { ReplicaStore } from '../domain/replica';
 import { replicaEventsHandler } from './replica-events.consumer';
@@ -28,11 +28,16 @@ export interface ConsumersConfig {
   prefetch: number;
   maxAttempts: number;
   retryDelayMs: number;
+  onOutcome?: ConsumerOptions['onOutcome'];
 }
 
 /** Starts one consumer per subscription; stop() stops them all, waiting for handlers in flight. */
-export function startConsumers(deps: { replica: ReplicaStore; logger: Logger }, config: ConsumersConfig): { consumers: Consumer[]; ready: () => Promise<void>; stop: () => Promise<void> } {
-  const consumers = subscriptions(deps).map((s) =>
+export function startConsumers(
+  deps: { replica: ReplicaStore; logger: Logger },
+  config: ConsumersConfig,
+): { consumers: Consumer[]; watched: Array<{ queue: string; depth: Consumer['depth'] }>; ready: () => Promise<void>; stop: () => Promise<void> } {
+  const subs = subscriptions(deps);
+  const consumers = subs.map((s) =>
     startConsumer({
       amqpUrl: config.amqpUrl,
       exchange: config.exchange,
@@ -44,10 +49,12 @@ export function startConsumers(deps: { replica: ReplicaStore; logger: Logger }, 
       maxAttempts: config.maxAttempts,
       retryDelayMs: config.retryDelayMs,
       connectionName: `statistics:${config.queue ?? s.queue}`,
+      onOutcome: config.onOutcome,
     }),
   );
   return {
     consumers,
+    watched: consumers.map((c, i) => ({ queue: config.queue ?? subs[i]!.queue, depth: () => c.depth() })),
     ready: async () => {
       await Promise.all(consumers.map((c) => c.ready()));
     },

@@ -10,6 +10,6 @@ import type { ReplicaStore } from '../domain/replica';
 export function replicaEventsHandler(replica: ReplicaStore, logger: Logger): EventHandler {
   return async (event, meta) => {
     const outcome = await applyEvent(replica, event);
-    logger.debug({ eventId: event.event_id, type: event.type, revision: event.aggregate.revision, attempt: meta.attempt, outcome }, 'event');
+    logger.debug({ rid: meta.requestId, eventId: event.event_id, type: event.type, revision: event.aggregate.revision, attempt: meta.attempt, outcome }, 'event');
   };
 }
