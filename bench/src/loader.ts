@@ -1,0 +1,192 @@
+/**
+ * The load generator, always run in its own process (so its CPU is not the
+ * measured server's). Reads one job as JSON from argv[2], prints one JSON result.
+ *   kind "throughput": autocannon for a fixed time (optionally at a fixed rate);
+ *   kind "latency": a closed loop of `connections` keep-alive clients recording
+ *   every request's time, for exact percentiles.
+ * Both may rotate over `keys` (the path's {key}) and keep each issue's version for
+ * versioned PATCHes (body {"title": ..., "version": <last seen>}).
+ */
+import http from 'node:http';
+import autocannon from 'autocannon';
+
+export interface LoadJob {
+  kind: 'throughput' | 'latency';
+  url: string;
+  method?: 'GET' | 'POST' | 'PATCH';
+  headers?: Record<string, string>;
+  /** A fixed body, or one chosen per request by `bodies` (rotating). */
+  body?: string;
+  bodies?: string[];
+  /** Issue keys to rotate over: the URL's "{key}" is replaced. */
+  keys?: string[];
+  /** Versioned PATCH: the current version of each key (same order as keys). */
+  versions?: number[];
+  connections: number;
+  durationSeconds: number;
+  /** Requests per second over all connections (throughput only). */
+  overallRate?: number;
+  timeoutSeconds?: number;
+}
+
+export interface LoadResult {
+  requestsPerSecond: number;
+  total: number;
+  p50: number;
+  p95: number | null;
+  p97_5: number;
+  p99: number;
+  statusCodes: Record<string, number>;
+  /** Transport errors and timeouts (no answer at all). */
+  errors: number;
+  timeouts: number;
+}
+
+/** Per-connection (or per-client) rotation: connection i uses keys i, i+n, i+2n, ... */
+function rotation(job: LoadJob, slot: number) {
+  const keys = job.keys ?? [];
+  const versions = new Map<string, number>(keys.map((k, i) => [k, job.versions?.[i] ?? 1]));
+  let i = slot;
+  let j = slot;
+  let current = '';
+  return {
+    next(): { path: string; body?: string } {
+      const url = new URL(job.url);
+      let path = url.pathname + url.search;
+      if (keys.length) {
+        current = keys[i % keys.length]!;
+        i += job.connections;
+        path = path.replace('{key}', encodeURIComponent(current));
+      }
+      let body = job.body;
+      if (job.bodies?.length) body = job.bodies[j++ % job.bodies.length];
+      if (body && job.versions && current) body = body.replace('"{version}"', String(versions.get(current)));
+      return { path, body };
+    },
+    answered(status: number, text: string) {
+      if (!job.versions || !current) return;
+      if (status === 200 || status === 409) {
+        try {
+          const v = JSON.parse(text).version;
+          if (typeof v === 'number') versions.set(current, v);
+        } catch {
+          // not JSON: keep the old version
+        }
+      }
+    },
+  };
+}
+
+async function throughput(job: LoadJob): Promise<LoadResult> {
+  const url = new URL(job.url);
+  const slots = new Map<unknown, ReturnType<typeof rotation>>();
+  let slotCount = 0;
+  const slotOf = (context: Record<string, unknown>) => {
+    if (!slots.has(context)) slots.set(context, rotation(job, slotCount++));
+    return slots.get(context)!;
+  };
+  const dynamic = Boolean(job.keys?.length || job.bodies?.length);
+  const result = await autocannon({
+    url: url.origin,
+    connections: job.connections,
+    duration: job.durationSeconds,
+    timeout: job.timeoutSeconds ?? 10,
+    overallRate: job.overallRate,
+    headers: job.headers,
+    requests: [
+      {
+        method: job.method ?? 'GET',
+        path: url.pathname + url.search,
+        body: job.body,
+        ...(dynamic && {
+          setupRequest: (req: any, context: any) => {
+            const { path, body } = slotOf(context).next();
+            return { ...req, path, body };
+          },
+          onResponse: (status: number, body: string, context: any) => slotOf(context).answered(status, body),
+        }),
+      },
+    ],
+  } as autocannon.Options);
+  const statusCodes: Record<string, number> = {};
+  for (const [code, stats] of Object.entries((result as any).statusCodeStats ?? {})) statusCodes[code] = (stats as { count: number }).count;
+  return {
+    requestsPerSecond: result.requests.average,
+    total: result.requests.total,
+    p50: result.latency.p50,
+    p95: null,
+    p97_5: result.latency.p97_5,
+    p99: result.latency.p99,
+    statusCodes,
+    errors: result.errors,
+    timeouts: result.timeouts,
+  };
+}
+
+async function latency(job: LoadJob): Promise<LoadResult> {
+  const url = new URL(job.url);
+  const agent = new http.Agent({ keepAlive: true, maxSockets: job.connections });
+  const samples: number[] = [];
+  const statusCodes: Record<string, number> = {};
+  let errors = 0;
+  const until = Date.now() + job.durationSeconds * 1000;
+  const once = (path: string, body: string | undefined) =>
+    new Promise<{ status: number; text: string }>((resolve, reject) => {
+      const req = http.request(
+        { host: url.hostname, port: url.port, path, method: job.method ?? 'GET', agent, headers: { ...job.headers, ...(body && { 'content-length': Buffer.byteLength(body) }) } },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+          res.on('error', reject);
+        },
+      );
+      req.setTimeout((job.timeoutSeconds ?? 10) * 1000, () => req.destroy(new Error('timeout')));
+      req.on('error', reject);
+      req.end(body);
+    });
+  await Promise.all(
+    Array.from({ length: job.connections }, async (_, slot) => {
+      const rot = rotation(job, slot);
+      while (Date.now() < until) {
+        const { path, body } = rot.next();
+        const started = performance.now();
+        try {
+          const { status, text } = await once(path, body);
+          samples.push(performance.now() - started);
+          statusCodes[status] = (statusCodes[status] ?? 0) + 1;
+          rot.answered(status, text);
+        } catch {
+          errors++;
+        }
+      }
+    }),
+  );
+  agent.destroy();
+  samples.sort((a, b) => a - b);
+  const pct = (p: number) => samples[Math.min(samples.length - 1, Math.max(0, Math.ceil((p / 100) * samples.length) - 1))] ?? NaN;
+  return {
+    requestsPerSecond: samples.length / job.durationSeconds,
+    total: samples.length,
+    p50: pct(50),
+    p95: pct(95),
+    p97_5: pct(97.5),
+    p99: pct(99),
+    statusCodes,
+    errors,
+    timeouts: 0,
+  };
+}
+
+async function main() {
+  const job = JSON.parse(process.argv[2]!) as LoadJob;
+  const result = job.kind === 'latency' ? await latency(job) : await throughput(job);
+  process.stdout.write(`${JSON.stringify(result)}\n`);
+}
+
+if (require.main === module) {
+  main().catch((err) => {
+    process.stderr.write(`${err instanceof Error ? err.stack : String(err)}\n`);
+    process.exit(1);
+  });
+}

@@ -1,0 +1,553 @@
+/**
+ * `pnpm bench [--quick] [--large] [--only B1,B4]`: every scenario measured together
+ * with its ceiling in the same run, several short runs each (interleaved, so machine
+ * noise hits both alike), medians and ratios printed and written to
+ * bench/results/latest.md. Not a test: nothing here fails a build.
+ */
+import { execFile, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { connect } from 'amqplib';
+import { Client } from 'pg';
+import type { LoadJob, LoadResult } from './loader';
+import { median, percentile, ratioOf, table, type Row } from './stats';
+import { SCHEMAS, WORDS } from './seed';
+import { EVENTS_QUEUE, EXCHANGE, rssMiB, startBenchSystem, startHelper, type BenchSystem } from './system';
+import { searchSql } from '@tracker/issues/src/data-access/search.repository';
+import { statisticsSql } from '@tracker/statistics/src/data-access/statistics.repository';
+import { toSearchCriteria } from '@tracker/contracts';
+
+const execFileP = promisify(execFile);
+const args = process.argv.slice(2);
+const QUICK = args.includes('--quick');
+const LARGE = args.includes('--large');
+const ONLY = (args.find((a) => a.startsWith('--only='))?.slice(7) ?? args[args.indexOf('--only') + 1] ?? '')
+  .split(',')
+  .filter((s) => /^B\d$/.test(s));
+const RUNS = QUICK ? 3 : 5;
+const SECONDS = QUICK ? 4 : 10;
+const ISSUES = LARGE ? 1_000_000 : 100_000;
+
+const say = (text: string) => process.stderr.write(`[bench] ${text}\n`);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const wants = (s: string) => ONLY.length === 0 || ONLY.includes(s);
+const rows: Row[] = [];
+
+function row(r: Omit<Row, 'value' | 'ratio' | 'met'> & { value?: number; ratio?: number | null; met: (value: number, ratio: number | null) => boolean | null }) {
+  const value = r.value ?? median(r.runs);
+  const ratio = r.ratio !== undefined ? r.ratio : r.ceiling === null ? null : ratioOf(value, r.ceiling);
+  const done: Row = { ...r, value, ratio, met: r.met(value, ratio) };
+  rows.push(done);
+  say(`${done.scenario} ${done.metric}: ${value.toFixed(2)}${done.ceiling !== null ? ` vs ${done.ceiling.toFixed(2)}` : ''} ${done.met === false ? 'MISSED' : ''}`);
+}
+
+/** One load job in its own process. */
+async function load(job: LoadJob): Promise<LoadResult> {
+  const { stdout } = await execFileP(process.execPath, ['--import', 'tsx', path.join(__dirname, 'loader.ts'), JSON.stringify(job)], {
+    maxBuffer: 16 * 1024 * 1024,
+    timeout: (job.durationSeconds + 60) * 1000,
+  });
+  return JSON.parse(stdout.trim().split('\n').pop()!) as LoadResult;
+}
+
+async function main() {
+  const started = Date.now();
+  const options = {
+    databaseUrl: process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/tracker_bench',
+    redisUrl: process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379/0',
+    amqpUrl: process.env.BENCH_AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672',
+    issues: ISSUES,
+    queues: 100,
+  };
+  say(`mode: ${QUICK ? 'quick' : 'full'}${LARGE ? ', large' : ''}; ${RUNS} runs of ${SECONDS} s per figure`);
+  const system = await startBenchSystem(options);
+  const cleanups: Array<() => Promise<unknown>> = [];
+  const onSignal = () => {
+    void Promise.all(cleanups.map((c) => c().catch(() => undefined)))
+      .then(() => system.stop())
+      .finally(() => process.exit(130));
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  let b1Max = NaN;
+  try {
+    if (wants('B1') || wants('B2') || wants('B7')) b1Max = await b1b2(system, cleanups);
+    if (wants('B3')) await b3(system);
+    if (wants('B4')) await b4(system);
+    if (wants('B5')) await b5(system);
+    if (wants('B6')) await b6(system);
+    if (wants('B7')) await b7(system, b1Max);
+  } finally {
+    for (const cleanup of cleanups) await cleanup().catch(() => undefined);
+    await system.stop();
+  }
+  const minutes = ((Date.now() - started) / 60_000).toFixed(1);
+  const cpu = fs.readFileSync('/proc/cpuinfo', 'utf8').match(/model name\s*:\s*(.*)/)?.[1] ?? 'unknown CPU';
+  const cores = (fs.readFileSync('/proc/cpuinfo', 'utf8').match(/^processor/gm) ?? []).length;
+  const load1 = fs.readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+  const text = [
+    `# Benchmark results`,
+    '',
+    `${new Date().toISOString()} · ${QUICK ? '--quick' : 'full'}${LARGE ? ' --large' : ''} · ${ISSUES.toLocaleString('en')} issues · ${RUNS} runs × ${SECONDS} s · took ${minutes} min`,
+    `Machine: ${cores} × ${cpu}, Node ${process.version}, load average at the end ${load1}`,
+    '',
+    table(rows),
+    '',
+  ].join('\n');
+  process.stdout.write(`\n${text}`);
+  const dir = path.join(__dirname, '../results');
+  fs.mkdirSync(dir, { recursive: true });
+  fs.writeFileSync(path.join(dir, 'latest.md'), text);
+  fs.writeFileSync(path.join(dir, `run-${new Date().toISOString().replace(/[:.]/g, '-')}.json`), JSON.stringify(rows, null, 2));
+}
+
+/** Issue keys spread over the workspace, with their current versions. */
+async function someIssues(system: BenchSystem, count: number, offset = 0): Promise<Array<{ id: number; key: string; version: number }>> {
+  const rows = await system.db.query(
+    `SELECT id, key, version FROM "${SCHEMAS.issues}".issues WHERE workspace_id = $1 AND id % 97 = $3 ORDER BY id LIMIT $2`,
+    [system.seeded.workspaceId, count, offset % 97],
+  );
+  return rows.rows;
+}
+
+// ---------------------------------------------------------------------------- B1, B2
+async function b1b2(system: BenchSystem, cleanups: Array<() => Promise<unknown>>): Promise<number> {
+  const [issue] = await someIssues(system, 1, 5);
+  const path = `/api/v1/issues/${issue!.key}`;
+  const direct = await fetch(`${system.issues.url}${path}`, { headers: { 'x-tracker-principal': system.principalHeader() } });
+  const bytes = Buffer.from(await direct.arrayBuffer());
+  if (direct.status !== 200) throw new Error(`direct GET answered ${direct.status}: ${bytes.toString()}`);
+  const file = path.replace(/\//g, '_');
+  const bodyFile = `/tmp/bench-body${file}.json`;
+  fs.writeFileSync(bodyFile, bytes);
+  const { freePort } = await import('@tracker/testing');
+  const barePort = await freePort();
+  const bare = await startHelper('bare-server.ts', [String(barePort), bodyFile]);
+  cleanups.push(async () => {
+    bare.kill('SIGTERM');
+    fs.rmSync(bodyFile, { force: true });
+  });
+  const token = { authorization: `Bearer ${system.seeded.token}` };
+  const targets = {
+    bare: () => ({ url: `http://127.0.0.1:${barePort}${path}`, headers: {} }),
+    direct: () => ({ url: `${system.issues.url}${path}`, headers: { 'x-tracker-principal': system.principalHeader() } }),
+    gateway: () => ({ url: `${system.gateway.url}${path}`, headers: token }),
+    noauth: () => ({ url: `${system.fixedGateway.url}${path}`, headers: token }),
+  };
+  const rps: Record<keyof typeof targets, number[]> = { bare: [], direct: [], gateway: [], noauth: [] };
+  const p50: Record<'direct' | 'gateway', number[]> = { direct: [], gateway: [] };
+  for (let run = 0; run < RUNS; run++) {
+    for (const name of Object.keys(targets) as Array<keyof typeof targets>) {
+      if (name === 'noauth' && !wants('B2') && ONLY.length) continue;
+      const t = targets[name]();
+      const result = await load({ kind: 'throughput', url: t.url, headers: t.headers, connections: 10, durationSeconds: SECONDS });
+      if (result.statusCodes['200'] !== result.total) say(`B1 ${name}: not all 200: ${JSON.stringify(result.statusCodes)}`);
+      rps[name].push(result.requestsPerSecond);
+    }
+    // The hop: one client at a time, so queueing does not hide it.
+    for (const name of ['direct', 'gateway'] as const) {
+      const t = targets[name]();
+      const result = await load({ kind: 'latency', url: t.url, headers: t.headers, connections: 1, durationSeconds: Math.max(2, SECONDS / 2) });
+      p50[name].push(result.p50);
+    }
+    say(`B1 run ${run + 1}: bare ${rps.bare.at(-1)!.toFixed(0)}, direct ${rps.direct.at(-1)!.toFixed(0)}, gateway ${rps.gateway.at(-1)!.toFixed(0)}, no auth ${rps.noauth.at(-1)?.toFixed(0)} req/s`);
+  }
+  const bareMed = median(rps.bare);
+  const directMed = median(rps.direct);
+  const gatewayMed = median(rps.gateway);
+  row({ scenario: 'B1 GET issue, service direct', metric: 'req/s (10 conn.)', runs: rps.direct, ceilingName: 'bare node:http', ceiling: bareMed, target: '≥ 0.45×', met: (_v, r) => r! >= 0.45 });
+  row({ scenario: 'B1 GET issue, via gateway', metric: 'req/s (10 conn.)', runs: rps.gateway, ceilingName: 'service direct', ceiling: directMed, target: '≥ 0.65×', met: (_v, r) => r! >= 0.65 });
+  const hops = p50.gateway.map((g, i) => g - p50.direct[i]!);
+  row({ scenario: 'B1 gateway hop', metric: 'added p50 ms (1 conn.)', runs: hops, ceilingName: 'service direct p50 ms', ceiling: median(p50.direct), ratio: null, target: '≤ 1 ms', met: (v) => v <= 1 });
+  if (rps.noauth.length) {
+    row({ scenario: 'B2 authentication cost', metric: 'gateway req/s', runs: rps.gateway, ceilingName: 'gateway, auth skipped', ceiling: median(rps.noauth), target: '≥ 0.85×', met: (_v, r) => r! >= 0.85 });
+  }
+  return gatewayMed;
+}
+
+// ---------------------------------------------------------------------------- B3
+async function pgbench(system: BenchSystem, script: string, clients: number, seconds: number): Promise<{ tps: number; latencyMs: number }> {
+  const file = `/tmp/bench-pgbench-${process.pid}.sql`;
+  fs.writeFileSync(file, script);
+  try {
+    const url = new URL(process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/tracker_bench');
+    const { stdout } = await execFileP(
+      'pgbench',
+      ['-n', '-c', String(clients), '-j', '2', '-T', String(seconds), '-f', file, '-h', url.hostname, '-p', url.port || '5432', '-U', url.username || 'postgres', url.pathname.slice(1)],
+      { env: { ...process.env, PGOPTIONS: `-c search_path=${SCHEMAS.issues}`, PGPASSWORD: decodeURIComponent(url.password) }, timeout: (seconds + 60) * 1000 },
+    );
+    const tps = Number(/tps = ([\d.]+)/.exec(stdout)?.[1]);
+    const latencyMs = Number(/latency average = ([\d.]+) ms/.exec(stdout)?.[1]);
+    return { tps, latencyMs };
+  } finally {
+    fs.rmSync(file, { force: true });
+  }
+}
+
+async function b3(system: BenchSystem) {
+  const ws = system.seeded.workspaceId;
+  const user = system.seeded.userId;
+  const token = { authorization: `Bearer ${system.seeded.token}`, 'content-type': 'application/json' };
+  const q = system.queueIds;
+  // What the issues service runs for one creation, as one transaction.
+  const createSql = `
+\\set qi random(1, ${q.length})
+BEGIN;
+SELECT id, key FROM queues WHERE workspace_id = ${ws} AND id = (SELECT id FROM queues WHERE workspace_id = ${ws} ORDER BY id OFFSET :qi - 1 LIMIT 1);
+UPDATE queues SET issue_counter = issue_counter + 1 WHERE id = (SELECT id FROM queues WHERE workspace_id = ${ws} ORDER BY id OFFSET :qi - 1 LIMIT 1) RETURNING issue_counter, key, id \\gset
+SELECT max(position) FROM issues WHERE status_id = (SELECT min(id) FROM statuses WHERE queue_id = :id);
+INSERT INTO issues (workspace_id, queue_id, number, key, title, status_id, position, created_by, created_at, updated_at)
+  VALUES (${ws}, :id, :issue_counter, :'key' || '-' || :issue_counter, 'pgbench issue', (SELECT min(id) FROM statuses WHERE queue_id = :id), 1e9 + :issue_counter, ${user}, now(), now()) RETURNING id AS new_id \\gset
+INSERT INTO issue_history (issue_id, field, actor_id, at) VALUES (:new_id, 'created', ${user}, now());
+INSERT INTO outbox_events (event_id, type, routing_key, workspace_id, aggregate_type, aggregate_id, aggregate_revision, payload, published_at)
+  VALUES (gen_random_uuid(), 'issue.created', 'tracker.issue.created', ${ws}, 'issue', :new_id, 1, '{"bench":true,"title":"pgbench issue"}', now());
+COMMIT;
+`;
+  const [lo, hi] = [system.seeded.issues > 1000 ? 1000 : 1, system.seeded.issues > 1000 ? 100_000 : system.seeded.issues];
+  const patchSql = `
+\\set iid random(${lo}, ${hi})
+BEGIN;
+SELECT id FROM issues WHERE id = :iid FOR NO KEY UPDATE;
+SELECT i.*, s.name, s.category FROM issues i JOIN statuses s ON s.id = i.status_id WHERE i.id = :iid;
+UPDATE issues SET title = 'pgbench ' || version, version = version + 1, revision = revision + 1, updated_at = now() WHERE id = :iid;
+INSERT INTO issue_history (issue_id, field, "from", "to", actor_id, at) VALUES (:iid, 'title', '"a"', '"b"', ${user}, now());
+INSERT INTO outbox_events (event_id, type, routing_key, workspace_id, aggregate_type, aggregate_id, aggregate_revision, payload, published_at)
+  VALUES (gen_random_uuid(), 'issue.updated', 'tracker.issue.updated', ${ws}, 'issue', :iid, 1, '{"bench":true,"title":"pgbench"}', now());
+COMMIT;
+`;
+  const bodies = q.slice(0, 20).map((id) => JSON.stringify({ queue_id: id, title: 'Benchmark issue', description: 'made by B3' }));
+  const patchIssues = await someIssues(system, 400, 11);
+  const api = { create: [] as number[], patch: [] as number[], createP99: [] as number[], patchP99: [] as number[] };
+  const sql = { create: [] as number[], patch: [] as number[] };
+  for (let run = 0; run < RUNS; run++) {
+    const created = await load({ kind: 'throughput', url: `${system.gateway.url}/api/v1/issues`, method: 'POST', headers: token, bodies, connections: 20, durationSeconds: SECONDS });
+    api.create.push(created.requestsPerSecond);
+    api.createP99.push(created.p99);
+    if ((created.statusCodes['201'] ?? 0) !== created.total) say(`B3 POST: ${JSON.stringify(created.statusCodes)} errors ${created.errors}`);
+    const fresh = await system.db.query(`SELECT key, version FROM "${SCHEMAS.issues}".issues WHERE id = ANY($1::int[]) ORDER BY id`, [patchIssues.map((i) => i.id)]);
+    const patched = await load({
+      kind: 'throughput',
+      url: `${system.gateway.url}/api/v1/issues/{key}`,
+      method: 'PATCH',
+      headers: token,
+      keys: fresh.rows.map((r) => r.key),
+      versions: fresh.rows.map((r) => r.version),
+      body: `{"title":"Benchmark edit ${run}","version":"{version}"}`,
+      connections: 20,
+      durationSeconds: SECONDS,
+    });
+    api.patch.push(patched.requestsPerSecond);
+    api.patchP99.push(patched.p99);
+    if ((patched.statusCodes['200'] ?? 0) !== patched.total) say(`B3 PATCH: ${JSON.stringify(patched.statusCodes)} errors ${patched.errors}`);
+    sql.create.push((await pgbench(system, createSql, 20, SECONDS)).tps);
+    sql.patch.push((await pgbench(system, patchSql, 20, SECONDS)).tps);
+    say(`B3 run ${run + 1}: POST ${api.create.at(-1)!.toFixed(0)} vs ${sql.create.at(-1)!.toFixed(0)} tps; PATCH ${api.patch.at(-1)!.toFixed(0)} vs ${sql.patch.at(-1)!.toFixed(0)} tps`);
+  }
+  row({ scenario: 'B3 POST /issues', metric: 'req/s (20 conn.)', runs: api.create, ceilingName: 'pgbench same tx', ceiling: median(sql.create), target: '≥ 0.4×', met: (_v, r) => r! >= 0.4 });
+  row({ scenario: 'B3 POST /issues', metric: 'p99 ms (20 conn.)', runs: api.createP99, ceilingName: '', ceiling: null, target: '≤ 50 ms', met: (v) => v <= 50 });
+  row({ scenario: 'B3 PATCH versioned', metric: 'req/s (20 conn.)', runs: api.patch, ceilingName: 'pgbench same tx', ceiling: median(sql.patch), target: '≥ 0.4×', met: (_v, r) => r! >= 0.4 });
+  row({ scenario: 'B3 PATCH versioned', metric: 'p99 ms (20 conn.)', runs: api.patchP99, ceilingName: '', ceiling: null, target: '≤ 50 ms', met: (v) => v <= 50 });
+}
+
+// ---------------------------------------------------------------------------- B4
+async function explainMs(db: Client, sql: { sql: string; values: unknown[] }): Promise<number> {
+  const res = await db.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${sql.sql}`, sql.values as unknown[]);
+  const plan = res.rows[0]['QUERY PLAN'][0];
+  return plan['Planning Time'] + plan['Execution Time'];
+}
+
+/** Prisma.Sql uses $1.. placeholders for postgresql: usable as is by pg. */
+const asPg = (s: { sql: string; values: unknown[] }) => ({ sql: s.sql, values: s.values });
+
+async function b4(system: BenchSystem) {
+  const token = { authorization: `Bearer ${system.seeded.token}`, 'content-type': 'application/json' };
+  const filters = { search: WORDS[17]!, priority: 'high', category: 'open' } as const;
+  const criteria = toSearchCriteria(filters as never, { workspaceId: system.seeded.workspaceId, userId: system.seeded.userId }, null, new Date());
+  const db = new Client({ connectionString: process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/tracker_bench' });
+  await db.connect();
+  await db.query(`SET search_path TO ${SCHEMAS.issues}`);
+  const api: number[] = [];
+  const sqlP95: number[] = [];
+  let matched = 0;
+  try {
+    for (let run = 0; run < RUNS; run++) {
+      const result = await load({ kind: 'latency', url: `${system.gateway.url}/api/v1/issues/search`, method: 'POST', headers: token, body: JSON.stringify(filters), connections: 1, durationSeconds: SECONDS });
+      api.push(result.p95!);
+      const times: number[] = [];
+      const until = Date.now() + (SECONDS * 1000) / 2;
+      while (Date.now() < until || times.length < 20) times.push(await explainMs(db, asPg(searchSql(criteria) as never)));
+      sqlP95.push(percentile(times, 95));
+      say(`B4 run ${run + 1}: API p95 ${api.at(-1)!.toFixed(1)} ms, SQL p95 ${sqlP95.at(-1)!.toFixed(1)} ms`);
+    }
+    matched = (await db.query(searchSql(criteria) as never as string, (searchSql(criteria) as never as { values: unknown[] }).values)).rowCount ?? 0;
+  } finally {
+    await db.end();
+  }
+  const sql = median(sqlP95);
+  row({
+    scenario: `B4 search text + 2 filters (${ISSUES / 1000}k)`,
+    metric: 'p95 ms (1 conn.)',
+    runs: api,
+    ceilingName: 'EXPLAIN ANALYZE p95 ms',
+    ceiling: sql,
+    target: '≤ SQL + 5 ms',
+    met: (v) => v <= sql + 5,
+    note: `${matched} matches`,
+  });
+}
+
+// ---------------------------------------------------------------------------- B5
+async function b5(system: BenchSystem) {
+  const headers = { authorization: `Bearer ${system.seeded.token}`, 'content-type': 'application/json' };
+  const q = system.queueIds;
+  // 2000 issues: two queues of 1000 (at 100k); widgets vary the filters as dashboards do.
+  const perQueue = Math.ceil(system.seeded.issues / q.length);
+  const twoThousand = q.slice(0, Math.max(1, Math.round(2000 / perQueue)));
+  const widgets = Array.from({ length: 30 }, (_, i) => {
+    const filters: Record<string, unknown> = { queue_ids: twoThousand };
+    if (i % 3 === 1) filters.priority = ['low', 'normal', 'high', 'critical'][i % 4];
+    if (i % 3 === 2) filters.category = ['open', 'progress', 'done'][i % 3];
+    if (i % 5 === 4) filters.label = `l${i % 10}`;
+    return filters;
+  });
+  const db = new Client({ connectionString: process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/tracker_bench' });
+  await db.connect();
+  await db.query(`SET search_path TO ${SCHEMAS.statistics}`);
+  const caller = { workspaceId: system.seeded.workspaceId, userId: system.seeded.userId };
+  const sqls = widgets.map((w) => statisticsSql(toSearchCriteria(w as never, caller, w.queue_ids as number[], new Date())) as unknown as { sql: string; values: unknown[] });
+  const one = { api: [] as number[], sql: [] as number[] };
+  const dash = { api: [] as number[], sql: [] as number[] };
+  const agentFetch = (body: unknown) =>
+    fetch(`${system.gateway.url}/api/v1/statistics`, { method: 'POST', headers, body: JSON.stringify(body) }).then(async (r) => {
+      await r.arrayBuffer();
+      if (r.status !== 200) throw new Error(`statistics answered ${r.status}`);
+    });
+  try {
+    await agentFetch(widgets[0]);
+    for (let run = 0; run < RUNS; run++) {
+      const single = await load({ kind: 'latency', url: `${system.gateway.url}/api/v1/statistics`, method: 'POST', headers, body: JSON.stringify(widgets[0]), connections: 1, durationSeconds: Math.max(2, SECONDS / 2) });
+      one.api.push(single.p50);
+      const sqlTimes: number[] = [];
+      for (let i = 0; i < 20; i++) {
+        const t = performance.now();
+        await db.query(sqls[0]!.sql, sqls[0]!.values);
+        sqlTimes.push(performance.now() - t);
+      }
+      one.sql.push(median(sqlTimes));
+      // The dashboard: its 30 widgets one after another, as one client renders it.
+      const dApi: number[] = [];
+      const dSql: number[] = [];
+      for (let k = 0; k < (QUICK ? 3 : 5); k++) {
+        let t = performance.now();
+        for (const w of widgets) await agentFetch(w);
+        dApi.push(performance.now() - t);
+        t = performance.now();
+        for (const s of sqls) await db.query(s.sql, s.values);
+        dSql.push(performance.now() - t);
+      }
+      dash.api.push(median(dApi));
+      dash.sql.push(median(dSql));
+      say(`B5 run ${run + 1}: one ${one.api.at(-1)!.toFixed(1)} vs ${one.sql.at(-1)!.toFixed(1)} ms; dashboard ${dash.api.at(-1)!.toFixed(0)} vs ${dash.sql.at(-1)!.toFixed(0)} ms`);
+    }
+  } finally {
+    await db.end();
+  }
+  row({ scenario: 'B5 statistics, 2000 issues', metric: 'p50 ms', runs: one.api, ceilingName: 'same SQL direct ms', ceiling: median(one.sql), target: '≤ 1.3×', met: (_v, r) => r! <= 1.3 });
+  row({ scenario: 'B5 dashboard, 30 widgets', metric: 'ms per dashboard', runs: dash.api, ceilingName: 'same SQL direct ms', ceiling: median(dash.sql), target: '≤ 1.3×', met: (_v, r) => r! <= 1.3 });
+}
+
+// ---------------------------------------------------------------------------- B6
+async function amqpRoundTrip(url: string, rate: number, seconds: number): Promise<number[]> {
+  const publisher = await connect(url);
+  const consumer = await connect(url);
+  const lags: number[] = [];
+  try {
+    const pch = await publisher.createConfirmChannel();
+    const cch = await consumer.createChannel();
+    const { queue } = await cch.assertQueue('', { exclusive: true, autoDelete: true });
+    await cch.consume(queue, (msg) => {
+      if (!msg) return;
+      lags.push(Date.now() - Number(msg.content.toString()));
+      cch.ack(msg);
+    });
+    const total = rate * seconds;
+    const startedAt = Date.now();
+    const pending: Promise<void>[] = [];
+    for (let i = 0; i < total; i++) {
+      const due = startedAt + (i * 1000) / rate;
+      if (due > Date.now()) await sleep(due - Date.now());
+      pending.push(
+        new Promise<void>((resolve, reject) =>
+          pch.sendToQueue(queue, Buffer.from(String(Date.now())), { persistent: true }, (err) => (err ? reject(err) : resolve())),
+        ),
+      );
+    }
+    await Promise.all(pending);
+    const deadline = Date.now() + 10_000;
+    while (lags.length < total && Date.now() < deadline) await sleep(20);
+  } finally {
+    await publisher.close();
+    await consumer.close();
+  }
+  return lags;
+}
+
+/** Writes at `rate`/s (PATCH through the gateway); each write's time until the replica shows it. */
+async function replicaLag(system: BenchSystem, rate: number, seconds: number, issues: Array<{ id: number; key: string; version: number }>): Promise<{ lags: number[]; lost: number }> {
+  const headers = { authorization: `Bearer ${system.seeded.token}`, 'content-type': 'application/json' };
+  const pending = new Map<number, { version: number; answeredAt: number }>();
+  const lags: number[] = [];
+  let writing = true;
+  const poller = (async () => {
+    while (writing || pending.size > 0) {
+      if (pending.size) {
+        const ids = [...pending.keys()];
+        const seen = await system.db.query(`SELECT id, version FROM "${SCHEMAS.statistics}".issues WHERE id = ANY($1::int[])`, [ids]);
+        const now = Date.now();
+        for (const r of seen.rows) {
+          const p = pending.get(r.id);
+          if (p && r.version >= p.version) {
+            lags.push(now - p.answeredAt);
+            pending.delete(r.id);
+          }
+        }
+        if (!writing && [...pending.values()].every((p) => now - p.answeredAt > 30_000)) break;
+      }
+      await sleep(5);
+    }
+  })();
+  const total = rate * seconds;
+  const startedAt = Date.now();
+  const inflight: Promise<void>[] = [];
+  for (let i = 0; i < total; i++) {
+    const due = startedAt + (i * 1000) / rate;
+    if (due > Date.now()) await sleep(due - Date.now());
+    const issue = issues[i % issues.length]!;
+    inflight.push(
+      (async () => {
+        const res = await fetch(`${system.gateway.url}/api/v1/issues/${issue.key}`, { method: 'PATCH', headers, body: JSON.stringify({ title: `Lag ${i}` }) });
+        const body = (await res.json()) as { version?: number };
+        if (res.status === 200 && body.version) pending.set(issue.id, { version: body.version, answeredAt: Date.now() });
+      })().catch(() => undefined),
+    );
+    // One write per issue in flight: the next write to it waits for the previous answer.
+    if (inflight.length >= issues.length) await inflight.shift();
+  }
+  await Promise.all(inflight);
+  writing = false;
+  await poller;
+  return { lags, lost: pending.size };
+}
+
+async function b6(system: BenchSystem) {
+  const rate = 200;
+  const seconds = QUICK ? 4 : 10;
+  const issues = await someIssues(system, 400, 23);
+  const lagP99: number[] = [];
+  const amqpP99: number[] = [];
+  for (let run = 0; run < RUNS; run++) {
+    const { lags, lost } = await replicaLag(system, rate, seconds, issues);
+    lagP99.push(percentile(lags, 99));
+    amqpP99.push(percentile(await amqpRoundTrip(process.env.BENCH_AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672', rate, seconds), 99));
+    say(`B6 run ${run + 1}: replica lag p99 ${lagP99.at(-1)} ms (${lags.length} writes${lost ? `, ${lost} never seen` : ''}), amqp p99 ${amqpP99.at(-1)} ms`);
+  }
+  row({ scenario: 'B6 event lag at 200 writes/s', metric: 'p99 ms', runs: lagP99, ceilingName: 'amqplib confirm round trip p99', ceiling: median(amqpP99), ratio: null, target: '≤ 250 ms', met: (v) => v <= 250 });
+
+  // Backlog: the consumer away while writes go on, then how fast it catches up.
+  const drains: number[] = [];
+  for (let run = 0; run < (QUICK ? 1 : 3); run++) {
+    await system.restartStatistics(true);
+    const backlog = await someIssues(system, 1000, 31 + run);
+    const headers = { authorization: `Bearer ${system.seeded.token}`, 'content-type': 'application/json' };
+    const versions = new Map<number, number>();
+    const queue = [...backlog];
+    await Promise.all(
+      Array.from({ length: 10 }, async () => {
+        for (let issue = queue.shift(); issue; issue = queue.shift()) {
+          const res = await fetch(`${system.gateway.url}/api/v1/issues/${issue.key}`, { method: 'PATCH', headers, body: JSON.stringify({ title: `Backlog ${run}` }) });
+          const body = (await res.json()) as { version?: number };
+          if (body.version) versions.set(issue.id, body.version);
+        }
+      }),
+    );
+    await sleep(1000); // the relay has published everything
+    const restartedAt = Date.now();
+    await system.restartStatistics(false);
+    const healthyAt = Date.now();
+    const ids = [...versions.keys()];
+    const deadline = Date.now() + 60_000;
+    let doneAt = NaN;
+    while (Date.now() < deadline) {
+      const seen = await system.db.query(`SELECT count(*)::int AS n FROM "${SCHEMAS.statistics}".issues i JOIN unnest($1::int[], $2::int[]) AS w(id, v) ON w.id = i.id WHERE i.version >= w.v`, [
+        ids,
+        ids.map((id) => versions.get(id)),
+      ]);
+      if (seen.rows[0].n >= ids.length) {
+        doneAt = Date.now();
+        break;
+      }
+      await sleep(20);
+    }
+    const perSecond = ids.length / ((doneAt - healthyAt) / 1000);
+    drains.push(perSecond);
+    say(`B6 backlog run ${run + 1}: ${ids.length} events drained in ${doneAt - healthyAt} ms after the restart (${healthyAt - restartedAt} ms to start)`);
+  }
+  row({ scenario: 'B6 backlog drain', metric: 'events/s', runs: drains, ceilingName: 'write rate', ceiling: rate, target: '≥ 5×', met: (_v, r) => r! >= 5 });
+}
+
+// ---------------------------------------------------------------------------- B7
+async function b7(system: BenchSystem, b1Max: number) {
+  const [issue] = await someIssues(system, 1, 5);
+  const url = `${system.gateway.url}/api/v1/issues/${issue!.key}`;
+  const headers = { authorization: `Bearer ${system.seeded.token}` };
+  const rate = Math.round(1.5 * (Number.isFinite(b1Max) ? b1Max : 300));
+  const probe = async () => {
+    const t = performance.now();
+    const res = await fetch(url, { headers, signal: AbortSignal.timeout(5000) }).catch(() => null);
+    if (res) await res.arrayBuffer();
+    return { ok: res?.status === 200, ms: performance.now() - t };
+  };
+  const baseline: number[] = [];
+  for (let i = 0; i < 20; i++) baseline.push((await probe()).ms);
+  const normal = median(baseline);
+  const pids = [system.gateway.child.pid, system.issues.child.pid, system.access.child.pid];
+  const rssBefore = pids.map(rssMiB);
+  const recoveries: number[] = [];
+  const growth: number[] = [];
+  let bad: Record<string, number> = {};
+  let errors = 0;
+  for (let run = 0; run < (QUICK ? 1 : 3); run++) {
+    const overload = load({ kind: 'throughput', url, headers, connections: 200, overallRate: rate, durationSeconds: QUICK ? 8 : 15, timeoutSeconds: 10 });
+    let peak = rssBefore.map(() => 0);
+    const sampler = setInterval(() => (peak = pids.map((p, i) => Math.max(peak[i]!, rssMiB(p)))), 250);
+    const result = await overload;
+    clearInterval(sampler);
+    const endedAt = Date.now();
+    // Recovered: five probes in a row answered 200 within 3× the unloaded time (at least 20 ms).
+    let streak = 0;
+    let recoveredAt = NaN;
+    while (Date.now() - endedAt < 30_000) {
+      const p = await probe();
+      if (p.ok && p.ms <= Math.max(20, 3 * normal)) {
+        if (++streak === 1) recoveredAt = Date.now();
+        if (streak >= 5) break;
+      } else streak = 0;
+      await sleep(50);
+    }
+    recoveries.push((recoveredAt - endedAt) / 1000);
+    for (const [code, count] of Object.entries(result.statusCodes)) if (code !== '200' && code !== '429' && code !== '503') bad[code] = (bad[code] ?? 0) + count;
+    errors += result.errors + result.timeouts;
+    growth.push(Math.max(...peak.map((p, i) => p / rssBefore[i]!)));
+    say(`B7 run ${run + 1}: ${rate} req/s offered, ${result.requestsPerSecond.toFixed(0)} answered; codes ${JSON.stringify(result.statusCodes)}, ${result.errors} errors, ${result.timeouts} timeouts; RSS peak ${peak.map((p) => p.toFixed(0)).join('/')} MiB (before ${rssBefore.map((p) => p.toFixed(0)).join('/')}); recovery ${recoveries.at(-1)} s`);
+  }
+  const note = `offered ${rate} req/s; other codes ${JSON.stringify(bad)}, ${errors} transport errors/timeouts`;
+  row({ scenario: 'B7 overload 1.5× B1 max', metric: 'recovery s', runs: recoveries, ceilingName: '', ceiling: null, target: '≤ 5 s', met: (v) => v <= 5 });
+  row({ scenario: 'B7 overload 1.5× B1 max', metric: 'peak RSS / before', runs: growth, ceilingName: '', ceiling: null, target: 'flat (≤ 1.5×)', met: (v) => v <= 1.5 });
+  row({ scenario: 'B7 overload 1.5× B1 max', metric: 'answers not 2xx/429/503', value: Object.values(bad).reduce((a, b) => a + b, 0) + errors, runs: [], ceilingName: '', ceiling: null, target: '0', met: (v) => v === 0, note });
+}
+
+main().catch((err) => {
+  process.stderr.write(`bench failed: ${err instanceof Error ? err.stack : String(err)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,64 @@
+/** Pure figures and the results table (unit-tested; no I/O here). */
+
+export function median(values: readonly number[]): number {
+  if (values.length === 0) return NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+/** Nearest-rank percentile (p in 0..100) of raw samples. */
+export function percentile(values: readonly number[], p: number): number {
+  if (values.length === 0) return NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  const rank = Math.ceil((p / 100) * sorted.length);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, rank - 1))]!;
+}
+
+export interface Row {
+  scenario: string;
+  /** What was measured, e.g. "req/s" or "p95 ms". */
+  metric: string;
+  /** Median over the runs of the measured figure. */
+  value: number;
+  ceilingName: string;
+  ceiling: number | null;
+  /** value / ceiling, or (for latencies, lower is better) as the target states it. */
+  ratio: number | null;
+  target: string;
+  met: boolean | null;
+  /** Every run's value, so the spread is visible. */
+  runs: number[];
+  note?: string;
+}
+
+const fmt = (n: number | null) => {
+  if (n === null || Number.isNaN(n)) return '–';
+  if (Math.abs(n) >= 100) return n.toFixed(0);
+  if (Math.abs(n) >= 10) return n.toFixed(1);
+  return n.toFixed(2);
+};
+
+export function ratioOf(value: number, ceiling: number): number {
+  return ceiling === 0 ? NaN : value / ceiling;
+}
+
+/** The results as a Markdown table. */
+export function table(rows: readonly Row[]): string {
+  const header = '| scenario | metric | median | ceiling | ceiling median | ratio | target | met | runs |';
+  const line = '|---|---|---:|---|---:|---:|---|---|---|';
+  const body = rows.map((r) =>
+    [
+      r.scenario,
+      r.metric,
+      fmt(r.value),
+      r.ceilingName || '–',
+      fmt(r.ceiling),
+      r.ratio === null ? '–' : `${fmt(r.ratio)}×`,
+      r.target,
+      r.met === null ? '–' : r.met ? 'yes' : '**no**',
+      r.runs.map(fmt).join(' / ') + (r.note ? ` (${r.note})` : ''),
+    ].join(' | '),
+  );
+  return [header, line, ...body.map((b) => `| ${b} |`)].join('\n');
+}

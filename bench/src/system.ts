@@ -1,0 +1,174 @@
+/** Starts the services for the benchmark (as processes, quiet logs) on the seeded database. */
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { Client } from 'pg';
+import { signPrincipal, type UserPrincipal } from '@tracker/kit';
+import { freePort, startService, type ServiceProcess } from '@tracker/testing';
+import { ensureDatabase, readSeeded, REPO_ROOT, resetSchemas, SCHEMAS, seedIssues, writeSeeded, type Seeded } from './seed';
+
+const run = promisify(execFile);
+
+export interface BenchOptions {
+  databaseUrl: string;
+  redisUrl: string;
+  amqpUrl: string;
+  issues: number;
+  queues: number;
+}
+
+export interface BenchSystem {
+  db: Client;
+  seeded: Seeded;
+  secret: string;
+  env: Record<string, string>;
+  access: ServiceProcess;
+  issues: ServiceProcess;
+  statistics: ServiceProcess;
+  gateway: ServiceProcess;
+  /** A gateway with authentication skipped (BENCH_FIXED_PRINCIPAL), for B2. */
+  fixedGateway: ServiceProcess;
+  statisticsEnv: Record<string, string>;
+  principal: UserPrincipal;
+  /** A principal header for calling a service directly (valid 30 s: sign per run). */
+  principalHeader: () => string;
+  queueIds: number[];
+  /** Restarts the statistics service (B6 backlog). */
+  restartStatistics: (stop: boolean) => Promise<void>;
+  /** Every process this run started, for /proc sampling. */
+  stop: () => Promise<void>;
+}
+
+export const EXCHANGE = 'tracker.events.bench';
+export const EVENTS_QUEUE = 'statistics.events.bench';
+
+const say = (text: string) => process.stderr.write(`[bench] ${text}\n`);
+
+export async function startBenchSystem(options: BenchOptions): Promise<BenchSystem> {
+  await ensureDatabase(options.databaseUrl);
+  const db = new Client({ connectionString: options.databaseUrl });
+  await db.connect();
+  const secret = 'bench-internal-secret-0123456789abcdef0123456789';
+  const env = {
+    INTERNAL_SECRET: secret,
+    AMQP_URL: options.amqpUrl,
+    EVENTS_EXCHANGE: EXCHANGE,
+    EVENTS_QUEUE,
+    DATABASE_URL: options.databaseUrl,
+    REDIS_URL: options.redisUrl,
+    LOG_LEVEL: 'warn',
+  };
+  let seeded = await readSeeded(db);
+  const reseed = !seeded || seeded.issues !== options.issues;
+  if (reseed) {
+    say(`seeding ${options.issues} issues in ${options.queues} queues (once; later runs reuse them)`);
+    await resetSchemas(db);
+  }
+  const started: ServiceProcess[] = [];
+  const start = async (name: Parameters<typeof startService>[0], extra: Record<string, string>) => {
+    const service = await startService(name, { ...env, ...extra }, { readyTimeoutMs: 60_000 });
+    started.push(service);
+    return service;
+  };
+  try {
+    const access = await start('access', { DATABASE_SCHEMA: SCHEMAS.access });
+    const issues = await start('issues', { DATABASE_SCHEMA: SCHEMAS.issues, ACCESS_URL: access.url });
+    const upstreams = { ACCESS_URL: access.url, ISSUES_URL: issues.url };
+    // Statistics comes later (after the replica is seeded); its URL is known now.
+    const statisticsPort = await freePort();
+    const statisticsUrl = `http://127.0.0.1:${statisticsPort}`;
+    // A high limit: the rate limit's Redis counting is measured, its 429s are not.
+    const gatewayEnv = { ...upstreams, STATISTICS_URL: statisticsUrl, RATE_LIMIT_PER_MINUTE: '10000000' };
+    const gateway = await start('gateway', gatewayEnv);
+
+    if (reseed) {
+      const ws = await admin(env, 'workspace', 'create', '--name', 'Bench', '--admin-name', 'Bench Admin');
+      for (let n = 1; n <= options.queues; n++) {
+        const res = await fetch(`${gateway.url}/api/v1/queues`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${ws.token}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ key: `Q${n}`, name: `Queue ${n}` }),
+        });
+        if (res.status !== 201) throw new Error(`queue ${n}: ${res.status} ${await res.text()}`);
+      }
+      const startedAt = Date.now();
+      await seedIssues(db, ws.workspace_id, ws.user_id, options.issues);
+      say(`seeded in ${((Date.now() - startedAt) / 1000).toFixed(1)} s`);
+      seeded = { issues: options.issues, workspaceId: ws.workspace_id, userId: ws.user_id, token: ws.token };
+      await writeSeeded(db, seeded);
+    }
+    const s = seeded!;
+    const statisticsEnv = { ...env, DATABASE_SCHEMA: SCHEMAS.statistics, ACCESS_URL: access.url, ISSUES_URL: issues.url };
+    let statistics = await startService('statistics', statisticsEnv, { port: statisticsPort, readyTimeoutMs: 60_000 });
+    started.push(statistics);
+    const principal: UserPrincipal = { kind: 'user', userId: s.userId, workspaceId: s.workspaceId, workspaceRole: 'admin', tokenId: 1 };
+    const fixedGateway = await start('gateway', { ...gatewayEnv, BENCH_FIXED_PRINCIPAL: JSON.stringify(principal) });
+    const queueIds = (await db.query(`SELECT id FROM "${SCHEMAS.issues}".queues WHERE workspace_id = $1 ORDER BY id`, [s.workspaceId])).rows.map((r) => r.id as number);
+
+    const system: BenchSystem = {
+      db,
+      seeded: s,
+      secret,
+      env,
+      access,
+      issues,
+      statistics,
+      gateway,
+      fixedGateway,
+      statisticsEnv,
+      principal,
+      principalHeader: () => signPrincipal(principal, secret),
+      queueIds,
+      restartStatistics: async (stop) => {
+        if (stop) {
+          await system.statistics.stop('SIGTERM');
+          return;
+        }
+        statistics = await startService('statistics', statisticsEnv, { port: statisticsPort, readyTimeoutMs: 60_000 });
+        started.push(statistics);
+        system.statistics = statistics;
+      },
+      stop: async () => {
+        await Promise.all(started.map((p) => p.stop('SIGTERM')));
+        await db.end();
+      },
+    };
+    return system;
+  } catch (err) {
+    await Promise.all(started.map((p) => p.stop('SIGKILL')));
+    await db.end();
+    throw err;
+  }
+}
+
+async function admin(env: Record<string, string>, ...args: string[]): Promise<any> {
+  const { stdout } = await run('pnpm', ['-s', 'admin', ...args, '--json'], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, ...env, DATABASE_SCHEMA: SCHEMAS.access, LOG_LEVEL: 'silent' },
+  });
+  const lines = stdout.trim().split('\n');
+  return JSON.parse(lines[lines.length - 1]!);
+}
+
+/** A helper process (bare server) that prints "listening" when ready. */
+export async function startHelper(script: string, args: string[]): Promise<ChildProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, script), ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+  await new Promise<void>((resolve, reject) => {
+    child.stdout!.on('data', (d: Buffer) => d.toString().includes('listening') && resolve());
+    child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
+  });
+  return child;
+}
+
+/** Resident memory of a process in MiB (Linux /proc). */
+export function rssMiB(pid: number | undefined): number {
+  if (!pid) return NaN;
+  try {
+    const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1]);
+    return kb / 1024;
+  } catch {
+    return NaN;
+  }
+}
