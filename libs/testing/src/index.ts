@@ -9,3 +9,4 @@ export * from './system';
 export * from './broker';
 export * from './replica';
 export * from './routes';
+export * from './documented-responses';

@@ -5,6 +5,7 @@ import { promisify } from 'node:util';
 import { connect } from 'amqplib';
 import { amqpTestNames, amqpUrlVia, testAmqpUrl } from './amqp';
 import { createTestSchema, type TestSchema } from './database';
+import { checkDocumentedAnswer } from './documented-responses';
 import { startService, type ServiceName, type ServiceProcess } from './processes';
 import { flushTestRedis, testRedisDb, testRedisUrl } from './redis';
 import { hostPort, startTcpProxy, type TcpProxy } from './tcp-proxy';
@@ -144,7 +145,14 @@ export async function startSystem(
       } catch {
         // not JSON: keep the text for the assertion message
       }
-      return { status: response.status, body: parsed, headers: response.headers, ms: Date.now() - started };
+      const answer = { status: response.status, body: parsed, headers: response.headers, ms: Date.now() - started };
+      // Every answer of the public API must be what the OpenAPI document says it is.
+      const viaGateway = !Object.values(services).some((s) => s.name !== 'gateway' && opts.baseUrl === s.url);
+      if (viaGateway && urlPath.startsWith('/api/v1')) {
+        const undocumented = checkDocumentedAnswer(method, urlPath, answer.status, response.headers.get('content-type'), parsed);
+        if (undocumented) throw new Error(`answer not as documented in the OpenAPI document: ${JSON.stringify(undocumented)}\nbody: ${text.slice(0, 500)}`);
+      }
+      return answer;
     },
     async stop() {
       await Promise.all([...Object.values(services), ...extraGateways].map((s) => s.stop('SIGTERM')));
