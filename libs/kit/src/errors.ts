@@ -1,24 +1,14 @@
+import { PROBLEM_CODES } from '@tracker/contracts';
+
 /**
  * One error type for every service. A use case throws `AppError` with a stable
  * `code`; the HTTP layer maps the code to a status and a problem+json body.
  */
 export const errorCatalog = {
-  validation_failed: { status: 422, title: 'Invalid request' },
-  unauthorized: { status: 401, title: 'Authentication required' },
-  forbidden: { status: 403, title: 'Not enough rights' },
-  not_found: { status: 404, title: 'Not found' },
-  version_conflict: { status: 409, title: 'Version conflict' },
-  last_active_admin: { status: 409, title: 'Last active admin' },
-  queue_key_taken: { status: 409, title: 'Queue key taken' },
-  payload_too_large: { status: 413, title: 'Payload too large' },
-  bad_request: { status: 400, title: 'Bad request' },
-  request_timeout: { status: 408, title: 'Request timeout' },
-  headers_too_large: { status: 431, title: 'Request headers too large' },
-  rate_limited: { status: 429, title: 'Too many requests' },
+  ...PROBLEM_CODES,
+  // A bug, never part of the contract: the public document lists only PROBLEM_CODES.
   internal_error: { status: 500, title: 'Internal server error' },
-  service_unavailable: { status: 503, title: 'Service unavailable' },
-  statistics_unavailable: { status: 503, title: 'Statistics unavailable' },
-} as const satisfies Record<string, { status: number; title: string }>;
+} as const;
 
 export type ErrorCode = keyof typeof errorCatalog;
 

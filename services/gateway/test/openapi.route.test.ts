@@ -59,7 +59,9 @@ describe('the gateway and the OpenAPI document', () => {
   });
 
   test('then the problem codes the services answer with are exactly the documented ones (500 is never documented)', () => {
-    const { internal_error: _bug, ...answered } = errorCatalog;
+    const { internal_error: bug, ...answered } = errorCatalog;
     expect(answered).toEqual(PROBLEM_CODES);
+    expect(bug.status).toBe(500);
+    expect(Object.values(PROBLEM_CODES).map((p) => p.status)).not.toContain(500);
   });
 });

@@ -13,6 +13,7 @@ import {
   fillPath,
   fingerprint,
   maskedBody,
+  ok,
   recording,
   seedWorkspaces,
   specEndpoints,
@@ -39,11 +40,6 @@ const world = {} as {
   ownDashboard: number;
   bQueue: { id: number; key: string };
   bIssue: { id: number; key: string };
-};
-
-const ok = (res: ApiResponse, status = 200) => {
-  if (res.status !== status) throw new Error(`expected ${status}, got ${res.status}: ${JSON.stringify(res.body)}`);
-  return res.body;
 };
 
 beforeAll(async () => {

@@ -7,8 +7,8 @@
 import http from 'node:http';
 import fc from 'fast-check';
 import { API_OPERATIONS, PROBLEM_CODES, type ApiOperation } from '@tracker/contracts';
-import { startSystem, type ApiResponse, type System } from '@tracker/testing';
-import { eventually, fingerprint, seedWorkspaces, type SeededWorkspace } from './helpers';
+import { startSystem, type System } from '@tracker/testing';
+import { eventually, fingerprint, ok, seedWorkspaces, type SeededWorkspace } from './helpers';
 
 // FUZZ_RUNS=500 for a longer hunt; the default keeps the file around 20 s. FUZZ_SEED replays a run.
 const RUNS = Number(process.env.FUZZ_RUNS ?? 25);
@@ -18,11 +18,6 @@ let A: SeededWorkspace;
 let B: SeededWorkspace;
 const world = {} as { queue: { id: number; key: string }; hidden: { id: number; key: string }; issue: { id: number; key: string }; dashboard: number };
 const agent = new http.Agent({ keepAlive: true, maxSockets: 4 });
-
-const ok = (res: ApiResponse, status = 200) => {
-  if (res.status !== status) throw new Error(`expected ${status}, got ${res.status}: ${JSON.stringify(res.body)}`);
-  return res.body;
-};
 
 beforeAll(async () => {
   system = await startSystem();

@@ -186,6 +186,12 @@ export function recording(system: System) {
   return { api, seen };
 }
 
+/** The body of an answer that must have `status`; anything else fails with the answer in the message. */
+export const ok = (res: ApiResponse, status = 200) => {
+  if (res.status !== status) throw new Error(`expected ${status}, got ${res.status}: ${JSON.stringify(res.body)}`);
+  return res.body;
+};
+
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Polls until check() returns a truthy value or the time is up (the statistics replica follows events). */

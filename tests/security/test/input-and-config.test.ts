@@ -5,7 +5,7 @@
 import http from 'node:http';
 import { gzipSync } from 'node:zlib';
 import { startSystem, type ApiResponse, type ServiceProcess, type System } from '@tracker/testing';
-import { fingerprint, rawExchange, recording, seedWorkspaces, statusOf, type Actor, type SeededWorkspace } from './helpers';
+import { fingerprint, ok, rawExchange, recording, seedWorkspaces, statusOf, type Actor, type SeededWorkspace } from './helpers';
 
 const MiB = 1024 * 1024;
 let system: System;
@@ -17,11 +17,6 @@ let member: Actor;
 let limited: ServiceProcess;
 let slowloris: Promise<{ text: string; ms: number; closed: boolean }>;
 const world = {} as { queue: { id: number; key: string }; issue: { id: number; key: string; version: number }; dashboard: number; title: string };
-
-const ok = (res: ApiResponse, status = 200) => {
-  if (res.status !== status) throw new Error(`expected ${status}, got ${res.status}: ${JSON.stringify(res.body)}`);
-  return res.body;
-};
 
 beforeAll(async () => {
   system = await startSystem();
