@@ -56,7 +56,8 @@ function rotation(job: LoadJob, slot: number) {
       if (keys.length) {
         current = keys[i % keys.length]!;
         i += job.connections;
-        path = path.replace('{key}', encodeURIComponent(current));
+        // URL() has percent-encoded the placeholder's braces.
+        path = path.replace('%7Bkey%7D', encodeURIComponent(current));
       }
       let body = job.body;
       if (job.bodies?.length) body = job.bodies[j++ % job.bodies.length];

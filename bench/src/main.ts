@@ -198,7 +198,7 @@ SELECT id, key FROM queues WHERE workspace_id = ${ws} AND id = (SELECT id FROM q
 UPDATE queues SET issue_counter = issue_counter + 1 WHERE id = (SELECT id FROM queues WHERE workspace_id = ${ws} ORDER BY id OFFSET :qi - 1 LIMIT 1) RETURNING issue_counter, key, id \\gset
 SELECT max(position) FROM issues WHERE status_id = (SELECT min(id) FROM statuses WHERE queue_id = :id);
 INSERT INTO issues (workspace_id, queue_id, number, key, title, status_id, position, created_by, created_at, updated_at)
-  VALUES (${ws}, :id, :issue_counter, :'key' || '-' || :issue_counter, 'pgbench issue', (SELECT min(id) FROM statuses WHERE queue_id = :id), 1e9 + :issue_counter, ${user}, now(), now()) RETURNING id AS new_id \\gset
+  VALUES (${ws}, :id, :issue_counter, (SELECT key FROM queues WHERE id = :id) || '-' || :issue_counter, 'pgbench issue', (SELECT min(id) FROM statuses WHERE queue_id = :id), 1e9 + :issue_counter, ${user}, now(), now()) RETURNING id AS new_id \\gset
 INSERT INTO issue_history (issue_id, field, actor_id, at) VALUES (:new_id, 'created', ${user}, now());
 INSERT INTO outbox_events (event_id, type, routing_key, workspace_id, aggregate_type, aggregate_id, aggregate_revision, payload, published_at)
   VALUES (gen_random_uuid(), 'issue.created', 'tracker.issue.created', ${ws}, 'issue', :new_id, 1, '{"bench":true,"title":"pgbench issue"}', now());
@@ -257,8 +257,8 @@ async function explainMs(db: Client, sql: { sql: string; values: unknown[] }): P
   return plan['Planning Time'] + plan['Execution Time'];
 }
 
-/** Prisma.Sql uses $1.. placeholders for postgresql: usable as is by pg. */
-const asPg = (s: { sql: string; values: unknown[] }) => ({ sql: s.sql, values: s.values });
+/** A Prisma.Sql as pg takes it: `.text` has the $1.. placeholders (`.sql` has MySQL's `?`). */
+const asPg = (s: unknown) => ({ sql: (s as { text: string }).text, values: (s as { values: unknown[] }).values });
 
 async function b4(system: BenchSystem) {
   const token = { authorization: `Bearer ${system.seeded.token}`, 'content-type': 'application/json' };
@@ -276,11 +276,12 @@ async function b4(system: BenchSystem) {
       api.push(result.p95!);
       const times: number[] = [];
       const until = Date.now() + (SECONDS * 1000) / 2;
-      while (Date.now() < until || times.length < 20) times.push(await explainMs(db, asPg(searchSql(criteria) as never)));
+      while (Date.now() < until || times.length < 20) times.push(await explainMs(db, asPg(searchSql(criteria))));
       sqlP95.push(percentile(times, 95));
       say(`B4 run ${run + 1}: API p95 ${api.at(-1)!.toFixed(1)} ms, SQL p95 ${sqlP95.at(-1)!.toFixed(1)} ms`);
     }
-    matched = (await db.query(searchSql(criteria) as never as string, (searchSql(criteria) as never as { values: unknown[] }).values)).rowCount ?? 0;
+    const query = asPg(searchSql(criteria));
+    matched = (await db.query(query.sql, query.values)).rowCount ?? 0;
   } finally {
     await db.end();
   }
@@ -315,7 +316,7 @@ async function b5(system: BenchSystem) {
   await db.connect();
   await db.query(`SET search_path TO ${SCHEMAS.statistics}`);
   const caller = { workspaceId: system.seeded.workspaceId, userId: system.seeded.userId };
-  const sqls = widgets.map((w) => statisticsSql(toSearchCriteria(w as never, caller, w.queue_ids as number[], new Date())) as unknown as { sql: string; values: unknown[] });
+  const sqls = widgets.map((w) => asPg(statisticsSql(toSearchCriteria(w as never, caller, w.queue_ids as number[], new Date()))));
   const one = { api: [] as number[], sql: [] as number[] };
   const dash = { api: [] as number[], sql: [] as number[] };
   const agentFetch = (body: unknown) =>
