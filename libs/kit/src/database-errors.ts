@@ -23,7 +23,10 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   const e = error as { name?: string; code?: string; message?: string; meta?: { driverAdapterError?: { cause?: { kind?: string; originalCode?: string } } } } | null;
   if (!e || typeof e !== 'object') return false;
   // node-postgres itself: every pool connection busy past connectionTimeoutMillis, or the server refusing.
-  if (e.message === 'timeout exceeded when trying to connect' || e.code === 'ECONNREFUSED') return true;
+  if (e.message === 'timeout exceeded when trying to connect' || e.message === 'Connection terminated unexpectedly') return true;
+  if (e.code === 'ECONNREFUSED' || e.code === 'ECONNRESET') return true;
+  // node-postgres carries the SQLSTATE itself in `code`.
+  if (typeof e.code === 'string' && /^[0-9A-Z]{5}$/.test(e.code) && UNAVAILABLE_SQLSTATE.test(e.code)) return true;
   if (e.name === 'PrismaClientInitializationError') return true;
   // P1001/P1002/P1008/P1017: server unreachable, timed out or closed; P2024: no pool connection in time; P2028: transaction API.
   if (e.code && ['P1001', 'P1002', 'P1008', 'P1017', 'P2024', 'P2028'].includes(e.code)) return true;

@@ -22,13 +22,13 @@ export interface IssuesService {
 
 export function createIssuesService(config: IssuesConfig, options: { isShuttingDown?: () => boolean } = {}): IssuesService {
   const logger = createLogger('issues', config.log.level);
-  const db = createDb(config.database);
+  const { db, pool } = createDb(config.database);
   const redis = createRedis(config.redis.url, logger);
   const access = accessClient(
     internalClient({ baseUrl: config.access.url, secret: config.internal.secret, service: 'issues', timeoutMs: config.access.timeoutMs }),
   );
   const deps: IssuesDeps = {
-    store: createStore(db),
+    store: createStore(db, pool),
     grants: aclReader(redis, access, logger),
     directory: access,
     clock: () => new Date(),
@@ -54,6 +54,8 @@ export function createIssuesService(config: IssuesConfig, options: { isShuttingD
   const close = async () => {
     redis.disconnect();
     await db.$disconnect();
+    // Prisma does not end a pool it was given.
+    if (!pool.ended) await pool.end();
   };
   return { app, deps, db, redis, logger, metrics, close };
 }

@@ -1,18 +1,8 @@
 import type { IssuePatch } from '../domain/issue-update.rules';
-import type {
-  CommentRecord,
-  FieldChange,
-  HistoryRecord,
-  IssueFields,
-  IssueRecord,
-  IssueRef,
-  LinkRecord,
-  StatusRecord,
-  WorklogRecord,
-} from '../domain/model';
+import type { CommentRecord, FieldChange, IssueFields, IssueRecord, StatusRecord, WorklogRecord } from '../domain/model';
 import { Prisma } from '../generated/prisma/client';
 import type { Client } from './prisma';
-import { fromDateOnly, issueInclude, toIssueRecord, toIssueRef, toStatusRecord } from './records';
+import { fromDateOnly, issueInclude, toIssueRecord, toStatusRecord } from './records';
 
 /** Ancestor walks stop here, far beyond any real hierarchy (and any accidental loop). */
 const MAX_DEPTH = 10_000;
@@ -38,11 +28,6 @@ function issueData(values: IssuePatch) {
 
 export function issuesRepository(c: Client) {
   return {
-    async findByKey(workspaceId: number, key: string): Promise<IssueRecord | null> {
-      const row = await c.issue.findUnique({ where: { workspaceId_key: { workspaceId, key } }, include: issueInclude });
-      return row ? toIssueRecord(row) : null;
-    },
-
     async findInWorkspace(workspaceId: number, id: number): Promise<IssueRecord | null> {
       const row = await c.issue.findFirst({ where: { id, workspaceId }, include: issueInclude });
       return row ? toIssueRecord(row) : null;
@@ -185,36 +170,6 @@ export function issuesRepository(c: Client) {
     },
 
     /** Everything attached to an issue, oldest first; links and subtasks not yet filtered by access. */
-    async attachments(id: number) {
-      const [comments, worklogs, history, links, subtasks] = await Promise.all([
-        c.comment.findMany({
-          where: { issueId: id },
-          orderBy: { id: 'asc' },
-          select: { id: true, issueId: true, authorId: true, body: true, createdAt: true },
-        }),
-        c.worklog.findMany({ where: { issueId: id }, orderBy: { id: 'asc' } }),
-        c.historyEntry.findMany({ where: { issueId: id }, orderBy: { id: 'asc' } }),
-        c.issueLink.findMany({ where: { sourceId: id }, orderBy: { id: 'asc' }, include: { target: { include: issueInclude } } }),
-        c.issue.findMany({ where: { parentId: id }, orderBy: { id: 'asc' }, include: issueInclude }),
-      ]);
-      return {
-        comments: comments as CommentRecord[],
-        worklogs: worklogs as WorklogRecord[],
-        history: history.map(
-          (h): HistoryRecord => ({ field: h.field, from: h.from ?? null, to: h.to ?? null, actorId: h.actorId, at: h.at }),
-        ),
-        links: links.map(
-          (l): LinkRecord => ({
-            type: 'mentions',
-            direction: l.direction as LinkRecord['direction'],
-            issue: toIssueRef(l.target),
-            createdAt: l.createdAt,
-          }),
-        ),
-        subtasks: subtasks.map((s): IssueRef => toIssueRef(s)),
-      };
-    },
-
     /** Every issue of every workspace, by id, with its comments' text, for the replica snapshot. */
     async page(afterId: number, limit: number) {
       const rows = await c.issue.findMany({ where: { id: { gt: afterId } }, orderBy: { id: 'asc' }, take: limit, include: issueInclude });

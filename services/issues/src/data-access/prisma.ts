@@ -1,4 +1,5 @@
 import { PrismaPg } from '@prisma/adapter-pg';
+import { Pool } from 'pg';
 import { servicePoolConfig } from '@tracker/kit';
 import { PrismaClient, type Prisma } from '../generated/prisma/client';
 
@@ -7,12 +8,13 @@ export type Db = PrismaClient;
 export type Client = Db | Prisma.TransactionClient;
 
 /**
- * Prisma over node-postgres, in this service's own schema. The schema is also put
- * on the connection's search_path so raw SQL (row locks, search) finds the same tables.
+ * Prisma over a node-postgres pool, in this service's own schema. The schema is also
+ * put on the connection's search_path so raw SQL (row locks, search, the issue reads
+ * that bypass Prisma on the same pool) finds the same tables.
  */
-export function createDb(database: { url: string; schema: string; poolMax: number }): Db {
-  const adapter = new PrismaPg(servicePoolConfig(database), { schema: database.schema });
-  return new PrismaClient({ adapter });
+export function createDb(database: { url: string; schema: string; poolMax: number }): { db: Db; pool: Pool } {
+  const pool = new Pool(servicePoolConfig(database));
+  return { db: new PrismaClient({ adapter: new PrismaPg(pool, { schema: database.schema }) }), pool };
 }
 
 /**

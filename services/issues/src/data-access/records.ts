@@ -1,4 +1,4 @@
-import type { IssueRecord, IssueRef, QueueRecord, StatusRecord } from '../domain/model';
+import type { IssueRecord, QueueRecord, StatusRecord } from '../domain/model';
 import type { Issue, Queue, Status } from '../generated/prisma/client';
 
 /** Row → record mappers shared by the repositories. */
@@ -56,14 +56,4 @@ export const toIssueRecord = (i: IssueRow): IssueRecord => ({
   createdBy: i.createdBy,
   createdAt: i.createdAt,
   updatedAt: i.updatedAt,
-});
-
-export const toIssueRef = (i: IssueRow): IssueRef => ({
-  id: i.id,
-  key: i.key,
-  queueId: i.queueId,
-  title: i.title,
-  status: { id: i.status.id, name: i.status.name, category: i.status.category },
-  assigneeId: i.assigneeId,
-  priority: i.priority,
 });

@@ -1,3 +1,5 @@
+import type { Pool } from 'pg';
+import { issueReadsRepository } from './issue-reads.repository';
 import { issuesRepository } from './issues.repository';
 import { outboxRepository } from './outbox.repository';
 import { TRANSACTION_OPTIONS, type Client, type Db } from './prisma';
@@ -15,10 +17,11 @@ function repositories(c: Client) {
 
 export type Repositories = ReturnType<typeof repositories>;
 
-/** The repositories over the pool, and the same ones inside one transaction. */
-export function createStore(db: Db) {
+/** The repositories over the pool, the same ones inside one transaction, and the hot reads on plain pg. */
+export function createStore(db: Db, pool: Pool) {
   return {
     ...repositories(db),
+    reads: issueReadsRepository(pool),
     transaction: <T>(work: (tx: Repositories) => Promise<T>): Promise<T> =>
       db.$transaction((tx) => work(repositories(tx)), TRANSACTION_OPTIONS),
   };

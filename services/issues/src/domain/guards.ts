@@ -11,7 +11,7 @@ export async function readableIssue(deps: IssuesDeps, ctx: RequestContext, rawKe
   const parsed = parseIssueKey(rawKey);
   // The access lookup runs even for a malformed or unknown key, so timing says nothing about existence.
   const [issue, access] = await Promise.all([
-    parsed ? deps.store.issues.findByKey(ctx.workspaceId, parsed.key) : Promise.resolve(null),
+    parsed ? deps.store.reads.findByKey(ctx.workspaceId, parsed.key) : Promise.resolve(null),
     accessOf(deps.grants, ctx),
   ]);
   if (!issue || !access.canRead(issue.queueId)) throw issuesErrors.issueNotFound();
