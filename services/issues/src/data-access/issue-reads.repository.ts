@@ -3,7 +3,7 @@ import type { CommentRecord, HistoryRecord, IssueRecord, IssueRef, LinkRecord, W
 
 /**
  * The issue read, the hottest path of the service (every read, and the first step of
- * every write), on node-postgres with prepared statements over the pool Prisma uses: a
+ * every write), and search (search.repository.ts) on node-postgres with prepared statements over the pool Prisma uses: a
  * query costs about 0.15 ms of CPU here against 1-2 ms through Prisma's query engine
  * (bench/README.md, B1). Rows are shaped in SQL so they need no mapping.
  */
@@ -13,12 +13,16 @@ const ISSUE_REF_JSON =
   `json_build_object('id', i.id, 'key', i.key, 'queueId', i.queue_id, 'title', i.title, ` +
   `'status', json_build_object('id', s.id, 'name', s.name, 'category', s.category), 'assigneeId', i.assignee_id, 'priority', i.priority)`;
 
+/** An issue (alias i) with its status (alias s) as an IssueRecord row: no mapping needed. */
+export const ISSUE_RECORD_COLUMNS = `
+  i.id, i.workspace_id AS "workspaceId", i.queue_id AS "queueId", i.key, i.title, i.description, i.status_id,
+  json_build_object('id', s.id, 'name', s.name, 'category', s.category) AS status,
+  i.position, i.assignee_id, i.parent_id, i.priority, i.type, i.labels,
+  to_char(i.due_date, 'YYYY-MM-DD') AS due_date, i.estimate_minutes, i.spent_minutes AS "spentMinutes",
+  i.version, i.revision, i.created_by AS "createdBy", i.created_at AS "createdAt", i.updated_at AS "updatedAt"`;
+
 const FIND_BY_KEY = `
-  SELECT i.id, i.workspace_id AS "workspaceId", i.queue_id AS "queueId", i.key, i.title, i.description, i.status_id,
-         json_build_object('id', s.id, 'name', s.name, 'category', s.category) AS status,
-         i.position, i.assignee_id, i.parent_id, i.priority, i.type, i.labels,
-         to_char(i.due_date, 'YYYY-MM-DD') AS due_date, i.estimate_minutes, i.spent_minutes AS "spentMinutes",
-         i.version, i.revision, i.created_by AS "createdBy", i.created_at AS "createdAt", i.updated_at AS "updatedAt"
+  SELECT ${ISSUE_RECORD_COLUMNS}
     FROM issues i JOIN statuses s ON s.id = i.status_id
    WHERE i.workspace_id = $1 AND i.key = $2`;
 

@@ -182,14 +182,6 @@ export function issuesRepository(c: Client) {
       for (const { id, issueId, body } of comments) byIssue.set(issueId, [...(byIssue.get(issueId) ?? []), { id, body }]);
       return rows.map((row) => ({ issue: toIssueRecord(row), comments: byIssue.get(row.id) ?? [] }));
     },
-
-    /** Issues by id, in the order given. */
-    async byIds(ids: number[]): Promise<IssueRecord[]> {
-      if (ids.length === 0) return [];
-      const rows = await c.issue.findMany({ where: { id: { in: ids } }, include: issueInclude });
-      const byId = new Map(rows.map((r) => [r.id, toIssueRecord(r)]));
-      return ids.map((id) => byId.get(id)).filter((i): i is IssueRecord => i !== undefined);
-    },
   };
 }
 

@@ -1,13 +1,15 @@
+import type { Pool } from 'pg';
 import type { SearchCriteria } from '@tracker/contracts';
 import { Prisma } from '../generated/prisma/client';
-import type { Client } from './prisma';
-import { issuesRepository } from './issues.repository';
 import type { IssueRecord } from '../domain/model';
+import { ISSUE_RECORD_COLUMNS } from './issue-reads.repository';
 
 /**
- * The search as one SQL statement (exported so a test can EXPLAIN it). Free text
- * goes through the GIN indexes on issues.search_vector and comments.search_vector:
- * the matching ids of both are united first, then the other conditions apply.
+ * The search as one SQL statement returning whole issue records (exported so a test and
+ * the benchmark can EXPLAIN it). Free text goes through the GIN indexes on
+ * issues.search_vector and comments.search_vector: the matching ids of both are united
+ * first, then the other conditions apply. Built with Prisma.sql for its safe parameters;
+ * run on node-postgres (`.text` has the $n placeholders) like the issue read.
  */
 export function searchSql(criteria: SearchCriteria): Prisma.Sql {
   const where: Prisma.Sql[] = [Prisma.sql`i.workspace_id = ${criteria.workspaceId}`];
@@ -26,19 +28,18 @@ export function searchSql(criteria: SearchCriteria): Prisma.Sql {
       SELECT issue_id FROM comments WHERE search_vector @@ websearch_to_tsquery('simple', ${criteria.text}))`);
   }
   return Prisma.sql`
-    SELECT i.id FROM issues i JOIN statuses s ON s.id = i.status_id
+    SELECT ${Prisma.raw(ISSUE_RECORD_COLUMNS)} FROM issues i JOIN statuses s ON s.id = i.status_id
     WHERE ${Prisma.join(where, ' AND ')}
     ORDER BY i.updated_at DESC, i.id DESC
     LIMIT ${criteria.limit}`;
 }
 
-export function searchRepository(c: Client) {
-  const issues = issuesRepository(c);
+export function searchRepository(pool: Pool) {
   return {
     async search(criteria: SearchCriteria): Promise<IssueRecord[]> {
       if (criteria.queueIds?.length === 0) return [];
-      const rows = await c.$queryRaw<Array<{ id: number }>>(searchSql(criteria));
-      return issues.byIds(rows.map((r) => r.id));
+      const sql = searchSql(criteria);
+      return (await pool.query<IssueRecord>(sql.text, sql.values)).rows;
     },
   };
 }

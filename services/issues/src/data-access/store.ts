@@ -10,7 +10,6 @@ function repositories(c: Client) {
   return {
     queues: queuesRepository(c),
     issues: issuesRepository(c),
-    search: searchRepository(c),
     outbox: outboxRepository(c),
   };
 }
@@ -22,6 +21,7 @@ export function createStore(db: Db, pool: Pool) {
   return {
     ...repositories(db),
     reads: issueReadsRepository(pool),
+    search: searchRepository(pool),
     transaction: <T>(work: (tx: Repositories) => Promise<T>): Promise<T> =>
       db.$transaction((tx) => work(repositories(tx)), TRANSACTION_OPTIONS),
   };
