@@ -190,3 +190,14 @@ export async function waitForOutput(service: ServiceProcess, text: string, timeo
   }
   return true;
 }
+
+/** Reads until `done` accepts the value or the time is up; returns the last value read (the test asserts on it). */
+export async function pollUntil<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let value = await read();
+  while (!done(value) && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 100));
+    value = await read();
+  }
+  return value;
+}

@@ -1,5 +1,5 @@
 import { createTrackerClient, updateIssueSafely, type TrackerClient } from '@tracker/client';
-import { checkDocumentedAnswer, seedWorkspace, startSystem, type System } from '@tracker/testing';
+import { checkDocumentedAnswer, pollUntil, seedWorkspace, startSystem, type System } from '@tracker/testing';
 
 /**
  * The typed client (libs/client, generated from the published document) against the
@@ -69,13 +69,11 @@ test('every operation of the document works through the typed client', async () 
   expect((await member.PUT('/api/v1/dashboards/{dashboard_id}', { params: { path: { dashboard_id: board.id } }, body: { name: 'Renamed', widgets: [] } })).data).toMatchObject({ name: 'Renamed' });
   expect((await member.GET('/api/v1/dashboards')).data!.map((d) => d.id)).toContain(board.id);
   // The replica follows events: statistics catch up with the issue made above.
-  let total = 0;
-  for (const deadline = Date.now() + 10_000; total < 1 && Date.now() < deadline; ) {
-    const stats = await member.POST('/api/v1/statistics', { body: { queue_ids: [queue.id] } });
-    total = stats.data?.total ?? 0;
-    if (total < 1) await new Promise((r) => setTimeout(r, 200));
-  }
-  expect(total).toBe(1);
+  const stats = await pollUntil(
+    () => member.POST('/api/v1/statistics', { body: { queue_ids: [queue.id] } }),
+    (answer) => answer.data?.total === 1,
+  );
+  expect(stats.data?.total).toBe(1);
 
   const revoked = await admin.DELETE('/api/v1/queues/{queue_id}/permissions/{user_id}', { params: { path: { queue_id: queue.id, user_id: memberId } } });
   expect(revoked.response.status).toBe(200);

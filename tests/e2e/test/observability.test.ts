@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { connect, type ChannelModel, type ConsumeMessage } from 'amqplib';
-import { seedWorkspace, startSystem, testAmqpUrl, type ServiceProcess, type System } from '@tracker/testing';
+import { pollUntil, seedWorkspace, startSystem, testAmqpUrl, type ServiceProcess, type System } from '@tracker/testing';
 
 /**
  * Observability end to end: one request through the gateway shows up in every service's
@@ -57,15 +57,6 @@ function total(samples: Map<string, Sample[]>, name: string, where: Record<strin
     .reduce((sum, s) => sum + s.value, 0);
 }
 
-async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let value = await read();
-  while (!done(value) && Date.now() < deadline) {
-    await new Promise((r) => setTimeout(r, 100));
-    value = await read();
-  }
-  return value;
-}
 
 describe('metrics, events and request ids end to end', () => {
   test('when an issue is created with a request id, then metrics, the event and the logs of every hop show it', async () => {
@@ -92,14 +83,14 @@ describe('metrics, events and request ids end to end', () => {
     expect((issuesAfter.get('http_requests_total') ?? []).every((s) => s.labels.service === 'issues')).toBe(true);
 
     // The event: published by the issues outbox with the request id in its header and envelope.
-    const published = await eventually(
+    const published = await pollUntil(
       async () => seen.find((m) => m.properties.headers?.['x-request-id'] === rid),
       (m) => m !== undefined,
     );
     expect(published).toBeDefined();
     const envelope = JSON.parse(published!.content.toString('utf8'));
     expect(envelope).toMatchObject({ type: 'issue.created', request_id: rid, data: { issue: { key: res.body.key } } });
-    const issuesRelayed = await eventually(
+    const issuesRelayed = await pollUntil(
       () => scrape(issues),
       (m) => total(m, 'tracker_outbox_published_total') > total(issuesBefore, 'tracker_outbox_published_total') && total(m, 'tracker_outbox_backlog_events') === 0,
     );
@@ -107,7 +98,7 @@ describe('metrics, events and request ids end to end', () => {
     expect(issuesRelayed.get('tracker_outbox_oldest_age_seconds')?.[0]?.value).toBe(0);
 
     // Consumed and applied by statistics: an acked delivery, nothing waiting, nothing dead.
-    const statisticsAfter = await eventually(
+    const statisticsAfter = await pollUntil(
       () => scrape(statistics),
       (m) => total(m, 'tracker_consumer_deliveries_total', acked) > total(statisticsBefore, 'tracker_consumer_deliveries_total', acked),
     );

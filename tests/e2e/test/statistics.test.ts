@@ -1,5 +1,4 @@
-import { startService } from '@tracker/testing';
-import { seedWorkspace, startSystem, type System } from '@tracker/testing';
+import { pollUntil, seedWorkspace, startService, startSystem, type System } from '@tracker/testing';
 
 /**
  * Events end to end: writes through the gateway reach the statistics replica over
@@ -19,15 +18,6 @@ afterAll(() => system?.stop());
 
 const statistics = () => system.api('POST', '/api/v1/statistics', { token: ws.admin.token, body: { queue_ids: [queueId] } });
 
-async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let value = await read();
-  while (!done(value) && Date.now() < deadline) {
-    await new Promise((r) => setTimeout(r, 100));
-    value = await read();
-  }
-  return value;
-}
 
 describe('statistics from the event stream', () => {
   test('when issues are created and work is logged, then statistics reflect them within a second', async () => {
@@ -36,7 +26,7 @@ describe('statistics from the event stream', () => {
     );
     await system.api('POST', `/api/v1/issues/${created[0]!.body.key}/worklogs`, { token: ws.admin.token, body: { minutes: 45 } });
     const started = Date.now();
-    const stats = await eventually(statistics, (r) => r.status === 200 && r.body.total === 5 && r.body.time.spent_minutes === 45);
+    const stats = await pollUntil(statistics, (r) => r.status === 200 && r.body.total === 5 && r.body.time.spent_minutes === 45, 15_000);
     expect(Date.now() - started).toBeLessThan(5000);
     expect(stats.body).toMatchObject({
       total: 5,
@@ -70,7 +60,7 @@ describe('statistics from the event stream', () => {
     expect((await system.api('GET', '/api/v1/me', { token: ws.admin.token })).status).toBe(200);
 
     system.services.statistics = await startService('statistics', system.statisticsEnv, { port });
-    const caughtUp = await eventually(statistics, (r) => r.status === 200 && r.body.total === 25 && r.body.progress.done === 1);
+    const caughtUp = await pollUntil(statistics, (r) => r.status === 200 && r.body.total === 25 && r.body.progress.done === 1, 15_000);
     expect(caughtUp.body).toMatchObject({ total: 25, progress: { done: 1, open: 24, total: 25, done_percent: 4 } });
   });
 
