@@ -42,34 +42,38 @@ export interface LoadResult {
   timeouts: number;
 }
 
-/** Per-connection (or per-client) rotation: connection i uses keys i, i+n, i+2n, ... */
-function rotation(job: LoadJob, slot: number) {
+/**
+ * Rotation over the keys (and bodies): starting at `first`, every `step`-th key. Versions
+ * are remembered per key from each answer (200: the issue; 409: the problem's current
+ * version), so a versioned PATCH sends the version last seen.
+ */
+function rotation(job: LoadJob, first: number, step: number) {
   const keys = job.keys ?? [];
   const versions = new Map<string, number>(keys.map((k, i) => [k, job.versions?.[i] ?? 1]));
-  let i = slot;
-  let j = slot;
-  let current = '';
+  let i = first;
+  let j = first;
   return {
-    next(): { path: string; body?: string } {
+    next(): { path: string; body?: string; key: string } {
       const url = new URL(job.url);
       let path = url.pathname + url.search;
+      let key = '';
       if (keys.length) {
-        current = keys[i % keys.length]!;
-        i += job.connections;
+        key = keys[i % keys.length]!;
+        i += step;
         // URL() has percent-encoded the placeholder's braces.
-        path = path.replace('%7Bkey%7D', encodeURIComponent(current));
+        path = path.replace('%7Bkey%7D', encodeURIComponent(key));
       }
       let body = job.body;
       if (job.bodies?.length) body = job.bodies[j++ % job.bodies.length];
-      if (body && job.versions && current) body = body.replace('"{version}"', String(versions.get(current)));
-      return { path, body };
+      if (body && job.versions && key) body = body.replace('"{version}"', String(versions.get(key)));
+      return { path, body, key };
     },
-    answered(status: number, text: string) {
-      if (!job.versions || !current) return;
+    answered(key: string, status: number, text: string) {
+      if (!job.versions || !key) return;
       if (status === 200 || status === 409) {
         try {
           const v = JSON.parse(text).version;
-          if (typeof v === 'number') versions.set(current, v);
+          if (typeof v === 'number') versions.set(key, v);
         } catch {
           // not JSON: keep the old version
         }
@@ -80,12 +84,10 @@ function rotation(job: LoadJob, slot: number) {
 
 async function throughput(job: LoadJob): Promise<LoadResult> {
   const url = new URL(job.url);
-  const slots = new Map<unknown, ReturnType<typeof rotation>>();
-  let slotCount = 0;
-  const slotOf = (context: Record<string, unknown>) => {
-    if (!slots.has(context)) slots.set(context, rotation(job, slotCount++));
-    return slots.get(context)!;
-  };
+  // One rotation for all connections. autocannon gives each request a fresh context
+  // (with one request definition it resets the context every time), so the key travels
+  // in it from setupRequest to onResponse; with pipelining 1 that is the answered one.
+  const shared = rotation(job, 0, 1);
   const dynamic = Boolean(job.keys?.length || job.bodies?.length);
   const result = await autocannon({
     url: url.origin,
@@ -101,10 +103,11 @@ async function throughput(job: LoadJob): Promise<LoadResult> {
         body: job.body,
         ...(dynamic && {
           setupRequest: (req: any, context: any) => {
-            const { path, body } = slotOf(context).next();
+            const { path, body, key } = shared.next();
+            context.key = key;
             return { ...req, path, body };
           },
-          onResponse: (status: number, body: string, context: any) => slotOf(context).answered(status, body),
+          onResponse: (status: number, body: string, context: any) => shared.answered(context.key, status, body),
         }),
       },
     ],
@@ -148,15 +151,15 @@ async function latency(job: LoadJob): Promise<LoadResult> {
     });
   await Promise.all(
     Array.from({ length: job.connections }, async (_, slot) => {
-      const rot = rotation(job, slot);
+      const rot = rotation(job, slot, job.connections);
       while (Date.now() < until) {
-        const { path, body } = rot.next();
+        const { path, body, key } = rot.next();
         const started = performance.now();
         try {
           const { status, text } = await once(path, body);
           samples.push(performance.now() - started);
           statusCodes[status] = (statusCodes[status] ?? 0) + 1;
-          rot.answered(status, text);
+          rot.answered(key, status, text);
         } catch {
           errors++;
         }

@@ -67,7 +67,7 @@ export async function startBenchSystem(options: BenchOptions): Promise<BenchSyst
   }
   const started: ServiceProcess[] = [];
   const start = async (name: Parameters<typeof startService>[0], extra: Record<string, string>) => {
-    const service = await startService(name, { ...env, ...extra }, { readyTimeoutMs: 60_000 });
+    const service = await startService(name, { ...env, ...extra }, { readyTimeoutMs: 60_000, nodeArgs: profileArgs(name) });
     started.push(service);
     return service;
   };
@@ -100,7 +100,7 @@ export async function startBenchSystem(options: BenchOptions): Promise<BenchSyst
     }
     const s = seeded!;
     const statisticsEnv = { ...env, DATABASE_SCHEMA: SCHEMAS.statistics, ACCESS_URL: access.url, ISSUES_URL: issues.url };
-    let statistics = await startService('statistics', statisticsEnv, { port: statisticsPort, readyTimeoutMs: 60_000 });
+    let statistics = await startService('statistics', statisticsEnv, { port: statisticsPort, readyTimeoutMs: 60_000, nodeArgs: profileArgs('statistics') });
     started.push(statistics);
     const principal: UserPrincipal = { kind: 'user', userId: s.userId, workspaceId: s.workspaceId, workspaceRole: 'admin', tokenId: 1 };
     const fixedGateway = await start('gateway', { ...gatewayEnv, BENCH_FIXED_PRINCIPAL: JSON.stringify(principal) });
@@ -125,7 +125,7 @@ export async function startBenchSystem(options: BenchOptions): Promise<BenchSyst
           await system.statistics.stop('SIGTERM');
           return;
         }
-        statistics = await startService('statistics', statisticsEnv, { port: statisticsPort, readyTimeoutMs: 60_000 });
+        statistics = await startService('statistics', statisticsEnv, { port: statisticsPort, readyTimeoutMs: 60_000, nodeArgs: profileArgs('statistics') });
         started.push(statistics);
         system.statistics = statistics;
       },
@@ -140,6 +140,15 @@ export async function startBenchSystem(options: BenchOptions): Promise<BenchSyst
     await db.end();
     throw err;
   }
+}
+
+/**
+ * BENCH_CPU_PROFILE=issues,gateway: those services run with V8's CPU profiler and write a
+ * .cpuprofile into bench/results/profiles when stopped (open in Chrome DevTools).
+ */
+function profileArgs(name: string): string[] {
+  const wanted = (process.env.BENCH_CPU_PROFILE ?? '').split(',').map((s) => s.trim());
+  return wanted.includes(name) ? ['--cpu-prof', `--cpu-prof-dir=${path.join(REPO_ROOT, 'bench', 'results', 'profiles')}`] : [];
 }
 
 async function admin(env: Record<string, string>, ...args: string[]): Promise<any> {

@@ -16,8 +16,9 @@ const UNAVAILABLE_KINDS = new Set([
 ]);
 
 // Postgres classes: 08 connection exception, 53 insufficient resources, 57 operator
-// intervention (shutdown, statement timeout), 40001/40P01 serialization and deadlock.
-const UNAVAILABLE_SQLSTATE = /^(08|53|57|40001|40P01)/;
+// intervention (shutdown, statement timeout), 40001/40P01 serialization and deadlock,
+// 55P03 lock wait over lock_timeout, 25P03 transaction idle past its limit.
+const UNAVAILABLE_SQLSTATE = /^(08|53|57|40001|40P01|55P03|25P03)/;
 
 export function isDatabaseUnavailable(error: unknown): boolean {
   const e = error as { name?: string; code?: string; message?: string; meta?: { driverAdapterError?: { cause?: { kind?: string; originalCode?: string } } } } | null;
@@ -38,9 +39,15 @@ export function isDatabaseUnavailable(error: unknown): boolean {
 /** How long a request waits for a pool connection before it answers 503 (never a hung request). */
 export const POOL_CONNECT_TIMEOUT_MS = 5000;
 
+/** Longest wait for a row lock; past it the request answers 503 and the client may retry. */
+export const LOCK_TIMEOUT_MS = 10_000;
+/** A transaction left idle this long (a stuck request) is ended by the server, releasing its locks. */
+export const IDLE_IN_TRANSACTION_TIMEOUT_MS = 20_000;
+
 /**
  * node-postgres pool settings of a service's own schema: the schema on the search_path
- * (raw SQL finds the same tables as Prisma) and a bounded wait for a free connection.
+ * (raw SQL finds the same tables as Prisma), a bounded wait for a free connection, and
+ * bounded lock waits and idle transactions on every connection.
  */
 export function servicePoolConfig(database: { url: string; schema: string; poolMax: number }) {
   const url = new URL(database.url);
@@ -48,7 +55,7 @@ export function servicePoolConfig(database: { url: string; schema: string; poolM
   return {
     connectionString: url.toString(),
     max: database.poolMax,
-    options: `-c search_path="${database.schema}"`,
+    options: `-c search_path="${database.schema}" -c lock_timeout=${LOCK_TIMEOUT_MS} -c idle_in_transaction_session_timeout=${IDLE_IN_TRANSACTION_TIMEOUT_MS}`,
     connectionTimeoutMillis: POOL_CONNECT_TIMEOUT_MS,
   };
 }

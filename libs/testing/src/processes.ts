@@ -34,11 +34,11 @@ export async function freePort(): Promise<number> {
 export async function startService(
   name: ServiceName,
   env: Record<string, string>,
-  options: { port?: number; readyTimeoutMs?: number } = {},
+  options: { port?: number; readyTimeoutMs?: number; nodeArgs?: string[] } = {},
 ): Promise<ServiceProcess> {
   const port = options.port ?? (await freePort());
   const metricsPort = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), '--import', 'tsx', 'src/main.ts'], {
     cwd: path.join(REPO_ROOT, 'services', name),
     env: { PATH: process.env.PATH ?? '', NODE_ENV: 'test', LOG_LEVEL: 'info', ...env, PORT: String(port), METRICS_PORT: String(metricsPort), HOST: '127.0.0.1' },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -2,7 +2,8 @@ import type { Redis } from 'ioredis';
 import { accessClient, aclReader, createRedis } from '@tracker/authz';
 import { createLogger, createMetrics, createServiceApp, internalClient, type Logger, type Metrics } from '@tracker/kit';
 import type { IssuesConfig } from './config';
-import { createDb, type Db } from './data-access/prisma';
+import type { Pool } from 'pg';
+import { createPool } from './data-access/database';
 import { createStore } from './data-access/store';
 import type { IssuesDeps } from './domain/deps';
 import { internalSnapshotRoutes } from './routes/internal-snapshot.route';
@@ -13,7 +14,7 @@ import { statusesRoutes } from './routes/statuses.route';
 export interface IssuesService {
   app: ReturnType<typeof createServiceApp>;
   deps: IssuesDeps;
-  db: Db;
+  pool: Pool;
   redis: Redis;
   logger: Logger;
   metrics: Metrics;
@@ -22,13 +23,13 @@ export interface IssuesService {
 
 export function createIssuesService(config: IssuesConfig, options: { isShuttingDown?: () => boolean } = {}): IssuesService {
   const logger = createLogger('issues', config.log.level);
-  const { db, pool } = createDb(config.database);
+  const pool = createPool(config.database);
   const redis = createRedis(config.redis.url, logger);
   const access = accessClient(
     internalClient({ baseUrl: config.access.url, secret: config.internal.secret, service: 'issues', timeoutMs: config.access.timeoutMs }),
   );
   const deps: IssuesDeps = {
-    store: createStore(db, pool),
+    store: createStore(pool),
     grants: aclReader(redis, access, logger),
     directory: access,
     clock: () => new Date(),
@@ -41,7 +42,7 @@ export function createIssuesService(config: IssuesConfig, options: { isShuttingD
     secrets: config.internal.secrets,
     isShuttingDown: options.isShuttingDown,
     readiness: {
-      database: () => db.$queryRaw`SELECT 1`,
+      database: () => pool.query('SELECT 1'),
       // Redis is only a cache and the access service is asked per request (503 when away): neither makes this unready.
     },
     routes: (router) => {
@@ -53,9 +54,7 @@ export function createIssuesService(config: IssuesConfig, options: { isShuttingD
   });
   const close = async () => {
     redis.disconnect();
-    await db.$disconnect();
-    // Prisma does not end a pool it was given.
     if (!pool.ended) await pool.end();
   };
-  return { app, deps, db, redis, logger, metrics, close };
+  return { app, deps, pool, redis, logger, metrics, close };
 }

@@ -1,11 +1,9 @@
-import type { Pool } from 'pg';
+import { prepared, type Sql } from './database';
 import type { CommentRecord, HistoryRecord, IssueRecord, IssueRef, LinkRecord, WorklogRecord } from '../domain/model';
 
 /**
  * The issue read, the hottest path of the service (every read, and the first step of
- * every write), and search (search.repository.ts) on node-postgres with prepared statements over the pool Prisma uses: a
- * query costs about 0.15 ms of CPU here against 1-2 ms through Prisma's query engine
- * (bench/README.md, B1). Rows are shaped in SQL so they need no mapping.
+ * every write), as prepared statements. Rows are shaped in SQL so they need no mapping.
  */
 
 /** An issue (alias i) and its status (alias s) as an IssueRef. */
@@ -43,29 +41,27 @@ const ATTACHMENTS = `
 type Dated<T, K extends keyof T> = Omit<T, K> & { [P in K]: string };
 const at = (iso: string) => new Date(iso);
 
-export function issueReadsRepository(pool: Pool) {
+export function issueReadsRepository(sql: Sql) {
   return {
     async findByKey(workspaceId: number, key: string): Promise<IssueRecord | null> {
-      const { rows } = await pool.query<IssueRecord>({ name: 'issues.find-by-key', text: FIND_BY_KEY, values: [workspaceId, key] });
-      return rows[0] ?? null;
+      return (await prepared<IssueRecord>(sql, 'issues.find-by-key', FIND_BY_KEY, [workspaceId, key]))[0] ?? null;
     },
 
     /** Comments, worklogs, history, links and subtasks of an issue, oldest first, in one round trip. */
     async attachments(id: number) {
-      const { rows } = await pool.query<{
+      const [row] = await prepared<{
         comments: Array<Dated<CommentRecord, 'createdAt'>>;
         worklogs: Array<Dated<WorklogRecord, 'createdAt'>>;
         history: Array<Dated<HistoryRecord, 'at'>>;
         links: Array<Dated<LinkRecord, 'createdAt'>>;
         subtasks: IssueRef[];
-      }>({ name: 'issues.attachments', text: ATTACHMENTS, values: [id] });
-      const row = rows[0]!;
+      }>(sql, 'issues.attachments', ATTACHMENTS, [id]);
       return {
-        comments: row.comments.map((x): CommentRecord => ({ ...x, createdAt: at(x.createdAt) })),
-        worklogs: row.worklogs.map((x): WorklogRecord => ({ ...x, createdAt: at(x.createdAt) })),
-        history: row.history.map((x): HistoryRecord => ({ ...x, at: at(x.at) })),
-        links: row.links.map((x): LinkRecord => ({ ...x, createdAt: at(x.createdAt) })),
-        subtasks: row.subtasks,
+        comments: row!.comments.map((x): CommentRecord => ({ ...x, createdAt: at(x.createdAt) })),
+        worklogs: row!.worklogs.map((x): WorklogRecord => ({ ...x, createdAt: at(x.createdAt) })),
+        history: row!.history.map((x): HistoryRecord => ({ ...x, at: at(x.at) })),
+        links: row!.links.map((x): LinkRecord => ({ ...x, createdAt: at(x.createdAt) })),
+        subtasks: row!.subtasks,
       };
     },
   };

@@ -1,36 +1,62 @@
 import type { IssuePatch } from '../domain/issue-update.rules';
 import type { CommentRecord, FieldChange, IssueFields, IssueRecord, StatusRecord, WorklogRecord } from '../domain/model';
-import { Prisma } from '../generated/prisma/client';
-import type { Client } from './prisma';
-import { fromDateOnly, issueInclude, toIssueRecord, toStatusRecord } from './records';
+import { prepared, type Sql } from './database';
+import { ISSUE_RECORD_COLUMNS } from './issue-reads.repository';
 
 /** Ancestor walks stop here, far beyond any real hierarchy (and any accidental loop). */
 const MAX_DEPTH = 10_000;
 
-const toJson = (value: unknown) => (value === null || value === undefined ? Prisma.DbNull : (value as Prisma.InputJsonValue));
-
 /** API field names → columns, for the fields a PATCH may change. */
-function issueData(values: IssuePatch) {
-  return {
-    ...(values.title !== undefined && { title: values.title }),
-    ...(values.description !== undefined && { description: values.description }),
-    ...(values.status_id !== undefined && { statusId: values.status_id }),
-    ...(values.position !== undefined && { position: values.position }),
-    ...(values.assignee_id !== undefined && { assigneeId: values.assignee_id }),
-    ...(values.parent_id !== undefined && { parentId: values.parent_id }),
-    ...(values.priority !== undefined && { priority: values.priority }),
-    ...(values.type !== undefined && { type: values.type }),
-    ...(values.labels !== undefined && { labels: values.labels }),
-    ...(values.due_date !== undefined && { dueDate: fromDateOnly(values.due_date) }),
-    ...(values.estimate_minutes !== undefined && { estimateMinutes: values.estimate_minutes }),
-  };
-}
+const COLUMNS: Record<keyof IssueFields, string> = {
+  title: 'title',
+  description: 'description',
+  status_id: 'status_id',
+  position: 'position',
+  assignee_id: 'assignee_id',
+  parent_id: 'parent_id',
+  priority: 'priority',
+  type: 'type',
+  labels: 'labels',
+  due_date: 'due_date',
+  estimate_minutes: 'estimate_minutes',
+};
 
-export function issuesRepository(c: Client) {
+
+/** The issue and its "created" history entry, in one statement. */
+const INSERT_ISSUE = `
+  WITH i AS (
+    INSERT INTO issues (workspace_id, queue_id, number, key, title, description, status_id, position, assignee_id, parent_id,
+                        priority, type, labels, due_date, estimate_minutes, created_by, created_at, updated_at)
+    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $17)
+    RETURNING *),
+  history AS (INSERT INTO issue_history (issue_id, actor_id, at, field) SELECT id, created_by, created_at, 'created' FROM i)
+  SELECT ${ISSUE_RECORD_COLUMNS} FROM i JOIN statuses s ON s.id = i.status_id`;
+
+/** History rows from parallel arrays ($4 fields, $5 from, $6 to) of one issue ($1) by one actor ($3) at $2, in order. */
+const INSERT_HISTORY = `
+  INSERT INTO issue_history (issue_id, actor_id, at, field, "from", "to")
+  SELECT $1::int, $3::int, $2::timestamptz, field, "from", "to"
+    FROM unnest($4::text[], $5::jsonb[], $6::jsonb[]) WITH ORDINALITY AS ch(field, "from", "to", n)
+   ORDER BY n`;
+
+const TOUCH_ISSUE = `
+  WITH i AS (UPDATE issues SET revision = revision + 1, updated_at = $2, spent_minutes = spent_minutes + $3 WHERE id = $1 RETURNING *)
+  SELECT ${ISSUE_RECORD_COLUMNS} FROM i JOIN statuses s ON s.id = i.status_id`;
+
+// JSON null and absent are both stored as SQL NULL (as the history always had them).
+const toJson = (value: unknown) => (value === null || value === undefined ? null : JSON.stringify(value));
+const historyColumns = (changes: readonly FieldChange[]) => [changes.map((ch) => ch.field), changes.map((ch) => toJson(ch.from)), changes.map((ch) => toJson(ch.to))];
+
+export function issuesRepository(c: Sql) {
   return {
     async findInWorkspace(workspaceId: number, id: number): Promise<IssueRecord | null> {
-      const row = await c.issue.findFirst({ where: { id, workspaceId }, include: issueInclude });
-      return row ? toIssueRecord(row) : null;
+      const rows = await prepared<IssueRecord>(
+        c,
+        'issues.find-in-workspace',
+        `SELECT ${ISSUE_RECORD_COLUMNS} FROM issues i JOIN statuses s ON s.id = i.status_id WHERE i.workspace_id = $1 AND i.id = $2`,
+        [workspaceId, id],
+      );
+      return rows[0] ?? null;
     },
 
     /**
@@ -41,32 +67,51 @@ export function issuesRepository(c: Client) {
      * would block and could deadlock with.
      */
     async lock(id: number): Promise<IssueRecord> {
-      await c.$queryRaw`SELECT id FROM issues WHERE id = ${id} FOR NO KEY UPDATE`;
-      return toIssueRecord(await c.issue.findUniqueOrThrow({ where: { id }, include: issueInclude }));
+      const rows = await prepared<IssueRecord>(
+        c,
+        'issues.lock',
+        `SELECT ${ISSUE_RECORD_COLUMNS} FROM issues i JOIN statuses s ON s.id = i.status_id WHERE i.id = $1 FOR NO KEY UPDATE OF i`,
+        [id],
+      );
+      return rows[0]!;
     },
 
     /**
      * Hands out the queue's next issue number. The counter row stays locked until
      * commit, so concurrent creations in one queue get consecutive numbers and a
-     * rolled-back creation's number is never seen by anyone.
+     * rolled-back creation's number is never seen by anyone. (The end position of a
+     * status is read by a later statement: one taken in this statement would use a
+     * snapshot from before the wait for the lock.)
      */
     async nextNumber(queueId: number): Promise<{ number: number; queueKey: string }> {
-      const rows = await c.$queryRaw<Array<{ issue_counter: number; key: string }>>`
-        UPDATE queues SET issue_counter = issue_counter + 1 WHERE id = ${queueId} RETURNING issue_counter, key`;
-      return { number: rows[0]!.issue_counter, queueKey: rows[0]!.key };
+      const rows = await prepared<{ number: number; queueKey: string }>(
+        c,
+        'issues.next-number',
+        `UPDATE queues SET issue_counter = issue_counter + 1 WHERE id = $1 RETURNING issue_counter AS number, key AS "queueKey"`,
+        [queueId],
+      );
+      return rows[0]!;
     },
 
     async statusInQueue(queueId: number, statusId: number): Promise<StatusRecord | null> {
-      const row = await c.status.findFirst({ where: { id: statusId, queueId } });
-      return row ? toStatusRecord(row) : null;
+      const rows = await prepared<StatusRecord>(
+        c,
+        'issues.status-in-queue',
+        `SELECT id, queue_id AS "queueId", name, category, position FROM statuses WHERE id = $1 AND queue_id = $2`,
+        [statusId, queueId],
+      );
+      return rows[0] ?? null;
     },
 
     async maxPosition(statusId: number, exceptIssueId?: number): Promise<number | null> {
-      const result = await c.issue.aggregate({
-        where: { statusId, ...(exceptIssueId ? { id: { not: exceptIssueId } } : {}) },
-        _max: { position: true },
-      });
-      return result._max.position;
+      // Issue ids start at 1, so 0 excludes nothing.
+      const rows = await prepared<{ max: number | null }>(
+        c,
+        'issues.max-position',
+        `SELECT max(position) AS max FROM issues WHERE status_id = $1 AND id <> $2`,
+        [statusId, exceptIssueId ?? 0],
+      );
+      return rows[0]!.max;
     },
 
     /**
@@ -74,47 +119,60 @@ export function issuesRepository(c: Client) {
      * cannot each pass the cycle check and together close a loop.
      */
     async lockHierarchy(workspaceId: number): Promise<void> {
-      await c.$queryRaw`SELECT 1 FROM pg_advisory_xact_lock(hashtext('issues.hierarchy'), ${workspaceId}::int)`;
+      await c.query(`SELECT 1 FROM pg_advisory_xact_lock(hashtext('issues.hierarchy'), $1::int)`, [workspaceId]);
     },
 
     /** Parent, grandparent, ... of an issue. */
     async ancestorIds(id: number): Promise<number[]> {
-      const rows = await c.$queryRaw<Array<{ id: number }>>`
-        WITH RECURSIVE up(id, depth) AS (
-          SELECT parent_id, 1 FROM issues WHERE id = ${id} AND parent_id IS NOT NULL
-          UNION
-          SELECT i.parent_id, up.depth + 1 FROM issues i JOIN up ON i.id = up.id
-          WHERE i.parent_id IS NOT NULL AND up.depth < ${MAX_DEPTH}
-        )
-        SELECT id FROM up`;
+      const { rows } = await c.query<{ id: number }>(
+        `WITH RECURSIVE up(id, depth) AS (
+           SELECT parent_id, 1 FROM issues WHERE id = $1 AND parent_id IS NOT NULL
+           UNION
+           SELECT i.parent_id, up.depth + 1 FROM issues i JOIN up ON i.id = up.id
+           WHERE i.parent_id IS NOT NULL AND up.depth < $2
+         )
+         SELECT id FROM up`,
+        [id, MAX_DEPTH],
+      );
       return rows.map((r) => r.id);
     },
 
     async create(input: IssueFields & { workspaceId: number; queueId: number; number: number; key: string; createdBy: number; at: Date }): Promise<IssueRecord> {
-      const row = await c.issue.create({
-        data: {
-          ...issueData(input),
-          workspaceId: input.workspaceId,
-          queueId: input.queueId,
-          number: input.number,
-          key: input.key,
-          createdBy: input.createdBy,
-          createdAt: input.at,
-          updatedAt: input.at,
-        } as Prisma.IssueUncheckedCreateInput,
-        include: issueInclude,
-      });
-      return toIssueRecord(row);
+      const rows = await prepared<IssueRecord>(c, 'issues.insert', INSERT_ISSUE, [
+        input.workspaceId,
+        input.queueId,
+        input.number,
+        input.key,
+        input.title,
+        input.description,
+        input.status_id,
+        input.position,
+        input.assignee_id,
+        input.parent_id,
+        input.priority,
+        input.type,
+        input.labels,
+        input.due_date,
+        input.estimate_minutes,
+        input.createdBy,
+        input.at,
+      ]);
+      return rows[0]!;
     },
 
-    /** A PATCH that changed something: new values, next version and revision. */
-    async update(id: number, values: IssuePatch, at: Date): Promise<IssueRecord> {
-      const row = await c.issue.update({
-        where: { id },
-        data: { ...issueData(values), version: { increment: 1 }, revision: { increment: 1 }, updatedAt: at },
-        include: issueInclude,
-      });
-      return toIssueRecord(row);
+    /** A PATCH that changed something: new values, next version and revision, and the changes' history entries. */
+    async update(id: number, values: IssuePatch, history: { actorId: number; changes: readonly FieldChange[] }, at: Date): Promise<IssueRecord> {
+      const fields = (Object.keys(COLUMNS) as Array<keyof IssueFields>).filter((f) => values[f] !== undefined);
+      const assignments = fields.map((f, n) => `${COLUMNS[f]} = $${n + 7}`);
+      const { rows } = await c.query<IssueRecord>(
+        `WITH i AS (
+           UPDATE issues SET ${[...assignments, 'version = version + 1', 'revision = revision + 1', 'updated_at = $2'].join(', ')}
+            WHERE id = $1 RETURNING *),
+         history AS (${INSERT_HISTORY})
+         SELECT ${ISSUE_RECORD_COLUMNS} FROM i JOIN statuses s ON s.id = i.status_id`,
+        [id, at, history.actorId, ...historyColumns(history.changes), ...fields.map((f) => values[f])],
+      );
+      return rows[0]!;
     },
 
     /**
@@ -122,29 +180,29 @@ export function issuesRepository(c: Client) {
      * so does `updated_at`, but not the API `version`. The update also locks the row.
      */
     async touch(id: number, at: Date, spentMinutes = 0): Promise<IssueRecord> {
-      const row = await c.issue.update({
-        where: { id },
-        data: { revision: { increment: 1 }, updatedAt: at, spentMinutes: { increment: spentMinutes } },
-        include: issueInclude,
-      });
-      return toIssueRecord(row);
-    },
-
-    async addHistory(issueId: number, actorId: number, changes: readonly FieldChange[], at: Date): Promise<void> {
-      await c.historyEntry.createMany({
-        data: changes.map((ch) => ({ issueId, actorId, at, field: ch.field, from: toJson(ch.from), to: toJson(ch.to) })),
-      });
+      return (await prepared<IssueRecord>(c, 'issues.touch', TOUCH_ISSUE, [id, at, spentMinutes]))[0]!;
     },
 
     async addComment(issueId: number, authorId: number, body: string, at: Date): Promise<CommentRecord> {
-      return c.comment.create({
-        data: { issueId, authorId, body, createdAt: at },
-        select: { id: true, issueId: true, authorId: true, body: true, createdAt: true },
-      });
+      const rows = await prepared<CommentRecord>(
+        c,
+        'issues.add-comment',
+        `INSERT INTO comments (issue_id, author_id, body, created_at) VALUES ($1, $2, $3, $4)
+         RETURNING id, issue_id AS "issueId", author_id AS "authorId", body, created_at AS "createdAt"`,
+        [issueId, authorId, body, at],
+      );
+      return rows[0]!;
     },
 
     async addWorklog(issueId: number, authorId: number, minutes: number, description: string, at: Date): Promise<WorklogRecord> {
-      return c.worklog.create({ data: { issueId, authorId, minutes, description, createdAt: at } });
+      const rows = await prepared<WorklogRecord>(
+        c,
+        'issues.add-worklog',
+        `INSERT INTO worklogs (issue_id, author_id, minutes, description, created_at) VALUES ($1, $2, $3, $4, $5)
+         RETURNING id, issue_id AS "issueId", author_id AS "authorId", minutes, description, created_at AS "createdAt"`,
+        [issueId, authorId, minutes, description, at],
+      );
+      return rows[0]!;
     },
 
     /**
@@ -154,33 +212,27 @@ export function issuesRepository(c: Client) {
      */
     async linkMentions(source: { id: number; workspaceId: number }, keys: string[], at: Date): Promise<void> {
       if (keys.length === 0) return;
-      const targets = await c.issue.findMany({
-        where: { workspaceId: source.workspaceId, key: { in: keys }, id: { not: source.id } },
-        select: { id: true },
-        orderBy: { id: 'asc' },
-      });
-      if (targets.length === 0) return;
-      await c.issueLink.createMany({
-        data: targets.flatMap((t) => [
-          { sourceId: source.id, targetId: t.id, type: 'mentions', direction: 'outward', createdAt: at },
-          { sourceId: t.id, targetId: source.id, type: 'mentions', direction: 'inward', createdAt: at },
-        ]),
-        skipDuplicates: true,
-      });
+      await c.query(
+        `INSERT INTO issue_links (source_id, target_id, type, direction, created_at)
+         SELECT l.source_id, l.target_id, 'mentions', l.direction, $4::timestamptz
+           FROM (SELECT id FROM issues WHERE workspace_id = $1 AND key = ANY($2::text[]) AND id <> $3::int) t
+          CROSS JOIN LATERAL (VALUES ($3, t.id, 'outward', 1), (t.id, $3, 'inward', 2)) AS l(source_id, target_id, direction, n)
+          ORDER BY t.id, l.n
+         ON CONFLICT DO NOTHING`,
+        [source.workspaceId, keys, source.id, at],
+      );
     },
 
-    /** Everything attached to an issue, oldest first; links and subtasks not yet filtered by access. */
     /** Every issue of every workspace, by id, with its comments' text, for the replica snapshot. */
     async page(afterId: number, limit: number) {
-      const rows = await c.issue.findMany({ where: { id: { gt: afterId } }, orderBy: { id: 'asc' }, take: limit, include: issueInclude });
-      const comments = await c.comment.findMany({
-        where: { issueId: { in: rows.map((r) => r.id) } },
-        orderBy: { id: 'asc' },
-        select: { id: true, issueId: true, body: true },
-      });
-      const byIssue = new Map<number, Array<{ id: number; body: string }>>();
-      for (const { id, issueId, body } of comments) byIssue.set(issueId, [...(byIssue.get(issueId) ?? []), { id, body }]);
-      return rows.map((row) => ({ issue: toIssueRecord(row), comments: byIssue.get(row.id) ?? [] }));
+      const { rows } = await c.query<IssueRecord & { comments: Array<{ id: number; body: string }> }>(
+        `SELECT ${ISSUE_RECORD_COLUMNS},
+                (SELECT coalesce(json_agg(json_build_object('id', x.id, 'body', x.body) ORDER BY x.id), '[]') FROM comments x WHERE x.issue_id = i.id) AS comments
+           FROM issues i JOIN statuses s ON s.id = i.status_id
+          WHERE i.id > $1 ORDER BY i.id LIMIT $2`,
+        [afterId, limit],
+      );
+      return rows.map(({ comments, ...issue }) => ({ issue, comments }));
     },
   };
 }

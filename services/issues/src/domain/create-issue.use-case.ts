@@ -11,7 +11,7 @@ import type { IssueRecord, RequestContext } from './model';
 import { initialStatus } from './queues.rules';
 
 /**
- * A new issue at the end of its queue's first `open` status. The key's number
+ * A new issue at the end of its queue's first `open` status, with a "created" history entry. The key's number
  * comes from the queue's counter inside the transaction: consecutive, never reused.
  */
 export async function createIssue(deps: IssuesDeps, ctx: RequestContext, input: IssueCreate): Promise<IssueRecord> {
@@ -51,7 +51,6 @@ export async function createIssue(deps: IssuesDeps, ctx: RequestContext, input: 
       createdBy: ctx.userId,
       at,
     });
-    await tx.issues.addHistory(issue.id, ctx.userId, [{ field: 'created', from: null, to: null }], at);
     await tx.issues.linkMentions(issue, extractMentions(issue.description, key), at);
     await tx.outbox.append(issueCreated(ctx, issue));
     return issue;

@@ -37,8 +37,7 @@ export async function updateIssue(deps: IssuesDeps, ctx: RequestContext, key: st
     const changes = diffIssue(current, patch, endOfNewStatus);
     if (changes.length === 0) return current;
     const at = deps.clock();
-    const updated = await tx.issues.update(current.id, changedValues(changes), at);
-    await tx.issues.addHistory(current.id, ctx.userId, changes, at);
+    const updated = await tx.issues.update(current.id, changedValues(changes), { actorId: ctx.userId, changes }, at);
     if (changes.some((c) => c.field === 'description')) await tx.issues.linkMentions(updated, extractMentions(updated.description, updated.key), at);
     await tx.outbox.append(issueUpdated(ctx, updated, changes));
     return updated;
