@@ -10,3 +10,4 @@ export * from './server';
 export * from './tokens';
 export * from './validation';
 export * from './metrics';
+export * from './postgres';

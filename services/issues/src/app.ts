@@ -1,9 +1,8 @@
 import type { Redis } from 'ioredis';
 import { accessClient, aclReader, createRedis } from '@tracker/authz';
-import { createLogger, createMetrics, createServiceApp, internalClient, type Logger, type Metrics } from '@tracker/kit';
+import { createLogger, createMetrics, createPool, createServiceApp, internalClient, type Logger, type Metrics } from '@tracker/kit';
 import type { IssuesConfig } from './config';
 import type { Pool } from 'pg';
-import { createPool } from './data-access/database';
 import { createStore } from './data-access/store';
 import type { IssuesDeps } from './domain/deps';
 import { internalSnapshotRoutes } from './routes/internal-snapshot.route';

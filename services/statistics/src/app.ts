@@ -1,11 +1,11 @@
 import type { Redis } from 'ioredis';
 import { accessClient, aclReader, createRedis } from '@tracker/authz';
-import { consumerMetrics, createLogger, createMetrics, createServiceApp, internalClient, isDatabaseUnavailable, type Logger, type Metrics } from '@tracker/kit';
+import type { Pool } from 'pg';
+import { consumerMetrics, createLogger, createMetrics, createPool, createServiceApp, internalClient, isDatabaseUnavailable, type Logger, type Metrics } from '@tracker/kit';
 import type { StatisticsConfig } from './config';
 import { startConsumers } from './consumers';
 import { dashboardsRepository } from './data-access/dashboards.repository';
 import { issuesSnapshotClient } from './data-access/issues-snapshot.client';
-import { createDb, type Db } from './data-access/prisma';
 import { rebuildLock } from './data-access/rebuild-lock';
 import { replicaStore } from './data-access/replica.repository';
 import { replicaReader } from './data-access/statistics.repository';
@@ -21,7 +21,7 @@ export interface StatisticsService {
   deps: StatisticsDeps;
   replica: ReplicaStore;
   builder: ReplicaBuilderDeps;
-  db: Db;
+  pool: Pool;
   redis: Redis;
   logger: Logger;
   metrics: Metrics;
@@ -39,15 +39,15 @@ export function createStatisticsService(
   options: { isShuttingDown?: () => boolean; logger?: Logger; clock?: () => Date } = {},
 ): StatisticsService {
   const logger = options.logger ?? createLogger('statistics', config.log.level);
-  const db = createDb(config.database);
+  const pool = createPool(config.database);
   const redis = createRedis(config.redis.url, logger);
   const client = (baseUrl: string, timeoutMs: number) => internalClient({ baseUrl, secret: config.internal.secret, service: 'statistics', timeoutMs });
   const access = accessClient(client(config.access.url, config.access.timeoutMs));
   const clock = options.clock ?? (() => new Date());
-  const replica = replicaStore(db);
+  const replica = replicaStore(pool);
   const deps: StatisticsDeps = {
-    replica: replicaReader(db),
-    dashboards: dashboardsRepository(db),
+    replica: replicaReader(pool),
+    dashboards: dashboardsRepository(pool),
     grants: aclReader(redis, access, logger),
     clock,
   };
@@ -66,7 +66,7 @@ export function createStatisticsService(
     secrets: config.internal.secrets,
     isShuttingDown: options.isShuttingDown,
     readiness: {
-      database: () => db.$queryRaw`SELECT 1`,
+      database: () => pool.query('SELECT 1'),
       // Not ready to serve statistics until the replica is built, yet ready as a process:
       // the API answers those requests itself (503 statistics_unavailable with Retry-After).
       // The broker, Redis and the access service are not checked: their absence delays or
@@ -89,14 +89,14 @@ export function createStatisticsService(
   const events = consumerMetrics(metrics);
   const close = async () => {
     redis.disconnect();
-    await db.$disconnect();
+    if (!pool.ended) await pool.end();
   };
   return {
     app,
     deps,
     replica,
     builder,
-    db,
+    pool,
     redis,
     logger,
     metrics,

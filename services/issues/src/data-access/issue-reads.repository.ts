@@ -1,4 +1,4 @@
-import { prepared, type Sql } from './database';
+import { prepared, type Sql } from '@tracker/kit';
 import type { CommentRecord, HistoryRecord, IssueRecord, IssueRef, LinkRecord, WorklogRecord } from '../domain/model';
 
 /**

@@ -1,6 +1,6 @@
 import type { IssuePatch } from '../domain/issue-update.rules';
 import type { CommentRecord, FieldChange, IssueFields, IssueRecord, StatusRecord, WorklogRecord } from '../domain/model';
-import { prepared, type Sql } from './database';
+import { prepared, type Sql } from '@tracker/kit';
 import { ISSUE_RECORD_COLUMNS } from './issue-reads.repository';
 
 /** Ancestor walks stop here, far beyond any real hierarchy (and any accidental loop). */

@@ -1,5 +1,5 @@
 import { toOutboxRow, type EventEnvelope } from '@tracker/events';
-import { prepared, type Sql } from './database';
+import { prepared, type Sql } from '@tracker/kit';
 
 /** Writes integration events in the caller's transaction; a relay publishes them later. */
 export function outboxRepository(c: Sql) {

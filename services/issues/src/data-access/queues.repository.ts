@@ -1,6 +1,6 @@
 import type { QueueSettings } from '@tracker/contracts';
 import type { QueueRecord, StatusRecord } from '../domain/model';
-import { prepared, type Sql } from './database';
+import { prepared, type Sql } from '@tracker/kit';
 
 /** A queue (alias q) with its statuses in position order, as a QueueRecord row. */
 const QUEUE_RECORD_COLUMNS = `

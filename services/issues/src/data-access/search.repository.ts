@@ -1,6 +1,6 @@
 import { join, raw, sqltag as sql, type Sql as SqlFragment } from '@prisma/client/runtime/client';
 import type { SearchCriteria } from '@tracker/contracts';
-import type { Sql } from './database';
+import type { Sql } from '@tracker/kit';
 import type { IssueRecord } from '../domain/model';
 import { ISSUE_RECORD_COLUMNS } from './issue-reads.repository';
 

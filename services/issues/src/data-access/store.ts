@@ -1,5 +1,5 @@
 import type { Pool } from 'pg';
-import { inTransaction, type Sql } from './database';
+import { inTransaction, type Sql } from '@tracker/kit';
 import { issueReadsRepository } from './issue-reads.repository';
 import { issuesRepository } from './issues.repository';
 import { outboxRepository } from './outbox.repository';

@@ -1,66 +1,48 @@
 import type { DashboardsRepository } from '../domain/deps';
 import type { DashboardRecord } from '../domain/model';
-import type { Dashboard as Row } from '../generated/prisma/client';
-import type { Client } from './prisma';
+import { Prisma } from '../generated/prisma/client';
+import { rowsOf, type Sql } from '@tracker/kit';
 
-const record = (row: Row): DashboardRecord => ({
-  id: row.id,
-  workspaceId: row.workspaceId,
-  ownerId: row.ownerId,
-  name: row.name,
-  widgets: row.widgets,
-  queueIds: row.queueIds,
-  createdAt: row.createdAt,
-  updatedAt: row.updatedAt,
-});
+/** A dashboard row as a DashboardRecord. */
+const COLUMNS = Prisma.raw(
+  `id, workspace_id AS "workspaceId", owner_id AS "ownerId", name, widgets, queue_ids AS "queueIds", created_at AS "createdAt", updated_at AS "updatedAt"`,
+);
 
-interface RawRow {
-  id: number;
-  workspace_id: number;
-  owner_id: number;
-  name: string;
-  widgets: unknown;
-  queue_ids: number[];
-  created_at: Date;
-  updated_at: Date;
-}
-
-export function dashboardsRepository(c: Client): DashboardsRepository {
+export function dashboardsRepository(c: Sql): DashboardsRepository {
   return {
     async listVisible(workspaceId, readable) {
       // `<@`: every queue the dashboard names is among the readable ones (an empty list always is).
-      const rows = readable
-        ? await c.$queryRaw<RawRow[]>`
-            SELECT * FROM dashboards WHERE workspace_id = ${workspaceId} AND queue_ids <@ ${readable}::int[] ORDER BY id`
-        : await c.$queryRaw<RawRow[]>`
-            SELECT * FROM dashboards WHERE workspace_id = ${workspaceId}
-              AND queue_ids <@ ARRAY(SELECT id FROM queues WHERE workspace_id = ${workspaceId}) ORDER BY id`;
-      return rows.map((r) => ({
-        id: r.id,
-        workspaceId: r.workspace_id,
-        ownerId: r.owner_id,
-        name: r.name,
-        widgets: r.widgets,
-        queueIds: r.queue_ids,
-        createdAt: r.created_at,
-        updatedAt: r.updated_at,
-      }));
+      return readable
+        ? rowsOf<DashboardRecord>(c, Prisma.sql`
+            SELECT ${COLUMNS} FROM dashboards WHERE workspace_id = ${workspaceId} AND queue_ids <@ ${readable}::int[] ORDER BY id`)
+        : rowsOf<DashboardRecord>(c, Prisma.sql`
+            SELECT ${COLUMNS} FROM dashboards WHERE workspace_id = ${workspaceId}
+              AND queue_ids <@ ARRAY(SELECT id FROM queues WHERE workspace_id = ${workspaceId}) ORDER BY id`);
     },
     async find(workspaceId, id) {
-      const row = await c.dashboard.findFirst({ where: { id, workspaceId } });
-      return row ? record(row) : null;
+      const rows = await rowsOf<DashboardRecord>(c, Prisma.sql`SELECT ${COLUMNS} FROM dashboards WHERE id = ${id} AND workspace_id = ${workspaceId}`);
+      return rows[0] ?? null;
     },
     async create(d) {
-      return record(
-        await c.dashboard.create({
-          data: { workspaceId: d.workspaceId, ownerId: d.ownerId, name: d.name, widgets: d.widgets as never, queueIds: d.queueIds },
-        }),
+      const rows = await rowsOf<DashboardRecord>(
+        c,
+        Prisma.sql`
+          INSERT INTO dashboards (workspace_id, owner_id, name, widgets, queue_ids)
+          VALUES (${d.workspaceId}, ${d.ownerId}, ${d.name}, ${JSON.stringify(d.widgets)}::jsonb, ${d.queueIds}::int[])
+          RETURNING ${COLUMNS}`,
       );
+      return rows[0]!;
     },
     async replace(id, changes, at) {
-      return record(
-        await c.dashboard.update({ where: { id }, data: { name: changes.name, widgets: changes.widgets as never, queueIds: changes.queueIds, updatedAt: at } }),
+      const rows = await rowsOf<DashboardRecord>(
+        c,
+        Prisma.sql`
+          UPDATE dashboards SET name = ${changes.name}, widgets = ${JSON.stringify(changes.widgets)}::jsonb, queue_ids = ${changes.queueIds}::int[],
+                 updated_at = ${at}
+           WHERE id = ${id}
+          RETURNING ${COLUMNS}`,
       );
+      return rows[0]!;
     },
   };
 }

@@ -1,5 +1,7 @@
 import type { ReplicaStore, ReplicaWriter } from '../domain/replica';
-import type { Client, Db } from './prisma';
+import type { Pool } from 'pg';
+import { inTransaction, rowCountOf, rowsOf, type Sql } from '@tracker/kit';
+import { Prisma } from '../generated/prisma/client';
 
 /**
  * Replica writes as set-based upserts: rows travel as one JSON parameter and are
@@ -8,7 +10,7 @@ import type { Client, Db } from './prisma';
  * `WHERE EXCLUDED.revision > <table>.revision`: the database decides under the row
  * lock, so there is no read-then-write race between concurrent consumers.
  */
-function replicaWriter(c: Client): ReplicaWriter {
+function replicaWriter(c: Sql): ReplicaWriter {
   return {
     async applyQueues(rows, eventAt) {
       if (rows.length === 0) return 0;
@@ -22,7 +24,7 @@ function replicaWriter(c: Client): ReplicaWriter {
         created_at: q.created_at,
         updated_at: q.updated_at,
       }));
-      const applied = await c.$queryRaw<Array<{ id: number }>>`
+      const applied = await rowsOf<{ id: number }>(c, Prisma.sql`
         INSERT INTO queues (id, workspace_id, key, name, description, revision, event_at, created_at, updated_at)
         SELECT r.id, r.workspace_id, r.key, r.name, r.description, r.revision, ${eventAt}::timestamptz, r.created_at, r.updated_at
         FROM jsonb_to_recordset(${JSON.stringify(queues)}::jsonb) AS r(
@@ -31,7 +33,7 @@ function replicaWriter(c: Client): ReplicaWriter {
           workspace_id = EXCLUDED.workspace_id, key = EXCLUDED.key, name = EXCLUDED.name, description = EXCLUDED.description,
           revision = EXCLUDED.revision, event_at = EXCLUDED.event_at, created_at = EXCLUDED.created_at, updated_at = EXCLUDED.updated_at
         WHERE EXCLUDED.revision > queues.revision
-        RETURNING id`;
+        RETURNING id`);
       if (applied.length === 0) return 0;
       // The statuses belong to the queue state that won; the queue row stays locked
       // until commit, so a concurrent newer state writes its statuses after these.
@@ -39,14 +41,14 @@ function replicaWriter(c: Client): ReplicaWriter {
       const statuses = rows
         .filter((r) => won.has(r.queue.id))
         .flatMap(({ queue }) => queue.statuses.map((s) => ({ id: s.id, queue_id: queue.id, name: s.name, category: s.category, position: s.position })));
-      await c.$executeRaw`
-        DELETE FROM statuses WHERE queue_id = ANY(${[...won]}::int[]) AND NOT (id = ANY(${statuses.map((s) => s.id)}::int[]))`;
+      await rowCountOf(c, Prisma.sql`
+        DELETE FROM statuses WHERE queue_id = ANY(${[...won]}::int[]) AND NOT (id = ANY(${statuses.map((s) => s.id)}::int[]))`);
       if (statuses.length > 0) {
-        await c.$executeRaw`
+        await rowCountOf(c, Prisma.sql`
           INSERT INTO statuses (id, queue_id, name, category, position)
           SELECT r.id, r.queue_id, r.name, r.category::status_category, r.position
           FROM jsonb_to_recordset(${JSON.stringify(statuses)}::jsonb) AS r(id int, queue_id int, name text, category text, position int)
-          ON CONFLICT (id) DO UPDATE SET queue_id = EXCLUDED.queue_id, name = EXCLUDED.name, category = EXCLUDED.category, position = EXCLUDED.position`;
+          ON CONFLICT (id) DO UPDATE SET queue_id = EXCLUDED.queue_id, name = EXCLUDED.name, category = EXCLUDED.category, position = EXCLUDED.position`);
       }
       return applied.length;
     },
@@ -76,7 +78,7 @@ function replicaWriter(c: Client): ReplicaWriter {
         updated_at: i.updated_at,
       }));
       // A state without `description` (it is optional in IssueState) keeps the stored text.
-      return c.$executeRaw`
+      return rowCountOf(c, Prisma.sql`
         INSERT INTO issues (id, workspace_id, queue_id, key, title, description, status_id, status_category, assignee_id, parent_id,
                             priority, type, labels, due_date, estimate_minutes, spent_minutes, version, revision, event_at, created_at, updated_at)
         SELECT r.id, r.workspace_id, r.queue_id, r.key, r.title, r.description, r.status_id, r.status_category::status_category,
@@ -93,39 +95,39 @@ function replicaWriter(c: Client): ReplicaWriter {
           priority = EXCLUDED.priority, type = EXCLUDED.type, labels = EXCLUDED.labels, due_date = EXCLUDED.due_date,
           estimate_minutes = EXCLUDED.estimate_minutes, spent_minutes = EXCLUDED.spent_minutes, version = EXCLUDED.version,
           revision = EXCLUDED.revision, event_at = EXCLUDED.event_at, created_at = EXCLUDED.created_at, updated_at = EXCLUDED.updated_at
-        WHERE EXCLUDED.revision > issues.revision`;
+        WHERE EXCLUDED.revision > issues.revision`);
     },
 
     async addComments(rows, eventAt) {
       if (rows.length === 0) return 0;
       const comments = rows.map((r) => ({ id: r.id, issue_id: r.issueId, body: r.body }));
-      return c.$executeRaw`
+      return rowCountOf(c, Prisma.sql`
         INSERT INTO comments (id, issue_id, body, event_at)
         SELECT r.id, r.issue_id, r.body, ${eventAt}::timestamptz
         FROM jsonb_to_recordset(${JSON.stringify(comments)}::jsonb) AS r(id int, issue_id int, body text)
         ON CONFLICT (id) DO UPDATE SET body = EXCLUDED.body, event_at = EXCLUDED.event_at
-        WHERE comments.body IS NULL AND EXCLUDED.body IS NOT NULL`;
+        WHERE comments.body IS NULL AND EXCLUDED.body IS NOT NULL`);
     },
   };
 }
 
-export function replicaStore(db: Db): ReplicaStore {
+export function replicaStore(pool: Pool): ReplicaStore {
   return {
-    transaction: (work) => db.$transaction((tx) => work(replicaWriter(tx)), { timeout: 60_000, maxWait: 10_000 }),
+    transaction: (work) => inTransaction(pool, (client) => work(replicaWriter(client))),
     async reset() {
-      await db.$transaction([
-        db.$executeRaw`UPDATE replica_state SET built = false, snapshot_at = NULL, built_at = NULL WHERE id = 1`,
-        db.$executeRaw`TRUNCATE comments, issues, statuses, queues`,
-      ]);
+      await inTransaction(pool, async (client) => {
+        await client.query('UPDATE replica_state SET built = false, snapshot_at = NULL, built_at = NULL WHERE id = 1');
+        await client.query('TRUNCATE comments, issues, statuses, queues');
+      });
     },
     async isBuilt() {
-      const rows = await db.$queryRaw<Array<{ built: boolean }>>`SELECT built FROM replica_state WHERE id = 1`;
+      const rows = await rowsOf<{ built: boolean }>(pool, Prisma.sql`SELECT built FROM replica_state WHERE id = 1`);
       return rows[0]?.built ?? false;
     },
     async markBuilt(snapshotAt) {
-      await db.$executeRaw`
+      await rowCountOf(pool, Prisma.sql`
         INSERT INTO replica_state (id, built, snapshot_at, built_at) VALUES (1, true, ${snapshotAt}, now())
-        ON CONFLICT (id) DO UPDATE SET built = true, snapshot_at = EXCLUDED.snapshot_at, built_at = EXCLUDED.built_at`;
+        ON CONFLICT (id) DO UPDATE SET built = true, snapshot_at = EXCLUDED.snapshot_at, built_at = EXCLUDED.built_at`);
     },
   };
 }

@@ -2,7 +2,7 @@ import type { ReplicaReader } from '../domain/deps';
 import type { StatisticsFigures } from '../domain/model';
 import type { SearchCriteria } from '@tracker/contracts';
 import { Prisma } from '../generated/prisma/client';
-import type { Client } from './prisma';
+import { rowsOf, type Sql } from '@tracker/kit';
 
 /** The conditions of the issues service's search, over the replica's columns. */
 function conditions(criteria: SearchCriteria): Prisma.Sql[] {
@@ -94,29 +94,29 @@ const counts = (r: FigureRow) => ({
   spentMinutes: r.spent_minutes,
 });
 
-export function replicaReader(c: Client): ReplicaReader {
+export function replicaReader(c: Sql): ReplicaReader {
   return {
     async status() {
       // as_of: the newest applied event (each replicated row keeps its event's occurred_at;
       // the max of indexed columns, so no single row is written by every event), and at
       // least the start of the last rebuild.
-      const rows = await c.$queryRaw<Array<{ built: boolean; as_of: Date | null }>>`
+      const rows = await rowsOf<{ built: boolean; as_of: Date | null }>(c, Prisma.sql`
         SELECT s.built, GREATEST(s.snapshot_at,
           (SELECT max(event_at) FROM issues), (SELECT max(event_at) FROM queues), (SELECT max(event_at) FROM comments)) AS as_of
-        FROM replica_state s WHERE s.id = 1`;
+        FROM replica_state s WHERE s.id = 1`);
       return { built: rows[0]?.built ?? false, asOf: rows[0]?.as_of ?? null };
     },
 
     async queueIdsInWorkspace(workspaceId, ids) {
       const rows = ids
-        ? await c.$queryRaw<Array<{ id: number }>>`SELECT id FROM queues WHERE workspace_id = ${workspaceId} AND id = ANY(${ids}::int[])`
-        : await c.$queryRaw<Array<{ id: number }>>`SELECT id FROM queues WHERE workspace_id = ${workspaceId}`;
+        ? await rowsOf<{ id: number }>(c, Prisma.sql`SELECT id FROM queues WHERE workspace_id = ${workspaceId} AND id = ANY(${ids}::int[])`)
+        : await rowsOf<{ id: number }>(c, Prisma.sql`SELECT id FROM queues WHERE workspace_id = ${workspaceId}`);
       return rows.map((r) => r.id);
     },
 
     async figures(criteria) {
       if (criteria.queueIds?.length === 0) return EMPTY;
-      const rows = await c.$queryRaw<FigureRow[]>(statisticsSql(criteria));
+      const rows = await rowsOf<FigureRow>(c, statisticsSql(criteria));
       const overall = rows.find((r) => r.dim === 'all');
       if (!overall || overall.total === 0) return EMPTY;
       return {

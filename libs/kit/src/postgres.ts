@@ -1,8 +1,8 @@
 import { Pool, type PoolClient, type QueryResultRow } from 'pg';
-import { servicePoolConfig } from '@tracker/kit';
+import { servicePoolConfig } from './database-errors';
 
 /**
- * This service talks to Postgres through node-postgres; Prisma keeps the schema and its
+ * The services run their queries on node-postgres; Prisma keeps the schemas and their
  * migrations. A query through Prisma 7's query engine cost 1-2 ms of CPU here against
  * 0.15 ms for a prepared pg statement (bench/README.md), on every read and write.
  */
@@ -10,7 +10,7 @@ import { servicePoolConfig } from '@tracker/kit';
 /** The pool, or one connection inside a transaction: repositories work over either. */
 export type Sql = Pool | PoolClient;
 
-/** The pool of this service's schema (search_path set per connection, bounded waits). */
+/** The pool of a service's schema (search_path set per connection, bounded waits). */
 export function createPool(database: { url: string; schema: string; poolMax: number }): Pool {
   return new Pool(servicePoolConfig(database));
 }
@@ -21,6 +21,16 @@ export function createPool(database: { url: string; schema: string; poolMax: num
  */
 export async function prepared<R extends QueryResultRow>(sql: Sql, name: string, text: string, values: unknown[]): Promise<R[]> {
   return (await sql.query<R>({ name, text, values })).rows;
+}
+
+/** A statement built with a sql tag (parameters as $1.. in `text`): its rows. */
+export async function rowsOf<R extends QueryResultRow>(sql: Sql, query: { text: string; values: unknown[] }): Promise<R[]> {
+  return (await sql.query<R>(query.text, query.values)).rows;
+}
+
+/** A statement built with a sql tag: how many rows it wrote. */
+export async function rowCountOf(sql: Sql, query: { text: string; values: unknown[] }): Promise<number> {
+  return (await sql.query(query.text, query.values)).rowCount ?? 0;
 }
 
 /**
