@@ -28,6 +28,8 @@ const ONLY = (args.find((a) => a.startsWith('--only='))?.slice(7) ?? args[args.i
 const RUNS = QUICK ? 3 : 5;
 const SECONDS = QUICK ? 4 : 10;
 const ISSUES = LARGE ? 1_000_000 : 100_000;
+// Each size has its own database, seeded once and kept, so switching modes does not reseed.
+const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? `postgresql://postgres@127.0.0.1:5432/tracker_bench${LARGE ? '_large' : ''}`;
 
 const say = (text: string) => process.stderr.write(`[bench] ${text}\n`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -54,7 +56,7 @@ async function load(job: LoadJob): Promise<LoadResult> {
 async function main() {
   const started = Date.now();
   const options = {
-    databaseUrl: process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/tracker_bench',
+    databaseUrl: DATABASE_URL,
     redisUrl: process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379/0',
     amqpUrl: process.env.BENCH_AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672',
     issues: ISSUES,
@@ -171,7 +173,7 @@ async function pgbench(system: BenchSystem, script: string, clients: number, sec
   const file = `/tmp/bench-pgbench-${process.pid}.sql`;
   fs.writeFileSync(file, script);
   try {
-    const url = new URL(process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/tracker_bench');
+    const url = new URL(DATABASE_URL);
     const { stdout } = await execFileP(
       'pgbench',
       ['-n', '-c', String(clients), '-j', '2', '-T', String(seconds), '-f', file, '-h', url.hostname, '-p', url.port || '5432', '-U', url.username || 'postgres', url.pathname.slice(1)],
@@ -264,7 +266,7 @@ async function b4(system: BenchSystem) {
   const token = { authorization: `Bearer ${system.seeded.token}`, 'content-type': 'application/json' };
   const filters = { search: WORDS[17]!, priority: 'high', category: 'open' } as const;
   const criteria = toSearchCriteria(filters as never, { workspaceId: system.seeded.workspaceId, userId: system.seeded.userId }, null, new Date());
-  const db = new Client({ connectionString: process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/tracker_bench' });
+  const db = new Client({ connectionString: DATABASE_URL });
   await db.connect();
   await db.query(`SET search_path TO ${SCHEMAS.issues}`);
   const api: number[] = [];
@@ -312,7 +314,7 @@ async function b5(system: BenchSystem) {
     if (i % 5 === 4) filters.label = `l${i % 10}`;
     return filters;
   });
-  const db = new Client({ connectionString: process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/tracker_bench' });
+  const db = new Client({ connectionString: DATABASE_URL });
   await db.connect();
   await db.query(`SET search_path TO ${SCHEMAS.statistics}`);
   const caller = { workspaceId: system.seeded.workspaceId, userId: system.seeded.userId };

@@ -2,7 +2,7 @@ import type { ReplicaReader } from '../domain/deps';
 import type { StatisticsFigures } from '../domain/model';
 import type { SearchCriteria } from '@tracker/contracts';
 import { Prisma } from '../generated/prisma/client';
-import { rowsOf, type Sql } from '@tracker/kit';
+import { prepared, rowsOf, type Sql } from '@tracker/kit';
 
 /** The conditions of the issues service's search, over the replica's columns. */
 function conditions(criteria: SearchCriteria): Prisma.Sql[] {
@@ -11,8 +11,9 @@ function conditions(criteria: SearchCriteria): Prisma.Sql[] {
   if (criteria.statusIds) where.push(Prisma.sql`i.status_id = ANY(${criteria.statusIds}::int[])`);
   if (criteria.assigneeIds) where.push(Prisma.sql`i.assignee_id = ANY(${criteria.assigneeIds}::int[])`);
   if (criteria.assigneeId !== undefined) where.push(Prisma.sql`i.assignee_id = ${criteria.assigneeId}`);
-  if (criteria.priority) where.push(Prisma.sql`i.priority::text = ${criteria.priority}`);
-  if (criteria.category) where.push(Prisma.sql`i.status_category::text = ${criteria.category}`);
+  // Compared as the enum types, not as text, so the planner can use the columns' statistics.
+  if (criteria.priority) where.push(Prisma.sql`i.priority = ${criteria.priority}::issue_priority`);
+  if (criteria.category) where.push(Prisma.sql`i.status_category = ${criteria.category}::status_category`);
   if (criteria.dueBefore) where.push(Prisma.sql`i.due_date < ${criteria.dueBefore}::date AND i.status_category <> 'done'`);
   if (criteria.label) where.push(Prisma.sql`${criteria.label} = ANY(i.labels)`);
   if (criteria.text) {
@@ -94,16 +95,18 @@ const counts = (r: FigureRow) => ({
   spentMinutes: r.spent_minutes,
 });
 
+const REPLICA_STATUS = `
+  SELECT s.built, GREATEST(s.snapshot_at,
+    (SELECT max(event_at) FROM issues), (SELECT max(event_at) FROM queues), (SELECT max(event_at) FROM comments)) AS as_of
+  FROM replica_state s WHERE s.id = 1`;
+
 export function replicaReader(c: Sql): ReplicaReader {
   return {
     async status() {
       // as_of: the newest applied event (each replicated row keeps its event's occurred_at;
       // the max of indexed columns, so no single row is written by every event), and at
       // least the start of the last rebuild.
-      const rows = await rowsOf<{ built: boolean; as_of: Date | null }>(c, Prisma.sql`
-        SELECT s.built, GREATEST(s.snapshot_at,
-          (SELECT max(event_at) FROM issues), (SELECT max(event_at) FROM queues), (SELECT max(event_at) FROM comments)) AS as_of
-        FROM replica_state s WHERE s.id = 1`);
+      const rows = await prepared<{ built: boolean; as_of: Date | null }>(c, 'replica.status', REPLICA_STATUS, []);
       return { built: rows[0]?.built ?? false, asOf: rows[0]?.as_of ?? null };
     },
 
