@@ -1,5 +1,6 @@
 import { Pool, type PoolClient, type QueryResultRow } from 'pg';
 import { servicePoolConfig } from './database-errors';
+import type { Logger } from './logger';
 
 /**
  * The services run their queries on node-postgres; Prisma keeps the schemas and their
@@ -10,9 +11,15 @@ import { servicePoolConfig } from './database-errors';
 /** The pool, or one connection inside a transaction: repositories work over either. */
 export type Sql = Pool | PoolClient;
 
-/** The pool of a service's schema (search_path set per connection, bounded waits). */
-export function createPool(database: { url: string; schema: string; poolMax: number }): Pool {
-  return new Pool(servicePoolConfig(database));
+/**
+ * The pool of a service's schema (search_path set per connection, bounded waits). An
+ * idle connection the server drops (restart, administrator) is logged and replaced:
+ * without a listener its 'error' event would end the process.
+ */
+export function createPool(database: { url: string; schema: string; poolMax: number }, logger: Pick<Logger, 'warn'>): Pool {
+  const pool = new Pool(servicePoolConfig(database));
+  pool.on('error', (err) => logger.warn({ err }, 'an idle database connection was lost; the pool opens a new one when needed'));
+  return pool;
 }
 
 /**

@@ -22,7 +22,7 @@ export interface IssuesService {
 
 export function createIssuesService(config: IssuesConfig, options: { isShuttingDown?: () => boolean } = {}): IssuesService {
   const logger = createLogger('issues', config.log.level);
-  const pool = createPool(config.database);
+  const pool = createPool(config.database, logger);
   const redis = createRedis(config.redis.url, logger);
   const access = accessClient(
     internalClient({ baseUrl: config.access.url, secret: config.internal.secret, service: 'issues', timeoutMs: config.access.timeoutMs }),

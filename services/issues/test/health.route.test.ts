@@ -33,6 +33,20 @@ describe('health and routing', () => {
     }
   });
 
+  test('when the server drops an idle pooled connection, then the service logs it and goes on answering', async () => {
+    const client = await h.service.pool.connect();
+    const { rows } = await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+    client.release();
+    const [killed] = await h.schema.query<{ done: boolean }>('SELECT pg_terminate_backend($1) AS done', [rows[0]!.pid]);
+    expect(killed!.done).toBe(true);
+    // Without a listener the pool's 'error' event would be thrown as an uncaught exception.
+    expect(h.service.pool.listenerCount('error')).toBeGreaterThan(0);
+    await new Promise((r) => setTimeout(r, 200));
+    const ws = await h.workspace();
+    expect((await h.call('GET', '/api/v1/queues', { as: ws.admin })).status).toBe(200);
+    expect((await fetch(`${h.url}/readyz`)).status).toBe(200);
+  });
+
   test('when /api/v1 is called without a signed principal, then 401 problem', async () => {
     for (const path of ['/api/v1/queues', '/api/v1/issues/OPS-1']) {
       const res = await h.call('GET', path);

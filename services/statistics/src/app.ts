@@ -39,7 +39,7 @@ export function createStatisticsService(
   options: { isShuttingDown?: () => boolean; logger?: Logger; clock?: () => Date } = {},
 ): StatisticsService {
   const logger = options.logger ?? createLogger('statistics', config.log.level);
-  const pool = createPool(config.database);
+  const pool = createPool(config.database, logger);
   const redis = createRedis(config.redis.url, logger);
   const client = (baseUrl: string, timeoutMs: number) => internalClient({ baseUrl, secret: config.internal.secret, service: 'statistics', timeoutMs });
   const access = accessClient(client(config.access.url, config.access.timeoutMs));

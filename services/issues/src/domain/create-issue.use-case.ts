@@ -11,8 +11,9 @@ import type { IssueRecord, RequestContext } from './model';
 import { initialStatus } from './queues.rules';
 
 /**
- * A new issue at the end of its queue's first `open` status, with a "created" history entry. The key's number
- * comes from the queue's counter inside the transaction: consecutive, never reused.
+ * A new issue at the end of its queue's first `open` status, with a "created" history
+ * entry. The key's number comes from the queue's counter inside the transaction:
+ * consecutive, never reused.
  */
 export async function createIssue(deps: IssuesDeps, ctx: RequestContext, input: IssueCreate): Promise<IssueRecord> {
   const [access, queue] = await Promise.all([accessOf(deps.grants, ctx), deps.store.queues.findInWorkspace(ctx.workspaceId, input.queue_id)]);
