@@ -135,6 +135,16 @@ describe('PATCH /api/v1/issues/{key}', () => {
     expect((await h.outbox('issue', issue.id)).map((e) => e.aggregate_revision)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
   });
 
+  test('when 12 PATCHes move one issue between statuses at once, then all succeed, each seeing the status the one before left', async () => {
+    const { writer, status, issue } = await setup();
+    const targets = [status['In progress'], status['In review'], status['Done']];
+    const replies = await Promise.all(Array.from({ length: 12 }, (_, i) => patch(writer, issue.key, { status_id: targets[i % 3], title: `moved ${i}` })));
+    expect(replies.map((r) => r.status)).toEqual(Array(12).fill(200));
+    const final = await read(writer, issue.key);
+    expect(final.version).toBe(13);
+    expect(final.status.id).toBe(final.status_id);
+  });
+
   describe('status and position', () => {
     test('when the issue moves to another status without a position, then it lands at the end of that status', async () => {
       const { queue, writer, status, issue } = await setup();

@@ -11,18 +11,21 @@ const ISSUE_REF_JSON =
   `json_build_object('id', i.id, 'key', i.key, 'queueId', i.queue_id, 'title', i.title, ` +
   `'status', json_build_object('id', s.id, 'name', s.name, 'category', s.category), 'assigneeId', i.assignee_id, 'priority', i.priority)`;
 
-/** An issue (alias i) with its status (alias s) as an IssueRecord row: no mapping needed. */
+/**
+ * An issue (alias i) as an IssueRecord row: no mapping needed. Its status comes from a
+ * subquery, not a join: a row locked with FOR NO KEY UPDATE after a concurrent update is
+ * re-checked against a joined status row of the old status_id and silently dropped,
+ * whereas the subquery is evaluated for the row as locked.
+ */
 export const ISSUE_RECORD_COLUMNS = `
   i.id, i.workspace_id AS "workspaceId", i.queue_id AS "queueId", i.key, i.title, i.description, i.status_id,
-  json_build_object('id', s.id, 'name', s.name, 'category', s.category) AS status,
+  (SELECT json_build_object('id', st.id, 'name', st.name, 'category', st.category) FROM statuses st WHERE st.id = i.status_id) AS status,
   i.position, i.assignee_id, i.parent_id, i.priority, i.type, i.labels,
   to_char(i.due_date, 'YYYY-MM-DD') AS due_date, i.estimate_minutes, i.spent_minutes AS "spentMinutes",
   i.version, i.revision, i.created_by AS "createdBy", i.created_at AS "createdAt", i.updated_at AS "updatedAt"`;
 
 const FIND_BY_KEY = `
-  SELECT ${ISSUE_RECORD_COLUMNS}
-    FROM issues i JOIN statuses s ON s.id = i.status_id
-   WHERE i.workspace_id = $1 AND i.key = $2`;
+  SELECT ${ISSUE_RECORD_COLUMNS} FROM issues i WHERE i.workspace_id = $1 AND i.key = $2`;
 
 // Timestamps inside json come out as ISO text; the mapper below turns them into Dates.
 const ATTACHMENTS = `

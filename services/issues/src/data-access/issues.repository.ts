@@ -30,7 +30,7 @@ const INSERT_ISSUE = `
     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $17)
     RETURNING *),
   history AS (INSERT INTO issue_history (issue_id, actor_id, at, field) SELECT id, created_by, created_at, 'created' FROM i)
-  SELECT ${ISSUE_RECORD_COLUMNS} FROM i JOIN statuses s ON s.id = i.status_id`;
+  SELECT ${ISSUE_RECORD_COLUMNS} FROM i`;
 
 /** History rows from parallel arrays ($4 fields, $5 from, $6 to) of one issue ($1) by one actor ($3) at $2, in order. */
 const INSERT_HISTORY = `
@@ -41,7 +41,7 @@ const INSERT_HISTORY = `
 
 const TOUCH_ISSUE = `
   WITH i AS (UPDATE issues SET revision = revision + 1, updated_at = $2, spent_minutes = spent_minutes + $3 WHERE id = $1 RETURNING *)
-  SELECT ${ISSUE_RECORD_COLUMNS} FROM i JOIN statuses s ON s.id = i.status_id`;
+  SELECT ${ISSUE_RECORD_COLUMNS} FROM i`;
 
 // JSON null and absent are both stored as SQL NULL (as the history always had them).
 const toJson = (value: unknown) => (value === null || value === undefined ? null : JSON.stringify(value));
@@ -53,7 +53,7 @@ export function issuesRepository(c: Sql) {
       const rows = await prepared<IssueRecord>(
         c,
         'issues.find-in-workspace',
-        `SELECT ${ISSUE_RECORD_COLUMNS} FROM issues i JOIN statuses s ON s.id = i.status_id WHERE i.workspace_id = $1 AND i.id = $2`,
+        `SELECT ${ISSUE_RECORD_COLUMNS} FROM issues i WHERE i.workspace_id = $1 AND i.id = $2`,
         [workspaceId, id],
       );
       return rows[0] ?? null;
@@ -70,7 +70,7 @@ export function issuesRepository(c: Sql) {
       const rows = await prepared<IssueRecord>(
         c,
         'issues.lock',
-        `SELECT ${ISSUE_RECORD_COLUMNS} FROM issues i JOIN statuses s ON s.id = i.status_id WHERE i.id = $1 FOR NO KEY UPDATE OF i`,
+        `SELECT ${ISSUE_RECORD_COLUMNS} FROM issues i WHERE i.id = $1 FOR NO KEY UPDATE`,
         [id],
       );
       return rows[0]!;
@@ -169,7 +169,7 @@ export function issuesRepository(c: Sql) {
            UPDATE issues SET ${[...assignments, 'version = version + 1', 'revision = revision + 1', 'updated_at = $2'].join(', ')}
             WHERE id = $1 RETURNING *),
          history AS (${INSERT_HISTORY})
-         SELECT ${ISSUE_RECORD_COLUMNS} FROM i JOIN statuses s ON s.id = i.status_id`,
+         SELECT ${ISSUE_RECORD_COLUMNS} FROM i`,
         [id, at, history.actorId, ...historyColumns(history.changes), ...fields.map((f) => values[f])],
       );
       return rows[0]!;
@@ -228,7 +228,7 @@ export function issuesRepository(c: Sql) {
       const { rows } = await c.query<IssueRecord & { comments: Array<{ id: number; body: string }> }>(
         `SELECT ${ISSUE_RECORD_COLUMNS},
                 (SELECT coalesce(json_agg(json_build_object('id', x.id, 'body', x.body) ORDER BY x.id), '[]') FROM comments x WHERE x.issue_id = i.id) AS comments
-           FROM issues i JOIN statuses s ON s.id = i.status_id
+           FROM issues i
           WHERE i.id > $1 ORDER BY i.id LIMIT $2`,
         [afterId, limit],
       );

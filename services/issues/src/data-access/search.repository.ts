@@ -44,7 +44,7 @@ export function searchSql(criteria: SearchCriteria): SqlFragment {
       UNION
       SELECT i.id FROM comments c JOIN issues i ON i.id = c.issue_id JOIN statuses s ON s.id = i.status_id
        WHERE ${where} AND c.search_vector @@ ${query})
-    SELECT ${record} FROM hits JOIN issues i ON i.id = hits.id JOIN statuses s ON s.id = i.status_id
+    SELECT ${record} FROM hits JOIN issues i ON i.id = hits.id
     ${order}`;
 }
 
