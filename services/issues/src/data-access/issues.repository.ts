@@ -6,21 +6,23 @@ import { ISSUE_RECORD_COLUMNS } from './issue-reads.repository';
 /** Ancestor walks stop here, far beyond any real hierarchy (and any accidental loop). */
 const MAX_DEPTH = 10_000;
 
-/** API field names → columns, for the fields a PATCH may change. */
-const COLUMNS: Record<keyof IssueFields, string> = {
-  title: 'title',
-  description: 'description',
-  status_id: 'status_id',
-  position: 'position',
-  assignee_id: 'assignee_id',
-  parent_id: 'parent_id',
-  priority: 'priority',
-  type: 'type',
-  labels: 'labels',
-  due_date: 'due_date',
-  estimate_minutes: 'estimate_minutes',
-};
-
+/**
+ * The fields a PATCH may change. Their API names are their column names; the dynamic
+ * SET of an update is built from this list only, never from the request's keys.
+ */
+const PATCHABLE: ReadonlyArray<keyof IssueFields> = [
+  'title',
+  'description',
+  'status_id',
+  'position',
+  'assignee_id',
+  'parent_id',
+  'priority',
+  'type',
+  'labels',
+  'due_date',
+  'estimate_minutes',
+];
 
 /** The issue and its "created" history entry, in one statement. */
 const INSERT_ISSUE = `
@@ -162,8 +164,8 @@ export function issuesRepository(c: Sql) {
 
     /** A PATCH that changed something: new values, next version and revision, and the changes' history entries. */
     async update(id: number, values: IssuePatch, history: { actorId: number; changes: readonly FieldChange[] }, at: Date): Promise<IssueRecord> {
-      const fields = (Object.keys(COLUMNS) as Array<keyof IssueFields>).filter((f) => values[f] !== undefined);
-      const assignments = fields.map((f, n) => `${COLUMNS[f]} = $${n + 7}`);
+      const fields = PATCHABLE.filter((f) => values[f] !== undefined);
+      const assignments = fields.map((f, n) => `${f} = $${n + 7}`);
       const { rows } = await c.query<IssueRecord>(
         `WITH i AS (
            UPDATE issues SET ${[...assignments, 'version = version + 1', 'revision = revision + 1', 'updated_at = $2'].join(', ')}
