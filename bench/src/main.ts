@@ -119,6 +119,18 @@ async function someIssues(system: BenchSystem, count: number, offset = 0): Promi
   return rows.rows;
 }
 
+/**
+ * The same POST sent to a service itself, with a signed principal in place of the token:
+ * what of a latency gap is the gateway's. A principal expires within a minute, so each
+ * call signs its own.
+ */
+async function serviceDirect(system: BenchSystem, url: string, body: unknown, seconds: number): Promise<LoadResult> {
+  const headers = { 'x-tracker-principal': system.principalHeader(), 'content-type': 'application/json' };
+  const result = await load({ kind: 'latency', url, method: 'POST', headers, body: JSON.stringify(body), connections: 1, durationSeconds: seconds });
+  if ((result.statusCodes['200'] ?? 0) !== result.total) throw new Error(`${url} called directly: ${JSON.stringify(result.statusCodes)}`);
+  return result;
+}
+
 // ---------------------------------------------------------------------------- B1, B2
 async function b1b2(system: BenchSystem, cleanups: Array<() => Promise<unknown>>): Promise<number> {
   const [issue] = await someIssues(system, 1, 5);
@@ -301,12 +313,7 @@ async function b4(system: BenchSystem) {
     for (let run = 0; run < RUNS; run++) {
       const result = await load({ kind: 'latency', url: `${system.gateway.url}/api/v1/issues/search`, method: 'POST', headers: token, body: JSON.stringify(filters), connections: 1, durationSeconds: SECONDS });
       api.push(result.p95!);
-      // The issues service itself: the gateway's share of the gap. (A signed principal
-      // expires within a minute: one per run.)
-      const principal = { 'x-tracker-principal': system.principalHeader(), 'content-type': 'application/json' };
-      const itself = await load({ kind: 'latency', url: `${system.issues.url}/api/v1/issues/search`, method: 'POST', headers: principal, body: JSON.stringify(filters), connections: 1, durationSeconds: SECONDS / 2 });
-      if ((itself.statusCodes['200'] ?? 0) !== itself.total) throw new Error(`B4 direct: ${JSON.stringify(itself.statusCodes)}`);
-      direct.push(itself.p95!);
+      direct.push((await serviceDirect(system, `${system.issues.url}/api/v1/issues/search`, filters, SECONDS / 2)).p95!);
       const times: number[] = [];
       const until = Date.now() + (SECONDS * 1000) / 2;
       while (Date.now() < until || times.length < 20) times.push(await explainMs(db, asPg(searchSql(criteria))));
@@ -363,11 +370,7 @@ async function b5(system: BenchSystem) {
     for (let run = 0; run < RUNS; run++) {
       const single = await load({ kind: 'latency', url: `${system.gateway.url}/api/v1/statistics`, method: 'POST', headers, body: JSON.stringify(widgets[0]), connections: 1, durationSeconds: Math.max(2, SECONDS / 2) });
       one.api.push(single.p50);
-      // The same request to the statistics service itself: the gateway's share of the gap.
-      const principal = { 'x-tracker-principal': system.principalHeader(), 'content-type': 'application/json' };
-      const direct = await load({ kind: 'latency', url: `${system.statistics.url}/api/v1/statistics`, method: 'POST', headers: principal, body: JSON.stringify(widgets[0]), connections: 1, durationSeconds: Math.max(2, SECONDS / 2) });
-      if ((direct.statusCodes['200'] ?? 0) !== direct.total) throw new Error(`B5 direct: ${JSON.stringify(direct.statusCodes)}`);
-      one.direct.push(direct.p50);
+      one.direct.push((await serviceDirect(system, `${system.statistics.url}/api/v1/statistics`, widgets[0], Math.max(2, SECONDS / 2))).p50);
       const sqlTimes: number[] = [];
       for (let i = 0; i < 20; i++) {
         const t = performance.now();

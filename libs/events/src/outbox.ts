@@ -45,3 +45,26 @@ export function toOutboxRow(event: EventEnvelope): OutboxRow {
     payload: event,
   };
 }
+
+/**
+ * The statement that writes these events' outbox rows, any number of them in one
+ * (parallel arrays, unnest); the caller runs it in the transaction of the change.
+ * `table` is the unqualified name on the search_path unless a test names its schema.
+ */
+export function outboxInsert(events: EventEnvelope[], table = 'outbox_events'): { text: string; values: unknown[] } {
+  const rows = events.map(toOutboxRow);
+  return {
+    text: `INSERT INTO ${table} (event_id, type, routing_key, workspace_id, aggregate_type, aggregate_id, aggregate_revision, payload)
+           SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::int[], $5::text[], $6::text[], $7::int[], $8::jsonb[])`,
+    values: [
+      rows.map((r) => r.eventId),
+      rows.map((r) => r.type),
+      rows.map((r) => r.routingKey),
+      rows.map((r) => r.workspaceId),
+      rows.map((r) => r.aggregateType),
+      rows.map((r) => r.aggregateId),
+      rows.map((r) => r.aggregateRevision),
+      rows.map((r) => JSON.stringify(r.payload)),
+    ],
+  };
+}

@@ -2,7 +2,7 @@ import path from 'node:path';
 import { connect, type Channel, type ChannelModel, type ConsumeMessage } from 'amqplib';
 import { Pool } from 'pg';
 import { amqpTestNames, createTestSchema, testAmqpUrl, type AmqpTestNames, type TestSchema } from '@tracker/testing';
-import { buildEvent, toOutboxRow, type EventEnvelope, type EventsLogger } from '../src';
+import { buildEvent, outboxInsert, outboxTable, type EventEnvelope, type EventsLogger } from '../src';
 
 export const OUTBOX_SQL_DIR = path.join(__dirname, '../sql');
 
@@ -73,21 +73,8 @@ export function issueCreated(overrides: { requestId?: string | null; revision?: 
 
 /** Inserts outbox rows the way a service does, in the transaction of `client` (or its own). */
 export async function insertOutbox(db: { query: (sql: string, params?: unknown[]) => Promise<unknown> }, schema: string, events: EventEnvelope[]): Promise<void> {
-  const rows = events.map(toOutboxRow);
-  await db.query(
-    `INSERT INTO "${schema}".outbox_events (event_id, type, routing_key, workspace_id, aggregate_type, aggregate_id, aggregate_revision, payload)
-     SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::int[], $5::text[], $6::text[], $7::int[], $8::jsonb[])`,
-    [
-      rows.map((r) => r.eventId),
-      rows.map((r) => r.type),
-      rows.map((r) => r.routingKey),
-      rows.map((r) => r.workspaceId),
-      rows.map((r) => r.aggregateType),
-      rows.map((r) => r.aggregateId),
-      rows.map((r) => r.aggregateRevision),
-      rows.map((r) => JSON.stringify(r.payload)),
-    ],
-  );
+  const insert = outboxInsert(events, outboxTable(schema));
+  await db.query(insert.text, insert.values);
 }
 
 /** A Postgres schema with the outbox table and a pool, per test. */

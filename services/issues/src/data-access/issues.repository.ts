@@ -1,28 +1,10 @@
-import type { IssuePatch } from '../domain/issue-update.rules';
+import { PATCHABLE_FIELDS, type IssuePatch } from '../domain/issue-update.rules';
 import type { CommentRecord, FieldChange, IssueFields, IssueRecord, StatusRecord, WorklogRecord } from '../domain/model';
 import { prepared, type Sql } from '@tracker/kit';
 import { ISSUE_RECORD_COLUMNS } from './issue-reads.repository';
 
 /** Ancestor walks stop here, far beyond any real hierarchy (and any accidental loop). */
 const MAX_DEPTH = 10_000;
-
-/**
- * The fields a PATCH may change. Their API names are their column names; the dynamic
- * SET of an update is built from this list only, never from the request's keys.
- */
-const PATCHABLE: ReadonlyArray<keyof IssueFields> = [
-  'title',
-  'description',
-  'status_id',
-  'position',
-  'assignee_id',
-  'parent_id',
-  'priority',
-  'type',
-  'labels',
-  'due_date',
-  'estimate_minutes',
-];
 
 /** The issue and its "created" history entry, in one statement. */
 const INSERT_ISSUE = `
@@ -164,7 +146,8 @@ export function issuesRepository(c: Sql) {
 
     /** A PATCH that changed something: new values, next version and revision, and the changes' history entries. */
     async update(id: number, values: IssuePatch, history: { actorId: number; changes: readonly FieldChange[] }, at: Date): Promise<IssueRecord> {
-      const fields = PATCHABLE.filter((f) => values[f] !== undefined);
+      // The SET is built from the known fields only (their API names are their columns), never from the request's keys.
+      const fields = PATCHABLE_FIELDS.filter((f) => values[f] !== undefined);
       const assignments = fields.map((f, n) => `${f} = $${n + 7}`);
       const { rows } = await c.query<IssueRecord>(
         `WITH i AS (

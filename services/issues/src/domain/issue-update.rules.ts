@@ -1,8 +1,8 @@
 import type { IssueUpdate } from '@tracker/contracts';
 import type { FieldChange, IssueFields } from './model';
 
-/** Fields in the order their history entries are written. */
-const FIELDS: ReadonlyArray<keyof IssueFields> = [
+/** The fields a PATCH may change, in the order their history entries are written. */
+export const PATCHABLE_FIELDS: ReadonlyArray<keyof IssueFields> = [
   'title',
   'description',
   'status_id',
@@ -50,7 +50,7 @@ export function diffIssue(current: IssueFields, patch: IssuePatch, endOfNewStatu
     target.position = endOfNewStatus;
   }
   const changes: FieldChange[] = [];
-  for (const field of FIELDS) {
+  for (const field of PATCHABLE_FIELDS) {
     const to = target[field];
     if (to !== undefined && !same(current[field], to)) changes.push({ field, from: current[field], to });
   }
