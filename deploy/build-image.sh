@@ -26,7 +26,8 @@ case $service in
   access) port=8081 ;;
   issues) port=8082 ;;
   statistics) port=8083 ;;
-  *) echo "usage: deploy/build-image.sh [--if-docker] [--push] gateway|access|issues|statistics" >&2; exit 64 ;;
+  agent) port=8084 ;;
+  *) echo "usage: deploy/build-image.sh [--if-docker] [--push] gateway|access|issues|statistics|agent" >&2; exit 64 ;;
 esac
 
 if ! docker info >/dev/null 2>&1; then

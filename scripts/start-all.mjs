@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Runs the four services in one terminal (what `pnpm start` does after migrating):
+// Runs the five services in one terminal (what `pnpm start` does after migrating):
 // a shared internal signing secret, one prefixed log stream, and a clean stop on Ctrl-C.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -11,6 +11,7 @@ const services = [
   ['access', 8081],
   ['issues', 8082],
   ['statistics', 8083],
+  ['agent', 8084],
   ['gateway', 8080],
 ];
 

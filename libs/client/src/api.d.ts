@@ -365,94 +365,288 @@ export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
         QueueCreate: {
+            /**
+             * @description The queue key, prefix of its issue keys: stored upper-case, unique in the workspace.
+             * @example WEB
+             */
             key: string;
+            /**
+             * @description The queue name.
+             * @example Website
+             */
             name: string;
-            /** @default  */
+            /**
+             * @description What the queue is for.
+             * @default
+             * @example Bugs and requests for the public website
+             */
             description?: string;
         };
         QueueSettings: {
+            /**
+             * @description The queue name.
+             * @example Website
+             */
             name?: string;
+            /**
+             * @description What the queue is for.
+             * @example Bugs and requests for the public website
+             */
             description?: string;
         };
         QueuePermissionInput: {
-            /** @enum {string} */
+            /**
+             * @description The explicit role on the queue: `read-only`, `read-write` or `admin`.
+             * @example read-write
+             * @enum {string}
+             */
             role: "read-only" | "read-write" | "admin";
         };
         UserChanges: {
+            /**
+             * @description The user's name.
+             * @example Ada Lovelace
+             */
             name?: string;
-            /** @enum {string} */
+            /**
+             * @description Workspace role: `admin` (admin of every queue) or `member`.
+             * @example member
+             * @enum {string}
+             */
             role?: "admin" | "member";
+            /**
+             * @description `false` deactivates the user: their tokens stop working at once. `true` reactivates them.
+             * @example false
+             */
             active?: boolean;
         };
         IssueCreate: {
+            /**
+             * @description The queue to create the issue in; the caller needs read-write or admin on it.
+             * @example 3
+             */
             queue_id: number;
+            /**
+             * @description One line saying what the issue is about.
+             * @example Login button misaligned
+             */
             title: string;
-            /** @default  */
+            /**
+             * @description The issue text. Naming another issue's key in it (such as WEB-3) links the two issues.
+             * @default
+             * @example Reproduced in Firefox 128, see WEB-3.
+             */
             description?: string;
-            /** @default null */
+            /**
+             * @description The id of an active user of the workspace to assign; null for nobody.
+             * @default null
+             * @example 7
+             */
             assignee_id?: number | null;
-            /** @default null */
+            /**
+             * @description The id (not the key) of the parent issue, readable by the caller and in the same workspace; null for none. Must not make a cycle.
+             * @default null
+             * @example 41
+             */
             parent_id?: number | null;
             /**
+             * @description Priority.
              * @default normal
+             * @example high
              * @enum {string}
              */
             priority?: "low" | "normal" | "high" | "critical";
-            /** @default task */
+            /**
+             * @description Free-form kind of issue.
+             * @default task
+             * @example bug
+             */
             type?: string;
-            /** @default [] */
+            /**
+             * @description Labels, each kept once, compared case-sensitively.
+             * @default []
+             * @example [
+             *       "frontend",
+             *       "urgent"
+             *     ]
+             */
             labels?: string[];
-            /** @default null */
+            /**
+             * @description Due date (YYYY-MM-DD), or null for none.
+             * @default null
+             * @example 2026-12-31
+             */
             due_date?: string | null;
-            /** @default 0 */
+            /**
+             * @description Estimated work in minutes.
+             * @default 0
+             * @example 90
+             */
             estimate_minutes?: number;
         };
         IssueUpdate: {
+            /**
+             * @description The `version` of the issue as last read. If the issue changed since, nothing is changed and the answer is 409 `version_conflict` with the current version: re-read the issue, then reconsider the change.
+             * @example 4
+             */
             version?: number;
+            /**
+             * @description One line saying what the issue is about.
+             * @example Login button misaligned
+             */
             title?: string;
+            /**
+             * @description The issue text. Naming another issue's key in it (such as WEB-3) links the two issues.
+             * @example Reproduced in Firefox 128, see WEB-3.
+             */
             description?: string;
+            /**
+             * @description Moves the issue to this status, which must belong to the issue's queue.
+             * @example 12
+             */
             status_id?: number;
+            /**
+             * @description Place of the issue inside its status (smaller first). A move without it puts the issue last.
+             * @example 1.5
+             */
             position?: number;
+            /**
+             * @description The id of an active user of the workspace to assign; null for nobody.
+             * @example 7
+             */
             assignee_id?: number | null;
+            /**
+             * @description The id (not the key) of the parent issue, readable by the caller and in the same workspace; null for none. Must not make a cycle.
+             * @example 41
+             */
             parent_id?: number | null;
-            /** @enum {string} */
+            /**
+             * @description Priority.
+             * @example high
+             * @enum {string}
+             */
             priority?: "low" | "normal" | "high" | "critical";
+            /**
+             * @description Free-form kind of issue.
+             * @example bug
+             */
             type?: string;
+            /**
+             * @description Labels, each kept once, compared case-sensitively.
+             * @example [
+             *       "frontend",
+             *       "urgent"
+             *     ]
+             */
             labels?: string[];
+            /**
+             * @description Due date (YYYY-MM-DD), or null for none.
+             * @example 2026-12-31
+             */
             due_date?: string | null;
+            /**
+             * @description Estimated work in minutes.
+             * @example 90
+             */
             estimate_minutes?: number;
         };
         CommentCreate: {
+            /**
+             * @description The comment text, authored by the caller. Naming another issue's key links the two issues.
+             * @example Fixed in release 2.4; verified on staging.
+             */
             body: string;
         };
         WorklogCreate: {
+            /**
+             * @description Whole minutes of work, 1 to 1440.
+             * @example 45
+             */
             minutes: number;
-            /** @default  */
+            /**
+             * @description What the time was spent on.
+             * @default
+             * @example Code review
+             */
             description?: string;
         };
         Filters: {
+            /**
+             * @description Free text matched in the key, title, description and comments.
+             * @example login firefox
+             */
             search?: string | null;
+            /**
+             * @description Only these queues; each must be readable by the caller (403 otherwise).
+             * @example [
+             *       3
+             *     ]
+             */
             queue_ids?: number[];
+            /**
+             * @description Only issues in these statuses.
+             * @example [
+             *       12,
+             *       13
+             *     ]
+             */
             status_ids?: number[];
+            /**
+             * @description Only issues assigned to these users.
+             * @example [
+             *       7
+             *     ]
+             */
             assignee_ids?: number[];
-            /** @default false */
+            /**
+             * @description Only issues assigned to the caller.
+             * @default false
+             */
             mine?: boolean;
+            /**
+             * @description Only issues of this priority.
+             * @example critical
+             */
             priority?: ("low" | "normal" | "high" | "critical") | null;
+            /**
+             * @description Only issues whose status is in this category.
+             * @example progress
+             */
             category?: ("open" | "progress" | "done") | null;
-            /** @default false */
+            /**
+             * @description Only issues due before today (UTC) and not done.
+             * @default false
+             */
             overdue?: boolean;
+            /**
+             * @description Only issues carrying this label (exact match).
+             * @example frontend
+             */
             label?: string | null;
         };
         Widget: {
-            /** @enum {string} */
+            /**
+             * @description What the widget shows.
+             * @example stats
+             * @enum {string}
+             */
             type: "stats" | "issues" | "statuses" | "queues" | "time" | "assignees";
-            /** @default  */
+            /**
+             * @description The widget title.
+             * @default
+             * @example Open bugs
+             */
             title?: string;
             /** @default {} */
             filters?: components["schemas"]["Filters"];
         };
         DashboardInput: {
+            /**
+             * @description The dashboard name.
+             * @example Release 2.4
+             */
             name: string;
+            /** @description The widgets, at most 30. */
             widgets: components["schemas"]["Widget"][];
         };
         Me: {
@@ -622,22 +816,71 @@ export interface components {
             at: string;
         };
         WidgetFilters: {
+            /**
+             * @description Free text matched in the key, title, description and comments.
+             * @example login firefox
+             */
             search?: string | null;
+            /**
+             * @description Only these queues; each must be readable by the caller (403 otherwise).
+             * @example [
+             *       3
+             *     ]
+             */
             queue_ids?: number[];
+            /**
+             * @description Only issues in these statuses.
+             * @example [
+             *       12,
+             *       13
+             *     ]
+             */
             status_ids?: number[];
+            /**
+             * @description Only issues assigned to these users.
+             * @example [
+             *       7
+             *     ]
+             */
             assignee_ids?: number[];
-            /** @default false */
+            /**
+             * @description Only issues assigned to the caller.
+             * @default false
+             */
             mine: boolean;
+            /**
+             * @description Only issues of this priority.
+             * @example critical
+             */
             priority?: ("low" | "normal" | "high" | "critical") | null;
+            /**
+             * @description Only issues whose status is in this category.
+             * @example progress
+             */
             category?: ("open" | "progress" | "done") | null;
-            /** @default false */
+            /**
+             * @description Only issues due before today (UTC) and not done.
+             * @default false
+             */
             overdue: boolean;
+            /**
+             * @description Only issues carrying this label (exact match).
+             * @example frontend
+             */
             label?: string | null;
         };
         DashboardWidget: {
-            /** @enum {string} */
+            /**
+             * @description What the widget shows.
+             * @example stats
+             * @enum {string}
+             */
             type: "stats" | "issues" | "statuses" | "queues" | "time" | "assignees";
-            /** @default  */
+            /**
+             * @description The widget title.
+             * @default
+             * @example Open bugs
+             */
             title: string;
             filters: components["schemas"]["WidgetFilters"];
         };
@@ -1022,13 +1265,25 @@ export interface components {
         };
     };
     parameters: {
-        /** @description An issue key such as `WEB-12` (queue key, case-insensitive, then the number). */
+        /**
+         * @description An issue key such as `WEB-12` (queue key, case-insensitive, then the number).
+         * @example WEB-12
+         */
         IssueKey: string;
-        /** @description A queue id. */
+        /**
+         * @description A queue id.
+         * @example 3
+         */
         QueueId: number;
-        /** @description A user id. */
+        /**
+         * @description A user id.
+         * @example 7
+         */
         UserId: number;
-        /** @description A dashboard id. */
+        /**
+         * @description A dashboard id.
+         * @example 2
+         */
         DashboardId: number;
     };
     requestBodies: never;
@@ -1041,6 +1296,8 @@ export interface components {
         "RateLimit-Limit": number;
         /** @description Requests left in the current minute. */
         "RateLimit-Remaining": number;
+        /** @description `true` when more issues matched than the 2000 returned (narrow the filters to see the others), else `false`. */
+        "Search-Truncated": "true" | "false";
     };
     pathItems: never;
 }
@@ -1107,7 +1364,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description A user id. */
+                /**
+                 * @description A user id.
+                 * @example 7
+                 */
                 user_id: components["parameters"]["UserId"];
             };
             cookie?: never;
@@ -1207,7 +1467,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description A queue id. */
+                /**
+                 * @description A queue id.
+                 * @example 3
+                 */
                 queue_id: components["parameters"]["QueueId"];
             };
             cookie?: never;
@@ -1272,7 +1535,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description A queue id. */
+                /**
+                 * @description A queue id.
+                 * @example 3
+                 */
                 queue_id: components["parameters"]["QueueId"];
             };
             cookie?: never;
@@ -1305,9 +1571,15 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description A queue id. */
+                /**
+                 * @description A queue id.
+                 * @example 3
+                 */
                 queue_id: components["parameters"]["QueueId"];
-                /** @description A user id. */
+                /**
+                 * @description A user id.
+                 * @example 7
+                 */
                 user_id: components["parameters"]["UserId"];
             };
             cookie?: never;
@@ -1344,9 +1616,15 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description A queue id. */
+                /**
+                 * @description A queue id.
+                 * @example 3
+                 */
                 queue_id: components["parameters"]["QueueId"];
-                /** @description A user id. */
+                /**
+                 * @description A user id.
+                 * @example 7
+                 */
                 user_id: components["parameters"]["UserId"];
             };
             cookie?: never;
@@ -1423,6 +1701,7 @@ export interface operations {
             /** @description The matching readable issues. */
             200: {
                 headers: {
+                    "Search-Truncated": components["headers"]["Search-Truncated"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1445,7 +1724,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description An issue key such as `WEB-12` (queue key, case-insensitive, then the number). */
+                /**
+                 * @description An issue key such as `WEB-12` (queue key, case-insensitive, then the number).
+                 * @example WEB-12
+                 */
                 key: components["parameters"]["IssueKey"];
             };
             cookie?: never;
@@ -1477,7 +1759,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description An issue key such as `WEB-12` (queue key, case-insensitive, then the number). */
+                /**
+                 * @description An issue key such as `WEB-12` (queue key, case-insensitive, then the number).
+                 * @example WEB-12
+                 */
                 key: components["parameters"]["IssueKey"];
             };
             cookie?: never;
@@ -1515,7 +1800,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description An issue key such as `WEB-12` (queue key, case-insensitive, then the number). */
+                /**
+                 * @description An issue key such as `WEB-12` (queue key, case-insensitive, then the number).
+                 * @example WEB-12
+                 */
                 key: components["parameters"]["IssueKey"];
             };
             cookie?: never;
@@ -1552,7 +1840,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description An issue key such as `WEB-12` (queue key, case-insensitive, then the number). */
+                /**
+                 * @description An issue key such as `WEB-12` (queue key, case-insensitive, then the number).
+                 * @example WEB-12
+                 */
                 key: components["parameters"]["IssueKey"];
             };
             cookie?: never;
@@ -1710,7 +2001,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description A dashboard id. */
+                /**
+                 * @description A dashboard id.
+                 * @example 2
+                 */
                 dashboard_id: components["parameters"]["DashboardId"];
             };
             cookie?: never;

@@ -14,16 +14,16 @@ export const DASHBOARD_LIMITS = { name: 500, widgets: 30, title: 200 } as const;
  * filter (every field at its default), so each stored widget has the same shape.
  */
 export const Widget = z.strictObject({
-  type: WidgetType,
-  title: text(0, DASHBOARD_LIMITS.title).default(''),
+  type: WidgetType.meta({ description: 'What the widget shows.', examples: ['stats'] }),
+  title: text(0, DASHBOARD_LIMITS.title).meta({ description: 'The widget title.', examples: ['Open bugs'] }).default(''),
   filters: Filters.prefault({}),
 });
 export type Widget = z.infer<typeof Widget>;
 
 /** POST /dashboards and PUT /dashboards/{dashboard_id} body (spec: Dashboard). */
 export const DashboardInput = z.strictObject({
-  name: text(1, DASHBOARD_LIMITS.name),
-  widgets: z.array(Widget).max(DASHBOARD_LIMITS.widgets),
+  name: text(1, DASHBOARD_LIMITS.name).meta({ description: 'The dashboard name.', examples: ['Release 2.4'] }),
+  widgets: z.array(Widget).max(DASHBOARD_LIMITS.widgets).meta({ description: `The widgets, at most ${DASHBOARD_LIMITS.widgets}.` }),
 });
 export type DashboardInput = z.infer<typeof DashboardInput>;
 

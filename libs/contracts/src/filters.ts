@@ -12,17 +12,23 @@ const ids = z.array(Id).max(FILTER_LIMITS.ids);
  * an empty or blank `search` do not filter.
  */
 export const Filters = z.strictObject({
-  search: text(0, FILTER_LIMITS.search).nullable().optional(),
-  queue_ids: ids.optional(),
-  status_ids: ids.optional(),
-  assignee_ids: ids.optional(),
-  mine: z.boolean().default(false),
-  priority: Priority.nullable().optional(),
-  category: Category.nullable().optional(),
-  overdue: z.boolean().default(false),
-  label: text(1, FILTER_LIMITS.label).nullable().optional(),
+  search: text(0, FILTER_LIMITS.search)
+    .nullable()
+    .meta({ description: 'Free text matched in the key, title, description and comments.', examples: ['login firefox'] })
+    .optional(),
+  queue_ids: ids.meta({ description: 'Only these queues; each must be readable by the caller (403 otherwise).', examples: [[3]] }).optional(),
+  status_ids: ids.meta({ description: 'Only issues in these statuses.', examples: [[12, 13]] }).optional(),
+  assignee_ids: ids.meta({ description: 'Only issues assigned to these users.', examples: [[7]] }).optional(),
+  mine: z.boolean().meta({ description: 'Only issues assigned to the caller.' }).default(false),
+  priority: Priority.nullable().meta({ description: 'Only issues of this priority.', examples: ['critical'] }).optional(),
+  category: Category.nullable().meta({ description: 'Only issues whose status is in this category.', examples: ['progress'] }).optional(),
+  overdue: z.boolean().meta({ description: 'Only issues due before today (UTC) and not done.' }).default(false),
+  label: text(1, FILTER_LIMITS.label).nullable().meta({ description: 'Only issues carrying this label (exact match).', examples: ['frontend'] }).optional(),
 });
 export type Filters = z.infer<typeof Filters>;
 
 /** Search and statistics work on at most this many issues (spec). */
 export const SEARCH_LIMIT = 2000;
+
+/** Sent with every search answer: `true` when more issues matched than the SEARCH_LIMIT returned. */
+export const SEARCH_TRUNCATED_HEADER = 'Search-Truncated';

@@ -4,6 +4,7 @@ export * from './filters';
 export * from './internal';
 export * from './issues';
 export * from './openapi';
+export * from './path-params';
 export * from './permissions';
 export * from './problem';
 export * from './queues';

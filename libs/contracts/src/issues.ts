@@ -20,23 +20,36 @@ export const ISSUE_LIMITS = {
 /** `YYYY-MM-DD`, a real calendar date from year 1 (Postgres has no year 0). */
 export const DateOnly = z.iso.date().refine((value) => !value.startsWith('0000'), 'year must be 0001 or later');
 
-const title = text(1, ISSUE_LIMITS.title);
-const description = text(0, ISSUE_LIMITS.description);
-const type = text(1, ISSUE_LIMITS.type);
-const labels = z.array(text(1, ISSUE_LIMITS.label)).max(ISSUE_LIMITS.labels);
-const estimate = z.number().int().min(0).max(ISSUE_LIMITS.estimateMinutes);
+const title = text(1, ISSUE_LIMITS.title).meta({ description: 'One line saying what the issue is about.', examples: ['Login button misaligned'] });
+const description = text(0, ISSUE_LIMITS.description).meta({
+  description: 'The issue text. Naming another issue\'s key in it (such as WEB-3) links the two issues.',
+  examples: ['Reproduced in Firefox 128, see WEB-3.'],
+});
+const type = text(1, ISSUE_LIMITS.type).meta({ description: 'Free-form kind of issue.', examples: ['bug'] });
+const labels = z
+  .array(text(1, ISSUE_LIMITS.label))
+  .max(ISSUE_LIMITS.labels)
+  .meta({ description: 'Labels, each kept once, compared case-sensitively.', examples: [['frontend', 'urgent']] });
+const estimate = z.number().int().min(0).max(ISSUE_LIMITS.estimateMinutes).meta({ description: 'Estimated work in minutes.', examples: [90] });
+const priority = Priority.meta({ description: 'Priority.', examples: ['high'] });
+const assignee = Id.nullable().meta({ description: 'The id of an active user of the workspace to assign; null for nobody.', examples: [7] });
+const parent = Id.nullable().meta({
+  description: 'The id (not the key) of the parent issue, readable by the caller and in the same workspace; null for none. Must not make a cycle.',
+  examples: [41],
+});
+const dueDate = DateOnly.nullable().meta({ description: 'Due date (YYYY-MM-DD), or null for none.', examples: ['2026-12-31'] });
 
 /** POST /issues body (spec: IssueCreate). */
 export const IssueCreate = z.strictObject({
-  queue_id: Id,
+  queue_id: Id.meta({ description: 'The queue to create the issue in; the caller needs read-write or admin on it.', examples: [3] }),
   title,
   description: description.default(''),
-  assignee_id: Id.nullable().default(null),
-  parent_id: Id.nullable().default(null),
-  priority: Priority.default('normal'),
+  assignee_id: assignee.default(null),
+  parent_id: parent.default(null),
+  priority: priority.default('normal'),
   type: type.default('task'),
   labels: labels.default([]),
-  due_date: DateOnly.nullable().default(null),
+  due_date: dueDate.default(null),
   estimate_minutes: estimate.default(0),
 });
 export type IssueCreate = z.infer<typeof IssueCreate>;
@@ -46,29 +59,42 @@ export type IssueCreate = z.infer<typeof IssueCreate>;
  * `null` clears `assignee_id`, `parent_id` or `due_date` and is invalid elsewhere.
  */
 export const IssueUpdate = z.strictObject({
-  version: Id.optional(),
+  version: Id.meta({
+    description: 'The `version` of the issue as last read. If the issue changed since, nothing is changed and the answer is 409 `version_conflict` with the current version: re-read the issue, then reconsider the change.',
+    examples: [4],
+  }).optional(),
   title: title.optional(),
   description: description.optional(),
-  status_id: Id.optional(),
-  position: z.number().min(-ISSUE_LIMITS.position).max(ISSUE_LIMITS.position).optional(),
-  assignee_id: Id.nullable().optional(),
-  parent_id: Id.nullable().optional(),
-  priority: Priority.optional(),
+  status_id: Id.meta({ description: 'Moves the issue to this status, which must belong to the issue\'s queue.', examples: [12] }).optional(),
+  position: z
+    .number()
+    .min(-ISSUE_LIMITS.position)
+    .max(ISSUE_LIMITS.position)
+    .meta({ description: 'Place of the issue inside its status (smaller first). A move without it puts the issue last.', examples: [1.5] })
+    .optional(),
+  assignee_id: assignee.optional(),
+  parent_id: parent.optional(),
+  priority: priority.optional(),
   type: type.optional(),
   labels: labels.optional(),
-  due_date: DateOnly.nullable().optional(),
+  due_date: dueDate.optional(),
   estimate_minutes: estimate.optional(),
 });
 export type IssueUpdate = z.infer<typeof IssueUpdate>;
 
 /** POST /issues/{key}/comments body (spec: Comment). */
-export const CommentCreate = z.strictObject({ body: text(1, ISSUE_LIMITS.comment) });
+export const CommentCreate = z.strictObject({
+  body: text(1, ISSUE_LIMITS.comment).meta({
+    description: 'The comment text, authored by the caller. Naming another issue\'s key links the two issues.',
+    examples: ['Fixed in release 2.4; verified on staging.'],
+  }),
+});
 export type CommentCreate = z.infer<typeof CommentCreate>;
 
 /** POST /issues/{key}/worklogs body (spec: Worklog). */
 export const WorklogCreate = z.strictObject({
-  minutes: z.number().int().min(1).max(1440),
-  description: text(0, ISSUE_LIMITS.worklogDescription).default(''),
+  minutes: z.number().int().min(1).max(1440).meta({ description: 'Whole minutes of work, 1 to 1440.', examples: [45] }),
+  description: text(0, ISSUE_LIMITS.worklogDescription).meta({ description: 'What the time was spent on.', examples: ['Code review'] }).default(''),
 });
 export type WorklogCreate = z.infer<typeof WorklogCreate>;
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { Dashboard, DashboardInput, DASHBOARD_LIMITS, Widget } from './dashboards';
-import { Filters, SEARCH_LIMIT } from './filters';
+import { Filters, SEARCH_LIMIT, SEARCH_TRUNCATED_HEADER } from './filters';
 import {
   Comment,
   CommentCreate,
@@ -17,7 +17,8 @@ import {
 } from './issues';
 import { PermissionChange, QueueMember, QueuePermission, QueuePermissionInput, QueuePermissions } from './permissions';
 import { FieldError, PROBLEM_CODES, Problems, type ProblemCode } from './problem';
-import { Id, Queue, QueueCreate, QueueSettings, Status } from './queues';
+import { PATH_PARAMETERS, type PathParam } from './path-params';
+import { Queue, QueueCreate, QueueSettings, Status } from './queues';
 import { StatisticsAssignee, StatisticsProgress, StatisticsQueue, StatisticsResult } from './statistics';
 import { Me, User, UserChanges } from './users';
 
@@ -35,10 +36,9 @@ export type ServiceName = 'gateway' | 'access' | 'issues' | 'statistics';
 export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
-const arrayOf = (name: string, maxItems?: number) => ({ type: 'array', items: ref(name), ...(maxItems ? { maxItems } : {}) });
 
 /** Request bodies, as the services parse them (spec names in the descriptions). */
-const requestSchemas = {
+const REQUEST_SCHEMAS = {
   QueueCreate: [QueueCreate, 'Spec: Queue. The key is stored upper-case and is unique in the workspace (case-insensitively).'],
   QueueSettings: [QueueSettings, 'Spec: QueueSettings.'],
   QueuePermissionInput: [QueuePermissionInput, 'Spec: QueuePermission.'],
@@ -53,10 +53,11 @@ const requestSchemas = {
   Filters: [Filters, 'Spec: Filters. Every filter given narrows the set (AND); absent, null, false and a blank search do not filter.'],
   Widget: [Widget, 'Spec: Widget.'],
   DashboardInput: [DashboardInput, `Spec: Dashboard. At most ${DASHBOARD_LIMITS.widgets} widgets.`],
-} satisfies Record<string, [z.ZodType, string]>;
+} satisfies Record<string, [z.ZodObject, string]>;
+export type RequestSchemaName = keyof typeof REQUEST_SCHEMAS;
 
 /** Answer bodies, as the services send them. */
-const responseSchemas = {
+const RESPONSE_SCHEMAS = {
   Me: [Me, 'The caller and their workspace.'],
   User,
   Status,
@@ -85,6 +86,7 @@ const responseSchemas = {
   QueuePermission,
   FieldError,
 } satisfies Record<string, z.ZodType | [z.ZodType, string]>;
+export type ResponseSchemaName = keyof typeof RESPONSE_SCHEMAS;
 
 const problemName = (code: ProblemCode) => code.split('_').map((w) => w[0]!.toUpperCase() + w.slice(1)).join('');
 
@@ -121,6 +123,11 @@ const HEADERS = {
   'WWW-Authenticate': { description: 'The Bearer challenge (RFC 6750).', required: true, schema: { type: 'string' } },
   'RateLimit-Limit': { description: 'Requests allowed per token and minute.', schema: { type: 'integer', minimum: 1 } },
   'RateLimit-Remaining': { description: 'Requests left in the current minute.', schema: { type: 'integer', minimum: 0 } },
+  [SEARCH_TRUNCATED_HEADER]: {
+    description: `\`true\` when more issues matched than the ${SEARCH_LIMIT} returned (narrow the filters to see the others), else \`false\`.`,
+    required: true,
+    schema: { type: 'string', enum: ['true', 'false'] },
+  },
 } as const;
 const header = (name: keyof typeof HEADERS) => ({ $ref: `#/components/headers/${name}` });
 
@@ -159,19 +166,12 @@ const problemResponses = () =>
     }),
   );
 
-type PathParam = 'key' | 'queue_id' | 'user_id' | 'dashboard_id';
-const PARAMETERS: Record<PathParam, { name: string; description: string; schema: Record<string, unknown> }> = {
-  key: { name: 'IssueKey', description: 'An issue key such as `WEB-12` (queue key, case-insensitive, then the number).', schema: { type: 'string', minLength: 1 } },
-  queue_id: { name: 'QueueId', description: 'A queue id.', schema: z.toJSONSchema(Id) },
-  user_id: { name: 'UserId', description: 'A user id.', schema: z.toJSONSchema(Id) },
-  dashboard_id: { name: 'DashboardId', description: 'A dashboard id.', schema: z.toJSONSchema(Id) },
-};
+const PARAMETER_NAMES: Record<PathParam, string> = { key: 'IssueKey', queue_id: 'QueueId', user_id: 'UserId', dashboard_id: 'DashboardId' };
 const parameterComponents = () =>
   Object.fromEntries(
-    (Object.keys(PARAMETERS) as PathParam[]).map((param) => {
-      const { name, description, schema } = PARAMETERS[param];
-      const { $schema: _schema, ...plain } = schema;
-      return [name, { name: param, in: 'path', required: true, description, schema: plain }];
+    (Object.keys(PARAMETER_NAMES) as PathParam[]).map((param) => {
+      const { $schema: _schema, description, examples, ...schema } = z.toJSONSchema(PATH_PARAMETERS[param]);
+      return [PARAMETER_NAMES[param], { name: param, in: 'path', required: true, description, example: (examples as unknown[])[0], schema }];
     }),
   );
 
@@ -184,8 +184,9 @@ export interface ApiOperation {
   /** Who may call it (the spec's "rights needed"). */
   rights: string;
   service: ServiceName;
-  body?: keyof typeof requestSchemas;
-  success: { status: 200 | 201; description: string; schema: Record<string, unknown> };
+  body?: RequestSchemaName;
+  /** The answer: one `schema`, or a list of them (`list`, at most `maxItems`); none for the document itself. */
+  success: { status: 200 | 201; description: string; schema?: ResponseSchemaName; list?: true; maxItems?: number; headers?: Array<keyof typeof HEADERS> };
   /** Refusals beyond those every authenticated operation may answer. */
   errors?: ProblemCode[];
   /** Served without a token (only the document itself). */
@@ -197,122 +198,122 @@ export const API_OPERATIONS: readonly ApiOperation[] = [
   {
     method: 'get', path: '/api/v1/me', operationId: 'getMe', tag: 'Users', service: 'access',
     summary: 'The current user and their workspace', rights: 'a valid token',
-    success: { status: 200, description: 'The caller.', schema: ref('Me') },
+    success: { status: 200, description: 'The caller.', schema: 'Me' },
   },
   {
     method: 'get', path: '/api/v1/users', operationId: 'listUsers', tag: 'Users', service: 'access',
     summary: 'Members of the current workspace, deactivated ones included', rights: 'member of the workspace',
-    success: { status: 200, description: 'The users, by id.', schema: arrayOf('User') },
+    success: { status: 200, description: 'The users, by id.', schema: 'User', list: true },
   },
   {
     method: 'patch', path: '/api/v1/users/{user_id}', operationId: 'updateUser', tag: 'Users', service: 'access',
     summary: 'Change the name, role or activity of a user; the last active admin is protected', rights: 'workspace admin only (a member gets 403 before the body is looked at)',
     body: 'UserChanges', errors: ['forbidden', 'not_found', 'last_active_admin'],
-    success: { status: 200, description: 'The user after the change.', schema: ref('User') },
+    success: { status: 200, description: 'The user after the change.', schema: 'User' },
   },
   {
     method: 'get', path: '/api/v1/queues', operationId: 'listQueues', tag: 'Queues', service: 'issues',
     summary: 'Accessible queues with the caller\'s effective rights on them', rights: 'any member; only accessible queues are listed',
-    success: { status: 200, description: 'The queues the caller can read.', schema: arrayOf('Queue') },
+    success: { status: 200, description: 'The queues the caller can read.', schema: 'Queue', list: true },
   },
   {
     method: 'post', path: '/api/v1/queues', operationId: 'createQueue', tag: 'Queues', service: 'issues',
     summary: 'Create a queue with the standard statuses (Open, In progress, In review, Done, Cancelled)', rights: 'workspace admin',
     body: 'QueueCreate', errors: ['forbidden', 'queue_key_taken'],
-    success: { status: 201, description: 'The new queue.', schema: ref('Queue') },
+    success: { status: 201, description: 'The new queue.', schema: 'Queue' },
   },
   {
     method: 'patch', path: '/api/v1/queues/{queue_id}', operationId: 'updateQueue', tag: 'Queues', service: 'issues',
     summary: 'Change the name and description of a queue', rights: '`admin` of the queue or of the workspace',
     body: 'QueueSettings', errors: ['forbidden', 'not_found'],
-    success: { status: 200, description: 'The queue after the change.', schema: ref('Queue') },
+    success: { status: 200, description: 'The queue after the change.', schema: 'Queue' },
   },
   {
     method: 'get', path: '/api/v1/statuses', operationId: 'listStatuses', tag: 'Queues', service: 'issues',
     summary: 'Statuses of the accessible queues', rights: 'read right on the respective queue',
-    success: { status: 200, description: 'The statuses, by queue and position.', schema: arrayOf('Status') },
+    success: { status: 200, description: 'The statuses, by queue and position.', schema: 'Status', list: true },
   },
   {
     method: 'get', path: '/api/v1/queues/{queue_id}/permissions', operationId: 'listQueuePermissions', tag: 'Permissions', service: 'access',
     summary: 'Members with their explicit and inherited roles, and the history of permission changes', rights: '`admin` of the queue or of the workspace',
     errors: ['forbidden', 'not_found'],
-    success: { status: 200, description: 'The queue\'s permissions.', schema: ref('QueuePermissions') },
+    success: { status: 200, description: 'The queue\'s permissions.', schema: 'QueuePermissions' },
   },
   {
     method: 'put', path: '/api/v1/queues/{queue_id}/permissions/{user_id}', operationId: 'setQueuePermission', tag: 'Permissions', service: 'access',
     summary: 'Grant or change a role on the queue, in force for the very next request', rights: '`admin` of the queue or of the workspace; the user belongs to the same workspace',
     body: 'QueuePermissionInput', errors: ['forbidden', 'not_found'],
-    success: { status: 200, description: 'The user\'s permission afterwards.', schema: ref('QueuePermission') },
+    success: { status: 200, description: 'The user\'s permission afterwards.', schema: 'QueuePermission' },
   },
   {
     method: 'delete', path: '/api/v1/queues/{queue_id}/permissions/{user_id}', operationId: 'revokeQueuePermission', tag: 'Permissions', service: 'access',
     summary: 'Revoke the explicit role; workspace admins keep their inherited `admin`', rights: '`admin` of the queue or of the workspace',
     errors: ['forbidden', 'not_found'],
-    success: { status: 200, description: 'The user\'s permission afterwards.', schema: ref('QueuePermission') },
+    success: { status: 200, description: 'The user\'s permission afterwards.', schema: 'QueuePermission' },
   },
   {
     method: 'post', path: '/api/v1/issues', operationId: 'createIssue', tag: 'Issues', service: 'issues',
     summary: 'Create an issue in a queue (in its first open status)', rights: '`read-write` or `admin` on the queue given by `queue_id` (a queue that is not readable, or does not exist, is 403)',
     body: 'IssueCreate', errors: ['forbidden'],
-    success: { status: 201, description: 'The new issue, version 1.', schema: ref('Issue') },
+    success: { status: 201, description: 'The new issue, version 1.', schema: 'Issue' },
   },
   {
     method: 'post', path: '/api/v1/issues/search', operationId: 'searchIssues', tag: 'Issues', service: 'issues',
     summary: `Search by text and filters, newest change first, at most ${SEARCH_LIMIT} results`, rights: 'read on the selected queues (naming a queue that is not readable is 403)',
     body: 'Filters', errors: ['forbidden'],
-    success: { status: 200, description: 'The matching readable issues.', schema: arrayOf('Issue', SEARCH_LIMIT) },
+    success: { status: 200, description: 'The matching readable issues.', schema: 'Issue', list: true, maxItems: SEARCH_LIMIT, headers: [SEARCH_TRUNCATED_HEADER] },
   },
   {
     method: 'get', path: '/api/v1/issues/{key}', operationId: 'getIssue', tag: 'Issues', service: 'issues',
     summary: 'An issue with comments, worklogs, history, accessible links and subtasks', rights: 'read on the issue\'s queue',
     errors: ['not_found'],
-    success: { status: 200, description: 'The issue.', schema: ref('IssueDetails') },
+    success: { status: 200, description: 'The issue.', schema: 'IssueDetails' },
   },
   {
     method: 'patch', path: '/api/v1/issues/{key}', operationId: 'updateIssue', tag: 'Issues', service: 'issues',
     summary: 'Change fields or move the issue to a status of its queue', rights: '`read-write` or `admin` on the queue',
     body: 'IssueUpdate', errors: ['forbidden', 'not_found', 'version_conflict'],
-    success: { status: 200, description: 'The issue after the change; `version` grows by one when something changed.', schema: ref('Issue') },
+    success: { status: 200, description: 'The issue after the change; `version` grows by one when something changed.', schema: 'Issue' },
   },
   {
     method: 'post', path: '/api/v1/issues/{key}/comments', operationId: 'addComment', tag: 'Issues', service: 'issues',
     summary: 'Add a comment authored by the token owner', rights: '`read-write` or `admin` on the queue',
     body: 'CommentCreate', errors: ['forbidden', 'not_found'],
-    success: { status: 201, description: 'The new comment.', schema: ref('Comment') },
+    success: { status: 201, description: 'The new comment.', schema: 'Comment' },
   },
   {
     method: 'post', path: '/api/v1/issues/{key}/worklogs', operationId: 'addWorklog', tag: 'Issues', service: 'issues',
     summary: 'Record 1 to 1440 whole minutes of work', rights: '`read-write` or `admin` on the queue',
     body: 'WorklogCreate', errors: ['forbidden', 'not_found'],
-    success: { status: 201, description: 'The new worklog.', schema: ref('Worklog') },
+    success: { status: 201, description: 'The new worklog.', schema: 'Worklog' },
   },
   {
     method: 'post', path: '/api/v1/statistics', operationId: 'getStatistics', tag: 'Statistics', service: 'statistics',
     summary: `Statistics of accessible issues (at most ${SEARCH_LIMIT}; \`truncated\` reports cutting)`, rights: 'read on the respective queues (naming a queue that is not readable is 403)',
     body: 'Filters', errors: ['forbidden'],
-    success: { status: 200, description: 'The statistics.', schema: ref('StatisticsResult') },
+    success: { status: 200, description: 'The statistics.', schema: 'StatisticsResult' },
   },
   {
     method: 'get', path: '/api/v1/dashboards', operationId: 'listDashboards', tag: 'Dashboards', service: 'statistics',
     summary: 'Shared dashboards with their widgets', rights: 'member; dashboards whose filters name a hidden queue are not listed',
-    success: { status: 200, description: 'The dashboards the caller may see.', schema: arrayOf('Dashboard') },
+    success: { status: 200, description: 'The dashboards the caller may see.', schema: 'Dashboard', list: true },
   },
   {
     method: 'post', path: '/api/v1/dashboards', operationId: 'createDashboard', tag: 'Dashboards', service: 'statistics',
     summary: `Create a dashboard of at most ${DASHBOARD_LIMITS.widgets} widgets`, rights: 'member; filters may name only readable queues (403 otherwise)',
     body: 'DashboardInput', errors: ['forbidden'],
-    success: { status: 201, description: 'The new dashboard, owned by the caller.', schema: ref('Dashboard') },
+    success: { status: 201, description: 'The new dashboard, owned by the caller.', schema: 'Dashboard' },
   },
   {
     method: 'put', path: '/api/v1/dashboards/{dashboard_id}', operationId: 'replaceDashboard', tag: 'Dashboards', service: 'statistics',
     summary: 'Replace the name and the widgets of a dashboard', rights: 'owner of the dashboard (403 for another member who sees it); read on the queues in the filters',
     body: 'DashboardInput', errors: ['forbidden', 'not_found'],
-    success: { status: 200, description: 'The dashboard after the change.', schema: ref('Dashboard') },
+    success: { status: 200, description: 'The dashboard after the change.', schema: 'Dashboard' },
   },
   {
     method: 'get', path: OPENAPI_PATH, operationId: 'getOpenApiDocument', tag: 'Schema', service: 'gateway', public: true,
     summary: 'This OpenAPI 3.1 document', rights: 'none: served without a token',
-    success: { status: 200, description: 'The document.', schema: { type: 'object', additionalProperties: true } },
+    success: { status: 200, description: 'The document.' },
   },
 ];
 
@@ -350,7 +351,25 @@ function errorResponses(operation: ApiOperation) {
   return responses;
 }
 
-const pathParams = (path: string) => [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1] as PathParam);
+export const pathParams = (path: string) => [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1] as PathParam);
+
+function successSchema({ success }: ApiOperation): Record<string, unknown> {
+  if (!success.schema) return { type: 'object', additionalProperties: true };
+  if (!success.list) return ref(success.schema);
+  return { type: 'array', items: ref(success.schema), ...(success.maxItems ? { maxItems: success.maxItems } : {}) };
+}
+
+/** The zod schema of an operation's request body (undefined: it takes none). */
+export const requestSchemaOf = (operation: ApiOperation): z.ZodObject | undefined =>
+  operation.body ? REQUEST_SCHEMAS[operation.body][0] : undefined;
+
+/** The zod schema of an operation's success answer (a list is an array of it). */
+export function responseSchemaOf(operation: ApiOperation): z.ZodType | undefined {
+  if (!operation.success.schema) return undefined;
+  const entry: z.ZodType | readonly [z.ZodType, string] = RESPONSE_SCHEMAS[operation.success.schema];
+  const schema = Array.isArray(entry) ? entry[0] : (entry as z.ZodType);
+  return operation.success.list ? z.array(schema) : schema;
+}
 
 function operationObject(operation: ApiOperation) {
   return {
@@ -360,7 +379,7 @@ function operationObject(operation: ApiOperation) {
     description: `Rights needed: ${operation.rights}.`,
     ...(operation.public ? { security: [] } : {}),
     ...(pathParams(operation.path).length
-      ? { parameters: pathParams(operation.path).map((p) => ({ $ref: `#/components/parameters/${PARAMETERS[p].name}` })) }
+      ? { parameters: pathParams(operation.path).map((p) => ({ $ref: `#/components/parameters/${PARAMETER_NAMES[p]}` })) }
       : {}),
     ...(operation.body
       ? { requestBody: { required: true, content: { 'application/json': { schema: ref(operation.body) } } } }
@@ -368,7 +387,8 @@ function operationObject(operation: ApiOperation) {
     responses: {
       [operation.success.status]: {
         description: operation.success.description,
-        content: { 'application/json': { schema: operation.success.schema } },
+        ...(operation.success.headers ? { headers: Object.fromEntries(operation.success.headers.map((h) => [h, header(h)])) } : {}),
+        content: { 'application/json': { schema: successSchema(operation) } },
       },
       ...errorResponses(operation),
     },
@@ -413,8 +433,8 @@ function buildDocument(): Record<string, unknown> {
       headers: HEADERS,
       responses: problemResponses(),
       schemas: {
-        ...componentSchemas(requestSchemas, 'input'),
-        ...componentSchemas(responseSchemas, 'output'),
+        ...componentSchemas(REQUEST_SCHEMAS, 'input'),
+        ...componentSchemas(RESPONSE_SCHEMAS, 'output'),
         ...problemSchemas(),
       },
     },

@@ -4,7 +4,9 @@ import { QueueRole } from './roles';
 import { WorkspaceRole } from './users';
 
 /** PUT /queues/{queue_id}/permissions/{user_id} body (spec: QueuePermission). */
-export const QueuePermissionInput = z.strictObject({ role: QueueRole });
+export const QueuePermissionInput = z.strictObject({
+  role: QueueRole.meta({ description: 'The explicit role on the queue: `read-only`, `read-write` or `admin`.', examples: ['read-write'] }),
+});
 export type QueuePermissionInput = z.infer<typeof QueuePermissionInput>;
 
 /**

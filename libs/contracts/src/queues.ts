@@ -18,18 +18,26 @@ export const QUEUE_DESCRIPTION_MAX = 10_000;
 export const Category = z.enum(['open', 'progress', 'done']);
 export type Category = z.infer<typeof Category>;
 
+const queueName = text(1, 100).meta({ description: 'The queue name.', examples: ['Website'] });
+const queueDescription = text(0, QUEUE_DESCRIPTION_MAX).meta({ description: 'What the queue is for.', examples: ['Bugs and requests for the public website'] });
+
 /** POST /queues body (spec: Queue). */
 export const QueueCreate = z.strictObject({
-  key: z.string().min(2).max(12).regex(QUEUE_KEY_PATTERN, 'must start with a letter and hold only letters, digits and _'),
-  name: text(1, 100),
-  description: text(0, QUEUE_DESCRIPTION_MAX).default(''),
+  key: z
+    .string()
+    .min(2)
+    .max(12)
+    .regex(QUEUE_KEY_PATTERN, 'must start with a letter and hold only letters, digits and _')
+    .meta({ description: 'The queue key, prefix of its issue keys: stored upper-case, unique in the workspace.', examples: ['WEB'] }),
+  name: queueName,
+  description: queueDescription.default(''),
 });
 export type QueueCreate = z.infer<typeof QueueCreate>;
 
 /** PATCH /queues/{queue_id} body (spec: QueueSettings). */
 export const QueueSettings = z.strictObject({
-  name: text(1, 100).optional(),
-  description: text(0, QUEUE_DESCRIPTION_MAX).optional(),
+  name: queueName.optional(),
+  description: queueDescription.optional(),
 });
 export type QueueSettings = z.infer<typeof QueueSettings>;
 

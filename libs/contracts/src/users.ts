@@ -6,9 +6,12 @@ export const WorkspaceRole = z.enum(['admin', 'member']);
 /** PATCH /users/{user_id} body (spec: UserChanges). Unknown fields are rejected. */
 export const UserChanges = z.strictObject({
   // text(): a NUL character cannot be stored by Postgres and was a 500.
-  name: text(1, 100).optional(),
-  role: WorkspaceRole.optional(),
-  active: z.boolean().optional(),
+  name: text(1, 100).meta({ description: 'The user\'s name.', examples: ['Ada Lovelace'] }).optional(),
+  role: WorkspaceRole.meta({ description: 'Workspace role: `admin` (admin of every queue) or `member`.', examples: ['member'] }).optional(),
+  active: z
+    .boolean()
+    .meta({ description: '`false` deactivates the user: their tokens stop working at once. `true` reactivates them.', examples: [false] })
+    .optional(),
 });
 export type UserChanges = z.infer<typeof UserChanges>;
 

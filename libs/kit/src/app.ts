@@ -26,16 +26,19 @@ export interface BaseAppOptions {
 export interface ServiceAppOptions extends BaseAppOptions {
   /** Secrets accepted on the signed principal header (current first). */
   secrets: readonly string[];
-  /** Mounts the service's routes; /api/v1 and /internal already require a signed principal. */
+  /** Mounts the service's routes; `userPaths` and /internal already require a signed principal. */
   routes: (router: Router) => void;
   bodyLimit?: string;
+  /** The paths callers reach through the gateway, as a signed user (default /api/v1). */
+  userPaths?: string[];
 }
 
 /** Builds every service's express app the same way: ids, logs, health, auth, errors. */
 export function createServiceApp(options: ServiceAppOptions): express.Express {
   const app = createBaseApp(options);
-  app.use(['/api/v1', '/internal'], requireJsonBody, express.json({ limit: options.bodyLimit ?? '1mb', strict: true }));
-  app.use('/api/v1', requirePrincipal(options.secrets, 'user'));
+  const userPaths = options.userPaths ?? ['/api/v1'];
+  app.use([...userPaths, '/internal'], requireJsonBody, express.json({ limit: options.bodyLimit ?? '1mb', strict: true }));
+  app.use(userPaths, requirePrincipal(options.secrets, 'user'));
   app.use('/internal', requirePrincipal(options.secrets, 'service'));
   const router = express.Router();
   options.routes(router);

@@ -1,23 +1,34 @@
 import http from 'node:http';
 import { AppError } from './errors';
-import { PRINCIPAL_HEADER, signPrincipal } from './principal';
+import { PRINCIPAL_HEADER, signPrincipal, type Principal } from './principal';
 
 export class UpstreamUnavailableError extends Error {}
 
-export interface InternalClient {
-  /** JSON call to another service's /internal API with a signed service principal. */
-  call: <T>(method: 'GET' | 'POST' | 'PUT', path: string, options?: { body?: unknown; requestId?: string }) => Promise<{ status: number; body: T }>;
+export interface UpstreamAnswer {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  /** The body as sent, undecoded (an answer relayed as it came). */
+  text: string;
 }
 
-/**
- * Service-to-service calls: keep-alive, bounded time, signed as `service`. A target
- * that is down or slow is an UpstreamUnavailableError, which routes turn into 503.
- */
-export function internalClient(options: { baseUrl: string; secret: string; service: string; timeoutMs: number }): InternalClient {
+export interface ServiceClient {
+  /**
+   * One call to the service, signed as `principal`: its answer whatever the status.
+   * A service that is down, slow or cut off mid-answer is an UpstreamUnavailableError.
+   */
+  request: (
+    method: string,
+    path: string,
+    options: { principal: Principal; body?: unknown; requestId?: string },
+  ) => Promise<UpstreamAnswer>;
+}
+
+/** Calls to one service over keep-alive connections, in bounded time, with a signed principal. */
+export function serviceClient(options: { baseUrl: string; secret: string; timeoutMs: number }): ServiceClient {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 256, timeout: 30_000 });
   const base = new URL(options.baseUrl);
   return {
-    call: (method, path, { body, requestId } = {}) =>
+    request: (method, path, { principal, body, requestId }) =>
       new Promise((resolve, reject) => {
         const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
         const request = http.request(
@@ -29,7 +40,7 @@ export function internalClient(options: { baseUrl: string; secret: string; servi
             agent,
             timeout: options.timeoutMs,
             headers: {
-              [PRINCIPAL_HEADER]: signPrincipal({ kind: 'service', service: options.service }, options.secret),
+              [PRINCIPAL_HEADER]: signPrincipal(principal, options.secret),
               ...(requestId ? { 'x-request-id': requestId } : {}),
               ...(payload ? { 'content-type': 'application/json', 'content-length': payload.length } : {}),
             },
@@ -38,16 +49,9 @@ export function internalClient(options: { baseUrl: string; secret: string; servi
             const chunks: Buffer[] = [];
             response.on('data', (chunk: Buffer) => chunks.push(chunk));
             response.on('error', (err) => reject(new UpstreamUnavailableError(err.message)));
-            response.on('end', () => {
-              const status = response.statusCode ?? 0;
-              if (status >= 500) return reject(new UpstreamUnavailableError(`${base.host} answered ${status}`));
-              try {
-                const text = Buffer.concat(chunks).toString('utf8');
-                resolve({ status, body: (text ? JSON.parse(text) : undefined) as never });
-              } catch (err) {
-                reject(new UpstreamUnavailableError(`${base.host} answered invalid JSON`));
-              }
-            });
+            response.on('end', () =>
+              resolve({ status: response.statusCode ?? 0, headers: response.headers, text: Buffer.concat(chunks).toString('utf8') }),
+            );
           },
         );
         request.on('timeout', () => request.destroy(new Error('timeout')));
@@ -56,6 +60,41 @@ export function internalClient(options: { baseUrl: string; secret: string; servi
       }),
   };
 }
+
+export interface InternalClient {
+  /** JSON call to another service's /internal API with a signed service principal. */
+  call: <T>(method: 'GET' | 'POST' | 'PUT', path: string, options?: { body?: unknown; requestId?: string }) => Promise<{ status: number; body: T }>;
+}
+
+/**
+ * Service-to-service calls, signed as `service`. A target that is down, slow or
+ * failing (5xx) is an UpstreamUnavailableError, which routes turn into 503.
+ */
+export function internalClient(options: { baseUrl: string; secret: string; service: string; timeoutMs: number }): InternalClient {
+  const client = serviceClient(options);
+  const principal: Principal = { kind: 'service', service: options.service };
+  const host = new URL(options.baseUrl).host;
+  return {
+    async call(method, path, { body, requestId } = {}) {
+      const { status, text } = await client.request(method, path, { principal, body, requestId });
+      if (status >= 500) throw new UpstreamUnavailableError(`${host} answered ${status}`);
+      try {
+        return { status, body: (text ? JSON.parse(text) : undefined) as never };
+      } catch {
+        throw new UpstreamUnavailableError(`${host} answered invalid JSON`);
+      }
+    },
+  };
+}
+
+/**
+ * The 503 for a request whose owning service is down or did not answer in time:
+ * decisions.md names statistics' own code, every other service answers alike.
+ */
+export const upstreamUnavailable = (service: string) =>
+  service === 'statistics'
+    ? new AppError('statistics_unavailable', 'The statistics service is temporarily unavailable. Retry later.', { headers: { 'Retry-After': '5' } })
+    : new AppError('service_unavailable', `The ${service} service is temporarily unavailable. Retry later.`, { headers: { 'Retry-After': '5' } });
 
 /** The 503 a route answers when a service it depends on is away. */
 export const dependencyUnavailable = (what: string) =>

@@ -15,6 +15,8 @@ export interface Metrics {
   outbox: { published: Counter; failures: Counter };
   /** Event consumer (statistics). */
   consumer: { deliveries: Counter<'queue' | 'outcome'>; redeliveries: Counter<'queue'>; deadLetters: Counter<'queue' | 'reason'> };
+  /** Agent tool calls (agent), by tool and the status of the REST answer they relayed. */
+  agent: { toolCalls: Counter<'tool' | 'status'> };
   /** Registers a gauge read at scrape time; a probe that fails leaves the series out of that scrape. */
   gauge: (name: string, help: string, read: () => Promise<Array<{ labels?: Record<string, string>; value: number }>>, labelNames?: string[]) => void;
 }
@@ -58,6 +60,14 @@ export function createMetrics(service: string): Metrics {
         name: 'tracker_consumer_dead_letters_total',
         help: 'Events sent to the dead-letter queue, by reason (poison, handler_failed).',
         labelNames: ['queue', 'reason'],
+        registers,
+      }),
+    },
+    agent: {
+      toolCalls: new Counter({
+        name: 'tracker_agent_tool_calls_total',
+        help: 'Agent tool calls, by tool and the HTTP status of the answer they relayed (422 for refused arguments).',
+        labelNames: ['tool', 'status'],
         registers,
       }),
     },

@@ -10,3 +10,4 @@ export * from './broker';
 export * from './replica';
 export * from './routes';
 export * from './documented-responses';
+export * from './agent';

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
 import path from 'node:path';
 
-export type ServiceName = 'gateway' | 'access' | 'issues' | 'statistics';
+export type ServiceName = 'gateway' | 'access' | 'issues' | 'statistics' | 'agent';
 
 export interface ServiceProcess {
   name: ServiceName;

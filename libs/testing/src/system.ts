@@ -97,7 +97,9 @@ export async function startSystem(
   const issues = await launch('issues', { ...serviceEnv, DATABASE_SCHEMA: issuesSchema.schema, ACCESS_URL: access.url });
   const statisticsEnv = { ...serviceEnv, DATABASE_SCHEMA: statisticsSchema.schema, ACCESS_URL: access.url, ISSUES_URL: issues.url, REPLICA_CHECK_INTERVAL_MS: '500' };
   const statistics = await launch('statistics', statisticsEnv);
-  const upstreams = { ACCESS_URL: access!.url, ISSUES_URL: issues!.url, STATISTICS_URL: statistics!.url };
+  const serviceUrls = { ACCESS_URL: access!.url, ISSUES_URL: issues!.url, STATISTICS_URL: statistics!.url };
+  const agent = await launch('agent', { INTERNAL_SECRET: secret, ...serviceUrls });
+  const upstreams = { ...serviceUrls, AGENT_URL: agent.url };
   const extraGateways: ServiceProcess[] = [];
   const startGateway = async (env: Record<string, string> = {}) => {
     const gateway = await startService('gateway', { ...serviceEnv, ...upstreams, ...env });
@@ -105,7 +107,7 @@ export async function startSystem(
     return gateway;
   };
   const gateway = await launch('gateway', { ...serviceEnv, ...upstreams, ...options.gatewayEnv });
-  const services = { gateway, access: access!, issues: issues!, statistics: statistics! };
+  const services = { gateway, access: access!, issues: issues!, statistics: statistics!, agent };
 
   return {
     services,

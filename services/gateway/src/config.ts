@@ -22,6 +22,7 @@ const Env = serviceEnv({
   ACCESS_URL: url('http://127.0.0.1:8081'),
   ISSUES_URL: url('http://127.0.0.1:8082'),
   STATISTICS_URL: url('http://127.0.0.1:8083'),
+  AGENT_URL: url('http://127.0.0.1:8084'),
   REDIS_URL: url(DEFAULT_REDIS_URL),
   /** Requests per token per minute; 0 turns the limit off. */
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).max(10_000_000).default(6000),
@@ -55,7 +56,7 @@ const Env = serviceEnv({
     http: { host: env.HOST, port: env.PORT, shutdownGraceMs: env.SHUTDOWN_GRACE_MS },
     log: { level: env.LOG_LEVEL },
     metrics: { port: env.METRICS_PORT },
-    upstreams: { access: env.ACCESS_URL, issues: env.ISSUES_URL, statistics: env.STATISTICS_URL },
+    upstreams: { access: env.ACCESS_URL, issues: env.ISSUES_URL, statistics: env.STATISTICS_URL, agent: env.AGENT_URL },
     upstreamTimeoutMs: env.UPSTREAM_TIMEOUT_MS,
     auth: { timeoutMs: env.AUTH_TIMEOUT_MS },
     redis: { url: env.REDIS_URL, timeoutMs: env.REDIS_TIMEOUT_MS },

@@ -51,8 +51,10 @@ describe('the gateway and the OpenAPI document', () => {
     }
   });
 
-  test('then every route of the route table serves some documented operation', () => {
-    for (const [pattern, upstream] of ROUTE_TABLE) {
+  test('then every route of the route table serves some documented operation (but /mcp, the agent tool interface)', () => {
+    const rest = ROUTE_TABLE.filter(([, upstream]) => upstream !== 'agent');
+    expect(rest).toHaveLength(ROUTE_TABLE.length - 1);
+    for (const [pattern, upstream] of rest) {
       const served = forwarded.filter((o) => pattern.test(sample(o.path)) && upstreamFor(sample(o.path)) === upstream);
       expect([String(pattern), served.length > 0]).toEqual([String(pattern), true]);
     }

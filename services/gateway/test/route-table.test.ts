@@ -19,6 +19,7 @@ describe('upstreamFor', () => {
     ['/api/v1/statistics', 'statistics'],
     ['/api/v1/dashboards', 'statistics'],
     ['/api/v1/dashboards/2', 'statistics'],
+    ['/mcp', 'agent'],
   ])('when the path is %s, then it goes to %s', (path, upstream) => {
     expect(upstreamFor(path)).toBe(upstream);
   });
@@ -38,6 +39,9 @@ describe('upstreamFor', () => {
     '/api/v1/statuses/1',
     '/api/v1/dashboardsx',
     '/api/v1/dashboards/2/widgets',
+    '/mcp/',
+    '/mcp/tools',
+    '/api/v1/mcp',
     '/api/v1/users/5/extra',
     '/api/v2/me',
     '/v1/me',

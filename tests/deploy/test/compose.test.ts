@@ -9,10 +9,11 @@ import { readYamlDocuments } from './kustomize';
  * interpolation with an empty environment) and validated against the Compose
  * specification's JSON schema, then what it promises: infrastructure with health
  * checks, a migration step per database service before the services, the gateway alone
- * published on :8080, one image per service at its package.json version.
+ * published on :8080, one image per service at its package.json version, and an agent
+ * that gets the upstream URLs and the secret but no database, Redis or broker.
  */
 const ROOT = path.resolve(__dirname, '../../..');
-const SERVICES = ['gateway', 'access', 'issues', 'statistics'] as const;
+const SERVICES = ['gateway', 'access', 'issues', 'statistics', 'agent'] as const;
 const WITH_DATABASE = ['access', 'issues', 'statistics'] as const;
 
 /** Compose's interpolation: `${VAR}`, `${VAR:-default}`, `${VAR-default}`, `$$`. */
@@ -103,9 +104,22 @@ describe('docker-compose.yml', () => {
     const published = Object.entries(compose.services).filter(([, s]: [string, any]) => s.ports);
     expect(published.map(([name]) => name)).toEqual(['gateway']);
     expect(compose.services.gateway.ports).toEqual(['8080:8080']);
-    for (const upstream of ['access', 'issues', 'statistics', 'redis']) {
+    for (const upstream of ['access', 'issues', 'statistics', 'agent', 'redis']) {
       expect(compose.services.gateway.depends_on[upstream]).toEqual({ condition: 'service_healthy' });
     }
+    expect(compose.services.gateway.environment.AGENT_URL).toBe('http://agent:8084');
+  });
+
+  test('the agent reaches access, issues and statistics, with the shared secret, and no database, Redis or broker', () => {
+    const agent = compose.services.agent;
+    expect(agent.environment).toMatchObject({
+      ACCESS_URL: 'http://access:8081',
+      ISSUES_URL: 'http://issues:8082',
+      STATISTICS_URL: 'http://statistics:8083',
+      INTERNAL_SECRET: compose.services.gateway.environment.INTERNAL_SECRET,
+    });
+    for (const key of ['DATABASE_URL', 'REDIS_URL', 'AMQP_URL']) expect([key, key in agent.environment]).toEqual([key, false]);
+    expect(Object.keys(agent.depends_on ?? {}).filter((d) => ['postgres', 'redis', 'rabbitmq'].includes(d) || d.startsWith('migrate-'))).toEqual([]);
   });
 
   test('every build uses deploy/Dockerfile, which exists and builds a non-root runtime stage', () => {

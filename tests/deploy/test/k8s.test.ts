@@ -14,12 +14,13 @@ import { containersOf, kustomize, type K8sObject } from './kustomize';
  * The Kubernetes manifests as `kubectl apply -k` would send them (base and production
  * overlay, rendered by ./kustomize.ts), validated against the Kubernetes API schemas
  * (kubernetes-models), plus what the deployment promises: probes, resources, HPA, PDB,
- * Service per service, the migration Job, config by reference, and the network policy.
+ * Service per service, the migration Job, config by reference, and the network policy
+ * (ingress for every service, egress for the agent).
  */
 const ROOT = path.resolve(__dirname, '../../..');
 const K8S = path.join(ROOT, 'deploy/k8s');
-const SERVICES = ['gateway', 'access', 'issues', 'statistics'] as const;
-const PORTS = { gateway: 8080, access: 8081, issues: 8082, statistics: 8083 };
+const SERVICES = ['gateway', 'access', 'issues', 'statistics', 'agent'] as const;
+const PORTS = { gateway: 8080, access: 8081, issues: 8082, statistics: 8083, agent: 8084 };
 
 const MODELS: Record<string, new (data: any) => { validate(): void }> = {
   'apps/v1/Deployment': Deployment,
@@ -90,7 +91,14 @@ describe.each(Object.entries(renders))('the %s render', (_name, objects) => {
   test('config and secrets are referenced, never inlined: one generated ConfigMap, the Secret created outside git', () => {
     const configMaps = objects.filter((o) => o.kind === 'ConfigMap');
     expect(configMaps.map((c) => c.metadata.name)).toEqual([expect.stringMatching(/^tracker-config-[0-9a-f]{10}$/)]);
-    expect(configMaps[0]!.data).toMatchObject({ NODE_ENV: 'production', METRICS_PORT: '9464' });
+    expect(configMaps[0]!.data).toMatchObject({
+      NODE_ENV: 'production',
+      METRICS_PORT: '9464',
+      ACCESS_URL: 'http://access:8081',
+      ISSUES_URL: 'http://issues:8082',
+      STATISTICS_URL: 'http://statistics:8083',
+      AGENT_URL: 'http://agent:8084',
+    });
     expect(Object.keys(configMaps[0]!.data)).not.toEqual(expect.arrayContaining(['INTERNAL_SECRET']));
     expect(objects.filter((o) => o.kind === 'Secret')).toEqual([]);
     for (const workload of objects.filter((o) => containersOf(o).length > 0)) {
@@ -135,7 +143,13 @@ describe('the production overlay', () => {
     expect(deny?.spec).toEqual({ podSelector: {}, policyTypes: ['Ingress'] });
 
     const rulesFor = (service: string) => policies.filter((p) => p.spec.podSelector.matchLabels?.['app.kubernetes.io/name'] === service).flatMap((p) => p.spec.ingress ?? []);
-    const callers: Record<string, string[] | 'anyone'> = { gateway: 'anyone', access: ['gateway', 'issues', 'statistics'], issues: ['gateway', 'statistics'], statistics: ['gateway'] };
+    const callers: Record<string, string[] | 'anyone'> = {
+      gateway: 'anyone',
+      access: ['gateway', 'issues', 'statistics', 'agent'],
+      issues: ['gateway', 'statistics', 'agent'],
+      statistics: ['gateway', 'agent'],
+      agent: ['gateway'],
+    };
     for (const service of SERVICES) {
       const rules = rulesFor(service);
       const http = rules.filter((r: any) => r.ports.some((p: any) => p.port === 'http'));
@@ -157,6 +171,23 @@ describe('the production overlay', () => {
         },
       ]);
     }
+  });
+
+  test('network policy: egress is restricted for the agent alone, to the HTTP ports of access, issues and statistics and to DNS', () => {
+    const policies = objects.filter((o) => o.kind === 'NetworkPolicy');
+    const egress = policies.filter((p) => p.spec.policyTypes.includes('Egress'));
+    expect(egress.map((p) => p.spec.podSelector)).toEqual([{ matchLabels: { 'app.kubernetes.io/name': 'agent' } }]);
+    const rules = egress[0]!.spec.egress;
+    const dns = rules.filter((r: any) => r.ports.every((p: any) => p.port === 53));
+    const http = rules.filter((r: any) => !dns.includes(r));
+    for (const rule of http) {
+      expect(rule.ports).toEqual([{ port: 'http' }]);
+      for (const peer of rule.to) expect(Object.keys(peer)).toEqual(['podSelector']);
+    }
+    expect(http.flatMap((r: any) => r.to.map((peer: any) => peer.podSelector.matchLabels['app.kubernetes.io/name'])).sort()).toEqual(['access', 'issues', 'statistics']);
+    expect(dns).toHaveLength(1);
+    expect(dns[0].to).toEqual([{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'kube-system' } }, podSelector: { matchLabels: { 'k8s-app': 'kube-dns' } } }]);
+    expect(dns[0].ports.map((p: any) => p.protocol).sort()).toEqual(['TCP', 'UDP']);
   });
 
   test('scales wider than the base and gives pods more headroom', () => {

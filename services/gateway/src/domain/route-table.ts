@@ -1,4 +1,4 @@
-export type Upstream = 'access' | 'issues' | 'statistics';
+export type Upstream = 'access' | 'issues' | 'statistics' | 'agent';
 
 /**
  * Which service owns a public path (architecture.md). Queue permissions belong to
@@ -13,6 +13,8 @@ export const ROUTE_TABLE: ReadonlyArray<readonly [RegExp, Upstream]> = [
   [/^\/api\/v1\/issues(\/.*)?$/, 'issues'],
   [/^\/api\/v1\/statistics$/, 'statistics'],
   [/^\/api\/v1\/dashboards(\/[^/]*)?$/, 'statistics'],
+  // The agent tool interface: one MCP endpoint (Streamable HTTP).
+  [/^\/mcp$/, 'agent'],
 ];
 
 export function upstreamFor(path: string): Upstream | null {
@@ -21,7 +23,7 @@ export function upstreamFor(path: string): Upstream | null {
 }
 
 /** Path words that are part of a route, not an id or key. */
-const LITERALS = new Set(['api', 'v1', 'me', 'users', 'queues', 'permissions', 'statuses', 'issues', 'search', 'comments', 'worklogs', 'links', 'statistics', 'dashboards']);
+const LITERALS = new Set(['mcp', 'api', 'v1', 'me', 'users', 'queues', 'permissions', 'statuses', 'issues', 'search', 'comments', 'worklogs', 'links', 'statistics', 'dashboards']);
 
 /**
  * The metrics label of a path: ids and keys become `:param`

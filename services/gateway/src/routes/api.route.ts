@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { NextFunction, Request, Response, Router } from 'express';
 import { createProxyMiddleware, debugProxyErrorsPlugin, proxyEventsPlugin } from 'http-proxy-middleware';
-import { AppError, hashToken, INTERNAL_HEADERS, logOf, PRINCIPAL_HEADER, sendProblem, signPrincipal, type UserPrincipal } from '@tracker/kit';
+import { AppError, hashToken, INTERNAL_HEADERS, logOf, PRINCIPAL_HEADER, sendProblem, signPrincipal, upstreamUnavailable, type UserPrincipal } from '@tracker/kit';
 import type { GatewayConfig } from '../config';
 import type { AccessClient } from '../data-access/access-client';
 import type { AuthStore } from '../data-access/auth-store';
@@ -10,7 +10,6 @@ import { windowOf } from '../domain/rate-limit';
 import { routeTemplate, upstreamFor, type Upstream } from '../domain/route-table';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
-const RETRY_AFTER_SECONDS = '5';
 /** Sockets idle longer than this are closed by the gateway, before the services' 65 s keep-alive does. */
 const AGENT_IDLE_MS = 30_000;
 
@@ -26,23 +25,27 @@ const unauthorized = (detail: string, error: 'invalid_request' | 'invalid_token'
   });
 
 /**
- * Every /api/v1 request: authenticate the bearer token, apply the rate limit,
- * choose the owning service, and forward with a signed principal in place of
- * the token. Bodies are streamed, never parsed here.
+ * Every /api/v1 and /mcp request: authenticate the bearer token, apply the rate
+ * limit, choose the owning service, and forward with a signed principal in place of
+ * the token. Bodies are streamed, never parsed here. The agent tool interface (/mcp)
+ * passes the same checks as the REST API before anything MCP happens.
  */
 export function apiRoutes(router: Router, deps: ApiDeps): void {
   const proxies = {
     access: proxyTo('access', deps.config.upstreams.access, deps.config.upstreamTimeoutMs),
     issues: proxyTo('issues', deps.config.upstreams.issues, deps.config.upstreamTimeoutMs),
     statistics: proxyTo('statistics', deps.config.upstreams.statistics, deps.config.upstreamTimeoutMs),
+    agent: proxyTo('agent', deps.config.upstreams.agent, deps.config.upstreamTimeoutMs),
   };
 
-  router.use('/api/v1', async (req: Request, res: Response, next: NextFunction) => {
+  router.use(['/api/v1', '/mcp'], async (req: Request, res: Response, next: NextFunction) => {
     for (const header of INTERNAL_HEADERS) delete req.headers[header];
-    res.locals.route = routeTemplate(req.baseUrl + req.path);
+    // The whole path: under a mount, `/mcp` and `/mcp/` both have req.path `/`.
+    const path = req.originalUrl.split('?')[0]!;
+    res.locals.route = routeTemplate(path);
     const principal = await authenticate(req, res, deps);
-    const upstream = upstreamFor(req.baseUrl + req.path);
-    if (!upstream) throw new AppError('not_found', `No route for ${req.method} ${req.baseUrl}${req.path}.`);
+    const upstream = upstreamFor(path);
+    if (!upstream) throw new AppError('not_found', `No route for ${req.method} ${path}.`);
     if (Number(req.headers['content-length'] ?? 0) > BODY_LIMIT_BYTES) {
       throw new AppError('payload_too_large', 'The request body is larger than 1 MiB.');
     }
@@ -124,15 +127,7 @@ function proxyTo(upstream: Upstream, target: string, timeoutMs: number) {
           response.destroy();
           return;
         }
-        const error =
-          upstream === 'statistics'
-            ? new AppError('statistics_unavailable', 'The statistics service is temporarily unavailable. Retry later.', {
-                headers: { 'Retry-After': RETRY_AFTER_SECONDS },
-              })
-            : new AppError('service_unavailable', `The ${upstream} service is temporarily unavailable. Retry later.`, {
-                headers: { 'Retry-After': RETRY_AFTER_SECONDS },
-              });
-        sendProblem(response, error);
+        sendProblem(response, upstreamUnavailable(upstream));
       },
     },
   });

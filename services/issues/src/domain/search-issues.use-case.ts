@@ -6,8 +6,14 @@ import { issuesErrors } from './issues.errors';
 import type { IssueRecord, RequestContext } from './model';
 import { toSearchCriteria } from '@tracker/contracts';
 
+export interface SearchResult {
+  issues: IssueRecord[];
+  /** Whether more issues matched than the cap let through. */
+  truncated: boolean;
+}
+
 /** Issues of readable queues matching every filter, most recently updated first, at most 2000. */
-export async function searchIssues(deps: IssuesDeps, ctx: RequestContext, filters: Filters): Promise<IssueRecord[]> {
+export async function searchIssues(deps: IssuesDeps, ctx: RequestContext, filters: Filters): Promise<SearchResult> {
   const access = await accessOf(deps.grants, ctx);
   let readable: number[] | null;
   if (filters.queue_ids?.length) {
@@ -19,5 +25,8 @@ export async function searchIssues(deps: IssuesDeps, ctx: RequestContext, filter
   } else {
     readable = await readableQueueIds(deps, ctx, access);
   }
-  return deps.store.search.search(toSearchCriteria(filters, ctx, readable, deps.clock()));
+  const criteria = toSearchCriteria(filters, ctx, readable, deps.clock());
+  // One row past the cap tells whether the cap cut the set.
+  const issues = await deps.store.search.search({ ...criteria, limit: criteria.limit + 1 });
+  return { issues: issues.slice(0, criteria.limit), truncated: issues.length > criteria.limit };
 }

@@ -1,5 +1,5 @@
 import type { Router } from 'express';
-import { CommentCreate, Filters, IssueCreate, IssueUpdate, WorklogCreate } from '@tracker/contracts';
+import { CommentCreate, Filters, IssueCreate, IssueUpdate, SEARCH_TRUNCATED_HEADER, WorklogCreate } from '@tracker/contracts';
 import { parseBody } from '@tracker/kit';
 import { addComment } from '../domain/add-comment.use-case';
 import { addWorklog } from '../domain/add-worklog.use-case';
@@ -14,7 +14,9 @@ import { commentJson, contextOf, issueDetailsJson, issueJson, worklogJson } from
 export function issuesRoutes(router: Router, deps: IssuesDeps): void {
   router.post('/api/v1/issues/search', async (req, res) => {
     const filters = parseBody(Filters, req.body);
-    res.json((await searchIssues(deps, contextOf(res), filters)).map(issueJson));
+    const { issues, truncated } = await searchIssues(deps, contextOf(res), filters);
+    res.setHeader(SEARCH_TRUNCATED_HEADER, String(truncated));
+    res.json(issues.map(issueJson));
   });
 
   router.post('/api/v1/issues', async (req, res) => {

@@ -1,0 +1,31 @@
+import { createLogger, createMetrics, createServiceApp, type Logger, type Metrics } from '@tracker/kit';
+import type { AgentConfig } from './config';
+import { serviceClients } from './data-access/services.client';
+import type { AgentDeps } from './domain/deps';
+import { mcpRoutes } from './routes/mcp.route';
+
+export interface AgentService {
+  app: ReturnType<typeof createServiceApp>;
+  deps: AgentDeps;
+  logger: Logger;
+  metrics: Metrics;
+}
+
+export function createAgentService(config: AgentConfig, options: { isShuttingDown?: () => boolean } = {}): AgentService {
+  const logger = createLogger('agent', config.log.level);
+  const metrics = createMetrics('agent');
+  const deps: AgentDeps = { services: serviceClients(config), metrics };
+  const app = createServiceApp({
+    name: 'agent',
+    logger,
+    metrics,
+    secrets: config.internal.secrets,
+    isShuttingDown: options.isShuttingDown,
+    // No store of its own: a service it calls being away is that tool's 503, not a reason
+    // to take every tool away (the other services' readiness speaks for them).
+    readiness: {},
+    userPaths: ['/mcp'],
+    routes: (router) => mcpRoutes(router, deps),
+  });
+  return { app, deps, logger, metrics };
+}

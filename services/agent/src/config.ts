@@ -1,0 +1,23 @@
+import { z } from 'zod';
+import { acceptedSecrets, loadConfig, port, serviceEnv, url } from '@tracker/kit';
+
+const Env = serviceEnv({
+  PORT: port(8084),
+  ACCESS_URL: url('http://127.0.0.1:8081'),
+  ISSUES_URL: url('http://127.0.0.1:8082'),
+  STATISTICS_URL: url('http://127.0.0.1:8083'),
+  /** Longest wait for the service a tool calls; the same bound the gateway puts on a REST request. */
+  UPSTREAM_TIMEOUT_MS: z.coerce.number().int().min(100).max(300_000).default(15_000),
+}).transform((env) => ({
+  env: env.NODE_ENV,
+  http: { host: env.HOST, port: env.PORT, shutdownGraceMs: env.SHUTDOWN_GRACE_MS },
+  log: { level: env.LOG_LEVEL },
+  metrics: { port: env.METRICS_PORT },
+  upstreams: { access: env.ACCESS_URL, issues: env.ISSUES_URL, statistics: env.STATISTICS_URL },
+  upstreamTimeoutMs: env.UPSTREAM_TIMEOUT_MS,
+  internal: { secret: env.INTERNAL_SECRET, secrets: acceptedSecrets(env) },
+}));
+
+export type AgentConfig = z.output<typeof Env>;
+
+export const loadAgentConfig = (env: NodeJS.ProcessEnv = process.env) => loadConfig(Env, env);

@@ -1,0 +1,77 @@
+import { SEARCH_TRUNCATED_HEADER } from '@tracker/contracts';
+import { AppError, fieldErrors, invalid, problemBody, upstreamUnavailable, UpstreamUnavailableError, type UpstreamAnswer, type UserPrincipal } from '@tracker/kit';
+import type { AgentDeps } from './deps';
+import type { Tool } from './tools';
+
+/** A tool's outcome as MCP carries it (a CallToolResult). */
+export interface ToolResult {
+  [key: string]: unknown;
+  content: Array<{ type: 'text'; text: string }>;
+  structuredContent?: Record<string, unknown>;
+  isError?: true;
+}
+
+export interface Caller {
+  principal: UserPrincipal;
+  requestId: string;
+}
+
+/**
+ * Runs a tool as its REST operation: the arguments are checked against the operation's
+ * own schema (path parameters beside the body's fields), then the owning service is
+ * called with the caller's principal, so every decision and refusal is the REST one.
+ */
+export async function callTool(deps: AgentDeps, caller: Caller, tool: Tool, args: Record<string, unknown> = {}): Promise<ToolResult> {
+  const { status, result } = await run(deps, caller, tool, args);
+  deps.metrics.agent.toolCalls.inc({ tool: tool.name, status: String(status) });
+  return result;
+}
+
+async function run(deps: AgentDeps, caller: Caller, tool: Tool, args: Record<string, unknown>) {
+  const parsed = tool.args.safeParse(args);
+  if (!parsed.success) {
+    return refusal(invalid(fieldErrors(parsed.error), 'The tool arguments are not valid; nothing was changed.'));
+  }
+  const { operation } = tool;
+  const path = operation.path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(String(args[name])));
+  let answer: UpstreamAnswer;
+  try {
+    answer = await deps.services[operation.service as keyof AgentDeps['services']].request(operation.method.toUpperCase(), path, {
+      principal: caller.principal,
+      body: operation.body ? bodyOf(tool, args) : undefined,
+      requestId: caller.requestId,
+    });
+  } catch (error) {
+    if (error instanceof UpstreamUnavailableError) return refusal(upstreamUnavailable(operation.service));
+    throw error;
+  }
+  // The REST refusal exactly as REST sends it: status, code, detail, errors[], version.
+  if (answer.status >= 400) return { status: answer.status, result: { isError: true as const, content: [{ type: 'text' as const, text: answer.text }] } };
+  return { status: answer.status, result: success(structured(tool, JSON.parse(answer.text), parsed.data, answer)) };
+}
+
+/** The body as a REST client would send it: the arguments that are not path parameters (nor the tool's own `limit`). */
+function bodyOf(tool: Tool, args: Record<string, unknown>): Record<string, unknown> {
+  const body = { ...args };
+  for (const name of tool.pathParams) delete body[name];
+  if (tool.answer === 'search') delete body.limit;
+  return body;
+}
+
+function structured(tool: Tool, body: unknown, args: Record<string, unknown>, answer: UpstreamAnswer): Record<string, unknown> {
+  if (tool.answer === 'object') return body as Record<string, unknown>;
+  const items = body as unknown[];
+  if (tool.answer === 'list') return { items };
+  const limit = args.limit as number;
+  const cut = answer.headers[SEARCH_TRUNCATED_HEADER.toLowerCase()] === 'true';
+  return { items: items.slice(0, limit), total: items.length, truncated: cut || items.length > limit };
+}
+
+const success = (value: Record<string, unknown>): ToolResult => ({
+  content: [{ type: 'text', text: JSON.stringify(value) }],
+  structuredContent: value,
+});
+
+function refusal(error: AppError) {
+  return { status: error.status, result: { isError: true as const, content: [{ type: 'text' as const, text: JSON.stringify(problemBody(error)) }] } };
+}

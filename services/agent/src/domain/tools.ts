@@ -1,0 +1,158 @@
+import { z } from 'zod';
+import {
+  API_OPERATIONS,
+  PATH_PARAMETERS,
+  pathParams,
+  requestSchemaOf,
+  responseSchemaOf,
+  SEARCH_LIMIT,
+  type ApiOperation,
+  type PathParam,
+  type ProblemCode,
+} from '@tracker/contracts';
+
+/**
+ * The agent tool interface: one tool per REST operation. A row names the operation and
+ * says, for an agent, what the tool is for; everything else (arguments, answer, rights,
+ * errors) comes from the operation as libs/contracts defines it, so a tool cannot drift
+ * from its REST twin. Adding an operation later means adding one row.
+ */
+interface ToolRow {
+  name: string;
+  operationId: string;
+  title: string;
+  /** What the tool does and when to use it; the rights and errors are added from the operation. */
+  does: string;
+  /** `destructive`: removes access or deactivates users (agents should confirm first). */
+  effect: 'read' | 'write' | 'destructive';
+}
+
+const ROWS: readonly ToolRow[] = [
+  { name: 'get_me', operationId: 'getMe', title: 'Who am I', effect: 'read', does: 'Returns the caller (id, name, workspace role) and their workspace.' },
+  { name: 'list_queues', operationId: 'listQueues', title: 'List queues', effect: 'read', does: 'Lists the queues the caller can read, each with its statuses in order and the caller\'s effective role.' },
+  { name: 'create_queue', operationId: 'createQueue', title: 'Create a queue', effect: 'write', does: 'Creates a queue with the standard statuses (Open, In progress, In review, Done, Cancelled) and returns it with its id.' },
+  { name: 'update_queue', operationId: 'updateQueue', title: 'Update a queue', effect: 'write', does: 'Changes the name and/or description of a queue.' },
+  { name: 'list_statuses', operationId: 'listStatuses', title: 'List statuses', effect: 'read', does: 'Lists the statuses of every readable queue (id, queue_id, name, category open/progress/done, position). Use a status id to move an issue with update_issue.' },
+  { name: 'list_users', operationId: 'listUsers', title: 'List users', effect: 'read', does: 'Lists the users of the workspace, deactivated ones included (active: false). Use a user id as assignee_id.' },
+  { name: 'update_user', operationId: 'updateUser', title: 'Update a user', effect: 'destructive', does: 'Changes a user\'s name, workspace role or activity. Deactivating (active: false) locks the user out at once; demoting removes admin rights.' },
+  { name: 'search_issues', operationId: 'searchIssues', title: 'Search issues', effect: 'read', does: `Finds issues by free text and filters (all filters AND together), most recently updated first. Returns at most \`limit\` issues (default 50) with \`total\` (matches, counted up to ${SEARCH_LIMIT}) and \`truncated\` (whether more matched than came back): narrow the filters rather than raising the limit.` },
+  { name: 'get_issue', operationId: 'getIssue', title: 'Read an issue', effect: 'read', does: 'Reads an issue by its key (such as WEB-12): its fields, status, version, comments, worklogs, history, readable links and subtasks. Read it before updating it and send its `version` with update_issue.' },
+  { name: 'create_issue', operationId: 'createIssue', title: 'Create an issue', effect: 'write', does: 'Creates an issue in a queue, in its first open status; returns it with its new key, id and version 1.' },
+  { name: 'update_issue', operationId: 'updateIssue', title: 'Update an issue', effect: 'write', does: 'Changes fields of an issue or moves it to another status of its queue (status_id, optional position). Send only the fields to change, plus `version` from your last read to be safe against lost updates; null clears assignee_id, parent_id or due_date.' },
+  { name: 'add_comment', operationId: 'addComment', title: 'Comment on an issue', effect: 'write', does: 'Adds a comment, authored by the caller, to an issue; returns the comment with its id.' },
+  { name: 'add_worklog', operationId: 'addWorklog', title: 'Log time on an issue', effect: 'write', does: 'Records 1 to 1440 whole minutes of work by the caller on an issue; returns the worklog with its id.' },
+  { name: 'get_statistics', operationId: 'getStatistics', title: 'Issue statistics', effect: 'read', does: `Counts the matching readable issues (the same filters as search_issues): progress per category and done_percent, estimated and spent minutes, per queue and per assignee. Covers at most ${SEARCH_LIMIT} issues (\`truncated\` says if that cut the set); \`as_of\` tells how current the figures are.` },
+  { name: 'list_dashboards', operationId: 'listDashboards', title: 'List dashboards', effect: 'read', does: 'Lists the workspace\'s dashboards with their widgets (dashboards naming a queue hidden from the caller are left out).' },
+  { name: 'create_dashboard', operationId: 'createDashboard', title: 'Create a dashboard', effect: 'write', does: 'Creates a dashboard owned by the caller, shared with the workspace; returns it with its id.' },
+  { name: 'replace_dashboard', operationId: 'replaceDashboard', title: 'Replace a dashboard', effect: 'write', does: 'Replaces the name and all widgets of a dashboard the caller owns.' },
+  { name: 'get_queue_permissions', operationId: 'listQueuePermissions', title: 'Queue permissions', effect: 'read', does: 'Lists every workspace user\'s role on a queue (explicit and inherited) and the history of permission changes.' },
+  { name: 'set_queue_permission', operationId: 'setQueuePermission', title: 'Grant a queue role', effect: 'write', does: 'Grants or changes a user\'s explicit role on a queue (read-only, read-write or admin); in force for their very next request.' },
+  { name: 'revoke_queue_permission', operationId: 'revokeQueuePermission', title: 'Revoke a queue role', effect: 'destructive', does: 'Removes a user\'s explicit role on a queue, so a member loses access to it at once (workspace admins keep their inherited admin role).' },
+];
+
+/** What each refusal means to an agent and what to do next. */
+const REFUSALS: Partial<Record<ProblemCode, string>> = {
+  forbidden: '403 `forbidden`: your role does not allow this',
+  not_found: '404 `not_found`: it does not exist or is hidden from you',
+  version_conflict: '409 `version_conflict`: the issue changed since you read it (the problem carries the current `version`): read it again with get_issue, then reconsider the change rather than resending it',
+  last_active_admin: '409 `last_active_admin`: the workspace would have no active admin left',
+  queue_key_taken: '409 `queue_key_taken`: the workspace has a queue with this key already',
+  statistics_unavailable: '503 `statistics_unavailable`: statistics are briefly unavailable, retry after a few seconds',
+};
+
+export const SEARCH_DEFAULT_LIMIT = 50;
+
+/** search_issues only: how many of the matches to return (the REST search returns them all, up to the cap). */
+const searchLimit = z
+  .number()
+  .int()
+  .min(1)
+  .max(SEARCH_LIMIT)
+  .meta({ description: `How many issues to return, 1 to ${SEARCH_LIMIT}.`, examples: [20] })
+  .default(SEARCH_DEFAULT_LIMIT);
+
+export interface Tool {
+  name: string;
+  operation: ApiOperation;
+  /** Path parameters among the arguments; the rest is the request body. */
+  pathParams: PathParam[];
+  /** The arguments: the path parameters and the REST body's fields side by side, nothing else. */
+  args: z.ZodObject;
+  /** Whether the answer is a list (wrapped as `{ items }`), and whether it is the search's. */
+  answer: 'object' | 'list' | 'search';
+  /** As tools/list shows it. */
+  definition: {
+    name: string;
+    title: string;
+    description: string;
+    inputSchema: Record<string, unknown>;
+    outputSchema: Record<string, unknown>;
+    annotations: Record<string, unknown>;
+  };
+}
+
+const jsonSchema = (schema: z.ZodType, io: 'input' | 'output') =>
+  z.toJSONSchema(schema, { io, target: 'draft-2020-12', unrepresentable: 'throw' }) as Record<string, unknown>;
+
+function describe(row: ToolRow, operation: ApiOperation): string {
+  const refusals = [...(operation.errors ?? []), ...(operation.service === 'statistics' ? ['statistics_unavailable' as const] : [])]
+    .map((code) => REFUSALS[code])
+    .filter(Boolean);
+  refusals.push('422 `validation_failed`: invalid arguments, each listed in `errors`; nothing was changed');
+  return `${row.does}\nRights: ${operation.rights}.\nRefusals come back as error results whose text is the problem+json body: ${refusals.join('; ')}.`;
+}
+
+function annotations(row: ToolRow, operation: ApiOperation): Record<string, unknown> {
+  if (row.effect === 'read') return { title: row.title, readOnlyHint: true, openWorldHint: false };
+  return {
+    title: row.title,
+    readOnlyHint: false,
+    destructiveHint: row.effect === 'destructive',
+    idempotentHint: operation.method === 'put' || operation.method === 'delete',
+    openWorldHint: false,
+  };
+}
+
+function buildTool(row: ToolRow): Tool {
+  const operation = API_OPERATIONS.find((o) => o.operationId === row.operationId);
+  if (!operation) throw new Error(`tool ${row.name}: no operation ${row.operationId}`);
+  const params = pathParams(operation.path);
+  const answer = row.name === 'search_issues' ? 'search' : operation.success.list ? 'list' : 'object';
+  const args = z.strictObject({
+    ...Object.fromEntries(params.map((p) => [p, PATH_PARAMETERS[p]])),
+    ...requestSchemaOf(operation)?.shape,
+    ...(answer === 'search' ? { limit: searchLimit } : {}),
+  });
+  const response = responseSchemaOf(operation);
+  if (!response) throw new Error(`tool ${row.name}: operation ${row.operationId} has no JSON answer`);
+  const items = response instanceof z.ZodArray ? response : z.array(response);
+  const output =
+    answer === 'search'
+      ? z.object({
+          items,
+          total: z.number().int().min(0).max(SEARCH_LIMIT).meta({ description: `Matching issues, counted up to ${SEARCH_LIMIT}.` }),
+          truncated: z.boolean().meta({ description: 'Whether more issues matched than came back.' }),
+        })
+      : answer === 'list'
+        ? z.object({ items })
+        : response;
+  return {
+    name: row.name,
+    operation,
+    pathParams: params,
+    args,
+    answer,
+    definition: {
+      name: row.name,
+      title: row.title,
+      description: describe(row, operation),
+      inputSchema: jsonSchema(args, 'input'),
+      outputSchema: jsonSchema(output, 'output'),
+      annotations: annotations(row, operation),
+    },
+  };
+}
+
+export const TOOLS: readonly Tool[] = ROWS.map(buildTool);
+
+export const toolNamed = (name: string): Tool | undefined => TOOLS.find((tool) => tool.name === name);

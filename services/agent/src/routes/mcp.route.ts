@@ -1,0 +1,59 @@
+import type { Router } from 'express';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { principalOf } from '@tracker/kit';
+import { callTool, type Caller } from '../domain/call-tool.use-case';
+import type { AgentDeps } from '../domain/deps';
+import { toolNamed, TOOLS } from '../domain/tools';
+import { version } from '../../package.json';
+
+export const MCP_PATH = '/mcp';
+
+const INSTRUCTIONS = `Tracker is a team issue tracker. Each tool is one operation of Tracker's REST API and acts as the token's owner, with their current rights.
+Typical work: find an issue with search_issues or read it by key with get_issue, then update_issue (send the version you read), add_comment or add_worklog.
+Ids come from the list tools (list_queues, list_statuses, list_users). A refusal is an error result whose text is the API's problem+json (status, code, detail).`;
+
+const tools = { tools: TOOLS.map((tool) => tool.definition) };
+
+/**
+ * One MCP server per request over the stateless Streamable HTTP transport: no session
+ * lives in a process, so any replica answers any request. The caller is the user the
+ * gateway authenticated; answers are plain JSON (no SSE stream is needed for tools that
+ * answer at once).
+ */
+export function mcpRoutes(router: Router, deps: AgentDeps): void {
+  router.post(MCP_PATH, async (req, res) => {
+    const caller: Caller = { principal: principalOf(res), requestId: res.locals.requestId };
+    const server = mcpServer(deps, caller);
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    res.on('close', () => {
+      void transport.close();
+      void server.close();
+    });
+    await server.connect(transport);
+    await transport.handleRequest(req, res, req.body);
+  });
+
+  // A stateless server offers no stream to GET and no session to DELETE (transport spec: 405).
+  router.all(MCP_PATH, (_req, res) => {
+    res
+      .status(405)
+      .setHeader('Allow', 'POST')
+      .json({ jsonrpc: '2.0', error: { code: ErrorCode.ConnectionClosed, message: 'Method not allowed: send JSON-RPC messages with POST.' }, id: null });
+  });
+}
+
+function mcpServer(deps: AgentDeps, caller: Caller): Server {
+  const server = new Server(
+    { name: 'tracker', title: 'Tracker', version },
+    { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS },
+  );
+  server.setRequestHandler(ListToolsRequestSchema, () => tools);
+  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+    const tool = toolNamed(request.params.name);
+    if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}. tools/list names every tool.`);
+    return callTool(deps, caller, tool, request.params.arguments);
+  });
+  return server;
+}
