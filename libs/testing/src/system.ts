@@ -43,6 +43,8 @@ export interface System {
   admin: (...args: string[]) => Promise<any>;
   api: (method: string, path: string, options?: { token?: string; body?: unknown; raw?: string; headers?: Record<string, string>; baseUrl?: string }) => Promise<ApiResponse>;
   startGateway: (env?: Record<string, string>) => Promise<ServiceProcess>;
+  /** Another agent service replica (give its url to a gateway as AGENT_URL). */
+  startAgent: () => Promise<ServiceProcess>;
   /** The environment the statistics service was started with (to restart it). */
   statisticsEnv: Record<string, string>;
   stop: () => Promise<void>;
@@ -98,12 +100,18 @@ export async function startSystem(
   const statisticsEnv = { ...serviceEnv, DATABASE_SCHEMA: statisticsSchema.schema, ACCESS_URL: access.url, ISSUES_URL: issues.url, REPLICA_CHECK_INTERVAL_MS: '500' };
   const statistics = await launch('statistics', statisticsEnv);
   const serviceUrls = { ACCESS_URL: access!.url, ISSUES_URL: issues!.url, STATISTICS_URL: statistics!.url };
-  const agent = await launch('agent', { INTERNAL_SECRET: secret, ...serviceUrls });
+  const agentEnv = { INTERNAL_SECRET: secret, ...serviceUrls };
+  const agent = await launch('agent', agentEnv);
   const upstreams = { ...serviceUrls, AGENT_URL: agent.url };
-  const extraGateways: ServiceProcess[] = [];
+  const extraProcesses: ServiceProcess[] = [];
+  const startAgent = async () => {
+    const replica = await startService('agent', agentEnv);
+    extraProcesses.push(replica);
+    return replica;
+  };
   const startGateway = async (env: Record<string, string> = {}) => {
     const gateway = await startService('gateway', { ...serviceEnv, ...upstreams, ...env });
-    extraGateways.push(gateway);
+    extraProcesses.push(gateway);
     return gateway;
   };
   const gateway = await launch('gateway', { ...serviceEnv, ...upstreams, ...options.gatewayEnv });
@@ -122,6 +130,7 @@ export async function startSystem(
     amqpRelay,
     serviceEnv,
     startGateway,
+    startAgent,
     async admin(...args) {
       const { stdout } = await run('pnpm', ['-s', 'admin', ...args, '--json'], {
         cwd: REPO_ROOT,
@@ -157,7 +166,7 @@ export async function startSystem(
       return answer;
     },
     async stop() {
-      await Promise.all([...Object.values(services), ...extraGateways].map((s) => s.stop('SIGTERM')));
+      await Promise.all([...Object.values(services), ...extraProcesses].map((s) => s.stop('SIGTERM')));
       await redisRelay.close();
       await accessRedisRelay.close();
       await amqpRelay.close();
