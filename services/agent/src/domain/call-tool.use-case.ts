@@ -47,7 +47,18 @@ async function run(deps: AgentDeps, caller: Caller, tool: Tool, args: Record<str
   }
   // The REST refusal exactly as REST sends it: status, code, detail, errors[], version.
   if (answer.status >= 400) return { status: answer.status, result: { isError: true as const, content: [{ type: 'text' as const, text: answer.text }] } };
-  return { status: answer.status, result: success(structured(tool, JSON.parse(answer.text), parsed.data, answer)) };
+  const body = jsonOf(answer.text);
+  // A success that is not JSON is a service answering out of contract: as for internalClient, unavailable.
+  if (body === undefined) return refusal(upstreamUnavailable(operation.service));
+  return { status: answer.status, result: success(structured(tool, body, parsed.data, answer)) };
+}
+
+function jsonOf(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The body as a REST client would send it: the arguments that are not path parameters (nor the tool's own `limit`). */

@@ -1,0 +1,251 @@
+import http from 'node:http';
+import { randomInt, randomUUID } from 'node:crypto';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv-provider.js';
+import type { JsonSchemaType, JsonSchemaValidator, jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
+import { PRINCIPAL_HEADER, serve, signPrincipal, type RunningServer, type UserPrincipal } from '@tracker/kit';
+import { createAgentService, type AgentService } from '../src/app';
+import { loadAgentConfig } from '../src/config';
+
+export const SECRET = 'agent-component-test-secret-0123456789abcdef';
+
+/** One request as a fake upstream received it, undecoded. */
+export interface Received {
+  method: string;
+  url: string;
+  headers: http.IncomingHttpHeaders;
+  body: string;
+}
+
+/**
+ * What a fake upstream answers: a status, the exact body bytes and headers; `hang`: never
+ * answer; `hang-mid-body`: the head and part of the body, then nothing; `drop`: close the
+ * connection without a word.
+ */
+export type Answer = { status: number; body: string; headers?: Record<string, string> } | 'hang' | 'hang-mid-body' | 'drop';
+
+/**
+ * A stand-in for one service (access, issues or statistics) that records every request
+ * and answers what the test set. It checks nothing itself: the tests check what it received.
+ */
+export interface FakeUpstream {
+  url: string;
+  received: Received[];
+  answer: (answer: Answer) => void;
+  reset: () => void;
+  close: () => Promise<void>;
+}
+
+/** A JSON answer as a service sends it (compact, application/json). */
+export const json = (status: number, value: unknown, headers: Record<string, string> = {}): Answer => ({
+  status,
+  body: JSON.stringify(value),
+  headers: { 'content-type': 'application/json; charset=utf-8', ...headers },
+});
+
+export async function startFakeUpstream(): Promise<FakeUpstream> {
+  const received: Received[] = [];
+  let answer: Answer = { status: 500, body: 'no answer set by the test' };
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      received.push({ method: req.method!, url: req.url!, headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
+      if (answer === 'hang') return;
+      if (answer === 'drop') return req.socket.destroy();
+      if (answer === 'hang-mid-body') {
+        // The head and half a body, then silence: an upstream stuck mid-answer.
+        res.writeHead(200, { 'content-type': 'application/json', 'content-length': '1000' });
+        res.write('{"id":');
+        return;
+      }
+      res.writeHead(answer.status, answer.headers ?? {});
+      res.end(answer.body);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  return {
+    url: `http://127.0.0.1:${port}`,
+    received,
+    answer: (next) => {
+      answer = next;
+    },
+    reset: () => {
+      received.length = 0;
+      answer = { status: 500, body: 'no answer set by the test' };
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+/** A port nothing listens on: a service that is down. */
+export async function closedPortUrl(): Promise<string> {
+  const server = http.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return `http://127.0.0.1:${port}`;
+}
+
+export interface RunningAgent {
+  url: string;
+  service: AgentService;
+  close: () => Promise<void>;
+}
+
+/** The agent service in this test process on a random port, calling the given upstreams. */
+export async function startAgent(env: { ACCESS_URL: string; ISSUES_URL: string; STATISTICS_URL: string; UPSTREAM_TIMEOUT_MS?: string }): Promise<RunningAgent> {
+  const config = loadAgentConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', INTERNAL_SECRET: SECRET, ...env });
+  const service = createAgentService(config);
+  const running: RunningServer = await serve(service.app, { port: 0, host: '127.0.0.1', logger: service.logger, graceMs: 100 });
+  return { url: `http://127.0.0.1:${running.port}`, service, close: running.shutdown };
+}
+
+/** A caller of its own: ids no other test uses. */
+export function newCaller(workspaceRole: 'admin' | 'member' = 'member'): UserPrincipal {
+  return { kind: 'user', userId: randomInt(1, 2 ** 31 - 1), workspaceId: randomInt(1, 2 ** 31 - 1), workspaceRole, tokenId: randomInt(1, 2 ** 31 - 1) };
+}
+
+export const newRequestId = () => `test-${randomUUID()}`;
+
+/** The headers the gateway puts on a request it forwards to /mcp. */
+export const mcpHeaders = (caller: UserPrincipal, extra: Record<string, string> = {}) => ({
+  'Content-Type': 'application/json',
+  Accept: 'application/json, text/event-stream',
+  [PRINCIPAL_HEADER]: signPrincipal(caller, SECRET),
+  ...extra,
+});
+
+export type McpClient = Client & { close: () => Promise<void> };
+
+/**
+ * The SDK's own output-schema validator (Ajv), compiling each distinct schema once per
+ * test file: every client would otherwise compile all 20 output schemas again.
+ */
+const ajv = new AjvJsonSchemaValidator();
+const compiled = new Map<string, JsonSchemaValidator<unknown>>();
+const outputValidator: jsonSchemaValidator = {
+  getValidator<T>(schema: JsonSchemaType): JsonSchemaValidator<T> {
+    const key = JSON.stringify(schema);
+    if (!compiled.has(key)) compiled.set(key, ajv.getValidator(schema));
+    return compiled.get(key) as JsonSchemaValidator<T>;
+  },
+};
+
+/**
+ * The official SDK client connected to the agent as the gateway would forward it: the
+ * caller's signed principal (and a request id) on every request. tools/list is read
+ * first, so the client also checks every structuredContent against the tool's outputSchema.
+ */
+export async function connect(agentUrl: string, caller: UserPrincipal, requestId = newRequestId()): Promise<McpClient> {
+  const client = new Client({ name: 'agent-tests', version: '1.0.0' }, { jsonSchemaValidator: outputValidator });
+  const transport = new StreamableHTTPClientTransport(new URL('/mcp', agentUrl), {
+    requestInit: { headers: { [PRINCIPAL_HEADER]: signPrincipal(caller, SECRET), 'x-request-id': requestId } },
+  });
+  await client.connect(transport);
+  await client.listTools();
+  return client as McpClient;
+}
+
+/** A raw JSON-RPC POST to /mcp, for the HTTP details the SDK client hides. */
+export async function post(agentUrl: string, message: unknown, headers: Record<string, string>) {
+  const response = await fetch(new URL('/mcp', agentUrl), { method: 'POST', headers, body: JSON.stringify(message) });
+  const text = await response.text();
+  return { status: response.status, headers: response.headers, text, body: text ? JSON.parse(text) : undefined };
+}
+
+/** The problem+json body of a tool's error result. */
+export function problemIn(result: { content?: unknown }): Record<string, unknown> {
+  const [first] = result.content as Array<{ type: string; text: string }>;
+  return JSON.parse(first!.text);
+}
+
+// ---------------------------------------------------------------------------------------
+// Answers as the services send them (libs/contracts), so the client's outputSchema check passes.
+
+const AT = '2026-11-20T09:30:00.000Z';
+
+export const fixtures = {
+  user: (id = 7) => ({ id, workspace_id: 1, name: `User ${id}`, role: 'member', active: true, created_at: AT, updated_at: AT }),
+  me: (id = 7) => ({ ...fixtures.user(id), workspace: { id: 1, name: 'Acme' } }),
+  status: (id = 11, queueId = 3) => ({ id, queue_id: queueId, name: 'Open', category: 'open', position: 1 }),
+  queue: (id = 3) => ({
+    id,
+    workspace_id: 1,
+    key: 'WEB',
+    name: 'Website',
+    description: '',
+    statuses: [fixtures.status(11, id)],
+    role: 'admin',
+    role_source: 'inherited',
+    created_at: AT,
+    updated_at: AT,
+  }),
+  issue: (n = 12) => ({
+    id: 1000 + n,
+    key: `WEB-${n}`,
+    workspace_id: 1,
+    queue_id: 3,
+    title: `Issue ${n}`,
+    description: '',
+    status_id: 11,
+    status: { id: 11, name: 'Open', category: 'open' },
+    position: n,
+    assignee_id: null,
+    parent_id: null,
+    priority: 'normal',
+    type: 'task',
+    labels: [],
+    due_date: null,
+    estimate_minutes: 0,
+    spent_minutes: 0,
+    version: 4,
+    created_by: 7,
+    created_at: AT,
+    updated_at: AT,
+  }),
+  issues: (count: number) => Array.from({ length: count }, (_, i) => fixtures.issue(i + 1)),
+  issueDetails: (n = 12) => ({ ...fixtures.issue(n), comments: [], worklogs: [], history: [], links: [], subtasks: [] }),
+  comment: () => ({ id: 5, issue_id: 1012, author_id: 7, body: 'Fixed.', created_at: AT }),
+  worklog: () => ({ id: 6, issue_id: 1012, author_id: 7, minutes: 45, description: '', created_at: AT }),
+  statistics: () => ({
+    total: 1,
+    truncated: false,
+    as_of: AT,
+    progress: { open: 1, progress: 0, done: 0, total: 1, done_percent: 0 },
+    time: { estimate_minutes: 0, spent_minutes: 0 },
+    queues: [{ queue_id: 3, key: 'WEB', open: 1, progress: 0, done: 0, total: 1, estimate_minutes: 0, spent_minutes: 0 }],
+    assignees: [{ assignee_id: null, open: 1, progress: 0, done: 0, total: 1, estimate_minutes: 0, spent_minutes: 0 }],
+  }),
+  dashboard: (id = 2) => ({
+    id,
+    workspace_id: 1,
+    owner_id: 7,
+    name: 'Release 2.4',
+    widgets: [{ type: 'stats', title: '', filters: { mine: false, overdue: false } }],
+    created_at: AT,
+    updated_at: AT,
+  }),
+  member: (userId = 7) => ({
+    user_id: userId,
+    name: `User ${userId}`,
+    active: true,
+    workspace_role: 'member',
+    role: 'read-write',
+    role_source: 'explicit',
+    explicit_role: 'read-write',
+    inherited_role: null,
+  }),
+  queuePermissions: (queueId = 3) => ({
+    queue_id: queueId,
+    members: [fixtures.member(7)],
+    history: [{ user_id: 7, from: null, to: 'read-write', actor_id: 1, at: AT }],
+  }),
+  queuePermission: (queueId = 3, userId = 7) => ({ ...fixtures.member(userId), queue_id: queueId }),
+};

@@ -1,0 +1,592 @@
+import { LATEST_PROTOCOL_VERSION, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { PRINCIPAL_HEADER, signPrincipal, verifyPrincipal, type UserPrincipal } from '@tracker/kit';
+import { TOOLS } from '../src/domain/tools';
+import { version } from '../package.json';
+import {
+  closedPortUrl,
+  connect,
+  fixtures,
+  json,
+  mcpHeaders,
+  newCaller,
+  newRequestId,
+  post,
+  problemIn,
+  SECRET,
+  startAgent,
+  startFakeUpstream,
+  type FakeUpstream,
+  type McpClient,
+  type Received,
+  type RunningAgent,
+} from './harness';
+
+type Service = 'access' | 'issues' | 'statistics';
+
+let upstreams: Record<Service, FakeUpstream>;
+let agent: RunningAgent;
+const clients: McpClient[] = [];
+
+beforeAll(async () => {
+  upstreams = { access: await startFakeUpstream(), issues: await startFakeUpstream(), statistics: await startFakeUpstream() };
+  agent = await startAgent({ ACCESS_URL: upstreams.access.url, ISSUES_URL: upstreams.issues.url, STATISTICS_URL: upstreams.statistics.url });
+});
+afterAll(async () => {
+  await agent.close();
+  await Promise.all(Object.values(upstreams).map((upstream) => upstream.close()));
+});
+// The fakes are shared by the tests of this file (which run one after another): each test
+// starts from fakes that received nothing and answer nothing it did not set.
+beforeEach(() => Object.values(upstreams).forEach((upstream) => upstream.reset()));
+afterEach(async () => {
+  await Promise.all(clients.splice(0).map((client) => client.close()));
+});
+
+/** The SDK client for `caller`, closed after the test. */
+async function clientFor(caller: UserPrincipal, options: { url?: string; requestId?: string } = {}): Promise<McpClient> {
+  const client = await connect(options.url ?? agent.url, caller, options.requestId);
+  clients.push(client);
+  return client;
+}
+
+const callTool = async (client: McpClient, name: string, args?: Record<string, unknown>) =>
+  (await client.callTool(args === undefined ? { name } : { name, arguments: args })) as CallToolResult;
+
+const receivedBy = () => ({ access: upstreams.access.received, issues: upstreams.issues.received, statistics: upstreams.statistics.received });
+const NOTHING = { access: [], issues: [], statistics: [] };
+
+/** The problem+json the agent answers for arguments its REST operation would refuse. */
+const invalidArguments = (errors: Array<{ path: string; message: unknown }>) => ({
+  type: 'https://tracker.dev/problems/validation-failed',
+  title: 'Invalid request',
+  status: 422,
+  detail: 'The tool arguments are not valid; nothing was changed.',
+  code: 'validation_failed',
+  errors,
+});
+
+/** The 503 problem for a service that is away: statistics has its own code (decisions.md). */
+const unavailable = (service: Service) =>
+  service === 'statistics'
+    ? { type: 'https://tracker.dev/problems/statistics-unavailable', title: 'Statistics unavailable', status: 503, detail: 'The statistics service is temporarily unavailable. Retry later.', code: 'statistics_unavailable' }
+    : { type: 'https://tracker.dev/problems/service-unavailable', title: 'Service unavailable', status: 503, detail: `The ${service} service is temporarily unavailable. Retry later.`, code: 'service_unavailable' };
+
+const errorResult = { isError: true, content: [{ type: 'text', text: expect.any(String) }] };
+
+describe('who may call /mcp', () => {
+  const someone = newCaller();
+  const getMe = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get_me', arguments: {} } };
+  const baseHeaders = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' };
+
+  test.each([
+    ['no principal header', {}],
+    ['a principal signed with another secret', { [PRINCIPAL_HEADER]: signPrincipal(someone, 'another-secret-0123456789abcdef-0123456789') }],
+    ['an expired principal', { [PRINCIPAL_HEADER]: signPrincipal(someone, SECRET, Date.now() - 120_000) }],
+    ['a service principal (only users call tools)', { [PRINCIPAL_HEADER]: signPrincipal({ kind: 'service', service: 'gateway' }, SECRET) }],
+    ['a header that is not a signed principal', { [PRINCIPAL_HEADER]: 'v1.not-a-principal' }],
+  ])('when a tool is called with %s, then 401 problem+json and nothing is forwarded', async (_case, principal) => {
+    const response = await post(agent.url, getMe, { ...baseHeaders, ...principal });
+    expect(response.status).toBe(401);
+    expect(response.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    expect(response.body).toEqual({
+      type: 'https://tracker.dev/problems/unauthorized',
+      title: 'Authentication required',
+      status: 401,
+      detail: 'This service accepts only requests forwarded by the gateway.',
+      code: 'unauthorized',
+    });
+    expect(receivedBy()).toEqual(NOTHING);
+  });
+
+  test.each(['GET', 'DELETE'])('when %s /mcp is sent by a signed user, then 405 with Allow: POST (a stateless server has no stream and no session)', async (method) => {
+    const response = await fetch(new URL('/mcp', agent.url), { method, headers: mcpHeaders(newCaller()) });
+    expect(response.status).toBe(405);
+    expect(response.headers.get('allow')).toBe('POST');
+    expect(await response.json()).toEqual({
+      jsonrpc: '2.0',
+      error: { code: -32000, message: 'Method not allowed: send JSON-RPC messages with POST.' },
+      id: null,
+    });
+    expect(receivedBy()).toEqual(NOTHING);
+  });
+});
+
+describe('initialize and tools/list', () => {
+  test('when a client initializes over plain HTTP, then a JSON answer names the server "tracker" with the tools capability, and no session', async () => {
+    const response = await post(
+      agent.url,
+      { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: LATEST_PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 'raw', version: '1' } } },
+      mcpHeaders(newCaller()),
+    );
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+    // Stateless: any replica answers any request, so there is no session to carry.
+    expect(response.headers.get('mcp-session-id')).toBeNull();
+    expect(response.body).toEqual({
+      jsonrpc: '2.0',
+      id: 1,
+      result: {
+        protocolVersion: LATEST_PROTOCOL_VERSION,
+        capabilities: { tools: { listChanged: false } },
+        serverInfo: { name: 'tracker', title: 'Tracker', version },
+        instructions: expect.stringContaining('Tracker is a team issue tracker.'),
+      },
+    });
+  });
+
+  test('when the SDK client connects, then it sees server "tracker" with tools, and tools/list lists the 20 tools as defined', async () => {
+    const client = await clientFor(newCaller());
+    expect(client.getServerVersion()).toEqual({ name: 'tracker', title: 'Tracker', version });
+    expect(client.getServerCapabilities()).toEqual({ tools: { listChanged: false } });
+    const { tools } = await client.listTools();
+    expect(tools).toHaveLength(20);
+    expect(tools).toEqual(TOOLS.map((tool) => tool.definition));
+    // Listing tools asks no service anything.
+    expect(receivedBy()).toEqual(NOTHING);
+  });
+});
+
+interface ForwardCase {
+  tool: string;
+  args: Record<string, unknown>;
+  service: Service;
+  method: string;
+  path: string;
+  /** The REST body the service receives; undefined: no body at all. */
+  body?: Record<string, unknown>;
+  answer: { status: number; value: unknown };
+  structured: Record<string, unknown>;
+}
+
+const me = fixtures.me();
+const users = [fixtures.user(7), fixtures.user(8)];
+const queue = fixtures.queue(3);
+const statuses = [fixtures.status(11), fixtures.status(12)];
+const issue = fixtures.issue(12);
+const details = fixtures.issueDetails(12);
+const found = fixtures.issues(3);
+const statistics = fixtures.statistics();
+const dashboard = fixtures.dashboard(2);
+const permissions = fixtures.queuePermissions(3);
+const permission = fixtures.queuePermission(3, 7);
+const widgets = [{ type: 'stats', title: 'Open bugs', filters: { queue_ids: [3], category: 'open' } }];
+
+/** Every tool once, with the REST request a client would send for the same change. */
+const FORWARDS: ForwardCase[] = [
+  { tool: 'get_me', args: {}, service: 'access', method: 'GET', path: '/api/v1/me', answer: { status: 200, value: me }, structured: me },
+  { tool: 'list_users', args: {}, service: 'access', method: 'GET', path: '/api/v1/users', answer: { status: 200, value: users }, structured: { items: users } },
+  {
+    tool: 'update_user', args: { user_id: 8, active: false, role: 'member' }, service: 'access', method: 'PATCH', path: '/api/v1/users/8',
+    body: { active: false, role: 'member' }, answer: { status: 200, value: fixtures.user(8) }, structured: fixtures.user(8),
+  },
+  { tool: 'list_queues', args: {}, service: 'issues', method: 'GET', path: '/api/v1/queues', answer: { status: 200, value: [queue] }, structured: { items: [queue] } },
+  {
+    tool: 'create_queue', args: { key: 'web', name: 'Website' }, service: 'issues', method: 'POST', path: '/api/v1/queues',
+    body: { key: 'web', name: 'Website' }, answer: { status: 201, value: queue }, structured: queue,
+  },
+  {
+    tool: 'update_queue', args: { queue_id: 3, description: 'Public site' }, service: 'issues', method: 'PATCH', path: '/api/v1/queues/3',
+    body: { description: 'Public site' }, answer: { status: 200, value: queue }, structured: queue,
+  },
+  { tool: 'list_statuses', args: {}, service: 'issues', method: 'GET', path: '/api/v1/statuses', answer: { status: 200, value: statuses }, structured: { items: statuses } },
+  {
+    tool: 'get_queue_permissions', args: { queue_id: 3 }, service: 'access', method: 'GET', path: '/api/v1/queues/3/permissions',
+    answer: { status: 200, value: permissions }, structured: permissions,
+  },
+  {
+    tool: 'set_queue_permission', args: { queue_id: 3, user_id: 7, role: 'read-write' }, service: 'access', method: 'PUT', path: '/api/v1/queues/3/permissions/7',
+    body: { role: 'read-write' }, answer: { status: 200, value: permission }, structured: permission,
+  },
+  {
+    tool: 'revoke_queue_permission', args: { queue_id: 3, user_id: 7 }, service: 'access', method: 'DELETE', path: '/api/v1/queues/3/permissions/7',
+    answer: { status: 200, value: permission }, structured: permission,
+  },
+  {
+    // Defaults are the service's to fill in: only what the agent sent is forwarded.
+    tool: 'create_issue', args: { queue_id: 3, title: 'Disk full', labels: ['infra'] }, service: 'issues', method: 'POST', path: '/api/v1/issues',
+    body: { queue_id: 3, title: 'Disk full', labels: ['infra'] }, answer: { status: 201, value: issue }, structured: issue,
+  },
+  {
+    tool: 'search_issues', args: { search: 'disk', mine: true, limit: 5 }, service: 'issues', method: 'POST', path: '/api/v1/issues/search',
+    body: { search: 'disk', mine: true }, answer: { status: 200, value: found }, structured: { items: found, total: 3, truncated: false },
+  },
+  {
+    // A key is any string to the agent: it must stay one path segment.
+    tool: 'get_issue', args: { key: 'A B/1' }, service: 'issues', method: 'GET', path: '/api/v1/issues/A%20B%2F1',
+    answer: { status: 200, value: details }, structured: details,
+  },
+  {
+    tool: 'update_issue', args: { key: 'WEB-12', version: 4, title: 'Disk full on db-2', assignee_id: null }, service: 'issues', method: 'PATCH', path: '/api/v1/issues/WEB-12',
+    body: { version: 4, title: 'Disk full on db-2', assignee_id: null }, answer: { status: 200, value: issue }, structured: issue,
+  },
+  {
+    tool: 'add_comment', args: { key: 'x?y#z', body: 'Fixed.' }, service: 'issues', method: 'POST', path: '/api/v1/issues/x%3Fy%23z/comments',
+    body: { body: 'Fixed.' }, answer: { status: 201, value: fixtures.comment() }, structured: fixtures.comment(),
+  },
+  {
+    tool: 'add_worklog', args: { key: 'WEB-12', minutes: 45 }, service: 'issues', method: 'POST', path: '/api/v1/issues/WEB-12/worklogs',
+    body: { minutes: 45 }, answer: { status: 201, value: fixtures.worklog() }, structured: fixtures.worklog(),
+  },
+  {
+    tool: 'get_statistics', args: { queue_ids: [3], overdue: true }, service: 'statistics', method: 'POST', path: '/api/v1/statistics',
+    body: { queue_ids: [3], overdue: true }, answer: { status: 200, value: statistics }, structured: statistics,
+  },
+  {
+    tool: 'list_dashboards', args: {}, service: 'statistics', method: 'GET', path: '/api/v1/dashboards',
+    answer: { status: 200, value: [dashboard] }, structured: { items: [dashboard] },
+  },
+  {
+    tool: 'create_dashboard', args: { name: 'Release 2.4', widgets }, service: 'statistics', method: 'POST', path: '/api/v1/dashboards',
+    body: { name: 'Release 2.4', widgets }, answer: { status: 201, value: dashboard }, structured: dashboard,
+  },
+  {
+    tool: 'replace_dashboard', args: { dashboard_id: 2, name: 'Release 2.5', widgets: [] }, service: 'statistics', method: 'PUT', path: '/api/v1/dashboards/2',
+    body: { name: 'Release 2.5', widgets: [] }, answer: { status: 200, value: dashboard }, structured: dashboard,
+  },
+];
+
+/** What a service receives for one tool call: nothing but the REST request, as the gateway would forward it. */
+function expectRestRequest(request: Received | undefined, expected: ForwardCase, caller: UserPrincipal, requestId: string) {
+  const common = { 'x-tracker-principal': expect.any(String), 'x-request-id': requestId, host: expect.any(String), connection: 'keep-alive' };
+  const payload = expected.body === undefined ? undefined : JSON.stringify(expected.body);
+  expect(request).toEqual({
+    method: expected.method,
+    url: expected.path,
+    headers: payload === undefined ? common : { ...common, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(payload)) },
+    body: expect.any(String),
+  });
+  if (payload === undefined) expect(request!.body).toBe('');
+  else expect(JSON.parse(request!.body)).toEqual(expected.body);
+  // Signed with the internal secret for this very caller: the service decides as for a REST request.
+  expect(verifyPrincipal(request!.headers[PRINCIPAL_HEADER] as string, [SECRET])).toEqual(caller);
+}
+
+describe('tools/call forwarding', () => {
+  test('then the forwarding table below covers every tool once', () => {
+    expect(FORWARDS.map((c) => c.tool).sort()).toEqual(TOOLS.map((tool) => tool.name).sort());
+  });
+
+  test.each(FORWARDS.map((c) => [c.tool, c.method, c.path, c.service, c] as const))(
+    'when %s is called, then %s %s reaches %s with the caller\'s principal, the request id and the body without path parameters, and the JSON answer comes back structured',
+    async (_tool, _method, _path, service, expected) => {
+      const caller = newCaller();
+      const requestId = newRequestId();
+      const client = await clientFor(caller, { requestId });
+      upstreams[service].answer(json(expected.answer.status, expected.answer.value));
+
+      const result = await callTool(client, expected.tool, expected.args);
+
+      expect(result).toEqual({ content: [{ type: 'text', text: JSON.stringify(expected.structured) }], structuredContent: expected.structured });
+      expect(receivedBy()).toEqual({ ...NOTHING, [service]: [expect.anything()] });
+      expectRestRequest(upstreams[service].received[0], expected, caller, requestId);
+    },
+  );
+
+  test('when two callers use the same tool, then each call is signed as its own caller', async () => {
+    const [ada, bob] = [newCaller('admin'), newCaller('member')];
+    const [adaClient, bobClient] = [await clientFor(ada), await clientFor(bob)];
+    upstreams.access.answer(json(200, me));
+    await callTool(adaClient, 'get_me', {});
+    await callTool(bobClient, 'get_me', {});
+    const signed = upstreams.access.received.map((request) => verifyPrincipal(request.headers[PRINCIPAL_HEADER] as string, [SECRET]));
+    expect(signed).toEqual([ada, bob]);
+  });
+
+  test.each([
+    ['no request id', {}],
+    ['an invalid request id', { 'x-request-id': 'not a valid id' }],
+  ])('when a tool is called with %s, then the request id the agent answers with is the one the service receives', async (_case, header) => {
+    upstreams.access.answer(json(200, me));
+    const response = await post(agent.url, { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'get_me', arguments: {} } }, mcpHeaders(newCaller(), header));
+    expect(response.body).toEqual({ jsonrpc: '2.0', id: 3, result: { content: [{ type: 'text', text: JSON.stringify(me) }], structuredContent: me } });
+    const answered = response.headers.get('x-request-id');
+    expect(answered).toMatch(/^[0-9a-f-]{36}$/);
+    expect(upstreams.access.received.map((r) => r.headers['x-request-id'])).toEqual([answered]);
+  });
+
+  test('when a tool without arguments is called with no `arguments` at all, then it is called as with {}', async () => {
+    const client = await clientFor(newCaller());
+    upstreams.issues.answer(json(200, statuses));
+    expect(await callTool(client, 'list_statuses')).toEqual({
+      content: [{ type: 'text', text: JSON.stringify({ items: statuses }) }],
+      structuredContent: { items: statuses },
+    });
+    expect(upstreams.issues.received.map((r) => [r.method, r.url])).toEqual([['GET', '/api/v1/statuses']]);
+  });
+});
+
+describe('refusals of the services', () => {
+  // Indented on purpose: a body the agent re-serialised would no longer be byte-equal.
+  const conflict = JSON.stringify(
+    {
+      type: 'https://tracker.dev/problems/version-conflict',
+      title: 'Version conflict',
+      status: 409,
+      detail: 'The issue was changed by someone else. Read it again and retry.',
+      code: 'version_conflict',
+      version: 5,
+    },
+    null,
+    2,
+  );
+
+  test('when update_issue meets 409 version_conflict, then an error result whose text is exactly the service\'s body (with `version`), and no structured content', async () => {
+    const client = await clientFor(newCaller());
+    upstreams.issues.answer({ status: 409, body: conflict, headers: { 'content-type': 'application/problem+json' } });
+    const result = await callTool(client, 'update_issue', { key: 'WEB-12', version: 4, title: 'Stale' });
+    expect(result).toEqual({ isError: true, content: [{ type: 'text', text: conflict }] });
+    expect(upstreams.issues.received).toHaveLength(1);
+  });
+
+  test.each([
+    { tool: 'create_queue', args: { key: 'WEB', name: 'Website' }, service: 'issues', status: 403, code: 'forbidden', title: 'Not enough rights' },
+    { tool: 'get_issue', args: { key: 'WEB-404' }, service: 'issues', status: 404, code: 'not_found', title: 'Not found' },
+    { tool: 'create_queue', args: { key: 'WEB', name: 'Website' }, service: 'issues', status: 409, code: 'queue_key_taken', title: 'Queue key taken' },
+    { tool: 'update_user', args: { user_id: 1, role: 'member' }, service: 'access', status: 409, code: 'last_active_admin', title: 'Last active admin' },
+    // The service's own 422 (a status of another queue) is relayed too, not mistaken for the agent's.
+    { tool: 'update_issue', args: { key: 'WEB-12', status_id: 99 }, service: 'issues', status: 422, code: 'validation_failed', title: 'Invalid request' },
+    { tool: 'replace_dashboard', args: { dashboard_id: 2, name: 'Mine', widgets: [] }, service: 'statistics', status: 403, code: 'forbidden', title: 'Not enough rights' },
+  ] as const)('when $tool is refused by $service with $status $code, then the error result carries that problem as sent', async ({ tool, args, service, status, code, title }) => {
+    const client = await clientFor(newCaller());
+    const body = JSON.stringify({ type: `https://tracker.dev/problems/${code.replace(/_/g, '-')}`, title, status, detail: `Refused: ${code}.`, code });
+    upstreams[service].answer({ status, body, headers: { 'content-type': 'application/problem+json' } });
+    expect(await callTool(client, tool, args)).toEqual({ isError: true, content: [{ type: 'text', text: body }] });
+    expect(upstreams[service].received).toHaveLength(1);
+  });
+});
+
+describe('invalid arguments', () => {
+  const anyMessage = expect.any(String);
+
+  test.each<[string, string, Record<string, unknown> | undefined, Array<{ path: string; message: unknown }>]>([
+    ['an unknown field', 'create_issue', { queue_id: 3, title: 'Disk full', colour: 'red' }, [{ path: 'colour', message: 'unknown field' }]],
+    ['a field of the wrong type', 'create_issue', { queue_id: '3', title: 'Disk full' }, [{ path: 'queue_id', message: anyMessage }]],
+    ['a value out of range', 'add_worklog', { key: 'WEB-12', minutes: 1441 }, [{ path: 'minutes', message: anyMessage }]],
+    ['a value out of an enum', 'set_queue_permission', { queue_id: 3, user_id: 7, role: 'owner' }, [{ path: 'role', message: anyMessage }]],
+    ['a missing required field', 'create_issue', { queue_id: 3 }, [{ path: 'title', message: anyMessage }]],
+    ['no arguments at all where some are required', 'create_issue', undefined, [{ path: 'queue_id', message: anyMessage }, { path: 'title', message: anyMessage }]],
+    ['a missing path parameter', 'get_issue', {}, [{ path: 'key', message: anyMessage }]],
+    ['one of two path parameters missing', 'revoke_queue_permission', { queue_id: 3 }, [{ path: 'user_id', message: anyMessage }]],
+    ['a path parameter of the wrong type', 'update_queue', { queue_id: 'WEB', name: 'Website' }, [{ path: 'queue_id', message: anyMessage }]],
+    ['an empty issue key', 'add_comment', { key: '', body: 'Hello' }, [{ path: 'key', message: anyMessage }]],
+    ['limit 0', 'search_issues', { limit: 0 }, [{ path: 'limit', message: anyMessage }]],
+    ['limit 2001', 'search_issues', { limit: 2001 }, [{ path: 'limit', message: anyMessage }]],
+    ['a fractional limit', 'search_issues', { limit: 2.5 }, [{ path: 'limit', message: anyMessage }]],
+    ['limit on a tool other than search_issues', 'get_statistics', { limit: 10 }, [{ path: 'limit', message: 'unknown field' }]],
+    ['an unknown field on a tool without a body', 'get_me', { verbose: true }, [{ path: 'verbose', message: 'unknown field' }]],
+    ['a bad field inside a list', 'create_dashboard', { name: 'Board', widgets: [{ type: 'stats' }, { type: 'pie' }] }, [{ path: 'widgets.1.type', message: anyMessage }]],
+    [
+      'several faults at once',
+      'create_issue',
+      { title: 5, priority: 'urgent', colour: 'red' },
+      [
+        { path: 'queue_id', message: anyMessage },
+        { path: 'title', message: anyMessage },
+        { path: 'priority', message: anyMessage },
+        { path: 'colour', message: 'unknown field' },
+      ],
+    ],
+  ])('when %s is sent to %s, then an error result with 422 validation_failed listing the field paths, and nothing is forwarded', async (_case, tool, args, errors) => {
+    const client = await clientFor(newCaller());
+    for (const upstream of Object.values(upstreams)) upstream.answer(json(200, {}));
+
+    const result = await callTool(client, tool, args);
+
+    expect(result).toEqual(errorResult);
+    expect(problemIn(result)).toEqual(invalidArguments(errors));
+    expect(receivedBy()).toEqual(NOTHING);
+  });
+});
+
+describe('search_issues', () => {
+  const searchWith = async (answer: ReturnType<typeof json>, args: Record<string, unknown>) => {
+    const client = await clientFor(newCaller());
+    upstreams.issues.answer(answer);
+    const result = await callTool(client, 'search_issues', args);
+    expect(upstreams.issues.received.map((r) => [r.method, r.url, JSON.parse(r.body)])).toEqual([['POST', '/api/v1/issues/search', { ...args, limit: undefined }]]);
+    return result;
+  };
+  const structured = (value: Record<string, unknown>) => ({ content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: value });
+
+  test('when no limit is given and 60 issues match, then the first 50 come back with total 60 and truncated true', async () => {
+    const matches = fixtures.issues(60);
+    const result = await searchWith(json(200, matches), { search: 'disk' });
+    expect(result).toEqual(structured({ items: matches.slice(0, 50), total: 60, truncated: true }));
+  });
+
+  test('when no limit is given and exactly 50 issues match, then all 50 come back, not truncated', async () => {
+    const matches = fixtures.issues(50);
+    const result = await searchWith(json(200, matches), {});
+    expect(result).toEqual(structured({ items: matches, total: 50, truncated: false }));
+  });
+
+  test('when limit 10 is given and 5 issues match, then the 5 come back with total 5 and truncated false', async () => {
+    const matches = fixtures.issues(5);
+    const result = await searchWith(json(200, matches), { mine: true, limit: 10 });
+    expect(result).toEqual(structured({ items: matches, total: 5, truncated: false }));
+  });
+
+  test('when nothing matches, then an empty list, total 0, not truncated', async () => {
+    const result = await searchWith(json(200, []), { label: 'none', limit: 1 });
+    expect(result).toEqual(structured({ items: [], total: 0, truncated: false }));
+  });
+
+  test('when the service caps the search (Search-Truncated: true, 2000 issues) and limit is 2000, then all 2000 come back with truncated true', async () => {
+    const matches = fixtures.issues(2000);
+    const result = await searchWith(json(200, matches, { 'Search-Truncated': 'true' }), { limit: 2000 });
+    expect(result).toEqual(structured({ items: matches, total: 2000, truncated: true }));
+  });
+
+  test('when the service says Search-Truncated: false and all matches fit the limit, then truncated is false', async () => {
+    const matches = fixtures.issues(7);
+    const result = await searchWith(json(200, matches, { 'Search-Truncated': 'false' }), { limit: 7 });
+    expect(result).toEqual(structured({ items: matches, total: 7, truncated: false }));
+  });
+});
+
+describe('services that are away', () => {
+  const CALLS: Array<[Service, string, Record<string, unknown>]> = [
+    ['access', 'get_me', {}],
+    ['issues', 'get_issue', { key: 'WEB-12' }],
+    ['issues', 'update_issue', { key: 'WEB-12', title: 'Down' }],
+    ['statistics', 'get_statistics', {}],
+    ['statistics', 'list_dashboards', {}],
+  ];
+
+  describe('down (nothing listens on their port)', () => {
+    let down: RunningAgent;
+    beforeAll(async () => {
+      down = await startAgent({ ACCESS_URL: await closedPortUrl(), ISSUES_URL: await closedPortUrl(), STATISTICS_URL: await closedPortUrl() });
+    });
+    afterAll(() => down.close());
+
+    test.each(CALLS)('when %s is down and %s is called, then an error result with its 503 problem', async (service, tool, args) => {
+      const client = await clientFor(newCaller(), { url: down.url });
+      const started = Date.now();
+      const result = await callTool(client, tool, args);
+      expect(result).toEqual(errorResult);
+      expect(problemIn(result)).toEqual(unavailable(service));
+      expect(Date.now() - started).toBeLessThan(2000);
+    });
+  });
+
+  describe('hanging (they accept the request and never answer), with UPSTREAM_TIMEOUT_MS 300', () => {
+    let slow: RunningAgent;
+    beforeAll(async () => {
+      slow = await startAgent({ ACCESS_URL: upstreams.access.url, ISSUES_URL: upstreams.issues.url, STATISTICS_URL: upstreams.statistics.url, UPSTREAM_TIMEOUT_MS: '300' });
+    });
+    afterAll(() => slow.close());
+
+    test.each(CALLS)('when %s hangs and %s is called, then after about 300 ms an error result with its 503 problem', async (service, tool, args) => {
+      const client = await clientFor(newCaller(), { url: slow.url });
+      upstreams[service].answer('hang');
+      const started = Date.now();
+      const result = await callTool(client, tool, args);
+      const elapsed = Date.now() - started;
+      expect(result).toEqual(errorResult);
+      expect(problemIn(result)).toEqual(unavailable(service));
+      // It did wait for the service (which did receive the call), but not much longer than the bound.
+      expect(upstreams[service].received).toHaveLength(1);
+      expect(elapsed).toBeGreaterThanOrEqual(250);
+      expect(elapsed).toBeLessThan(3000);
+    });
+
+    test('when a service stops in the middle of its answer, then after about 300 ms an error result with 503 service_unavailable', async () => {
+      const client = await clientFor(newCaller(), { url: slow.url });
+      upstreams.issues.answer('hang-mid-body');
+      const started = Date.now();
+      const result = await callTool(client, 'get_issue', { key: 'WEB-12' });
+      expect(problemIn(result)).toEqual(unavailable('issues'));
+      expect(Date.now() - started).toBeLessThan(3000);
+    });
+
+    test('when a service closes the connection without answering, then an error result with 503 service_unavailable', async () => {
+      const client = await clientFor(newCaller(), { url: slow.url });
+      upstreams.issues.answer('drop');
+      const started = Date.now();
+      const result = await callTool(client, 'add_comment', { key: 'WEB-12', body: 'Lost?' });
+      expect(problemIn(result)).toEqual(unavailable('issues'));
+      expect(Date.now() - started).toBeLessThan(3000);
+    });
+
+    test('when a service answers within the bound, then the answer comes back as usual', async () => {
+      const client = await clientFor(newCaller(), { url: slow.url });
+      upstreams.access.answer(json(200, me));
+      expect(await callTool(client, 'get_me', {})).toEqual({ content: [{ type: 'text', text: JSON.stringify(me) }], structuredContent: me });
+    });
+  });
+});
+
+describe('services answering out of contract', () => {
+  // A success must be JSON (libs/contracts); anything else is a service that cannot be relied on.
+  test.each([
+    { what: 'an HTML page', service: 'access' as const, tool: 'get_me', args: {}, body: '<html>oops</html>', code: 'service_unavailable' },
+    { what: 'an empty body', service: 'issues' as const, tool: 'create_issue', args: { queue_id: 3, title: 'Disk full' }, body: '', code: 'service_unavailable' },
+    { what: 'truncated JSON', service: 'statistics' as const, tool: 'get_statistics', args: {}, body: '{"total":', code: 'statistics_unavailable' },
+  ])('when $service answers 2xx with $what, then an error result with 503 $code (not a JSON-RPC error quoting the parser)', async ({ service, tool, args, body, code }) => {
+    const client = await clientFor(newCaller());
+    upstreams[service].answer({ status: 200, body, headers: { 'content-type': 'text/html' } });
+    const result = await callTool(client, tool, args);
+    expect(result).toEqual(errorResult);
+    expect(problemIn(result)).toEqual(unavailable(service));
+    expect(problemIn(result).code).toBe(code);
+  });
+});
+
+describe('unknown tools', () => {
+  test('when a tool that does not exist is called through the SDK, then a JSON-RPC error -32602 and nothing is forwarded', async () => {
+    const client = await clientFor(newCaller());
+    await expect(client.callTool({ name: 'delete_everything', arguments: {} })).rejects.toMatchObject({
+      code: -32602,
+      message: expect.stringContaining('Unknown tool: delete_everything. tools/list names every tool.'),
+    });
+    expect(receivedBy()).toEqual(NOTHING);
+  });
+
+  test('when a tool that does not exist is called over plain HTTP, then 200 with a JSON-RPC error -32602, not a tool result', async () => {
+    const response = await post(agent.url, { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'delete_everything', arguments: {} } }, mcpHeaders(newCaller()));
+    expect(response.status).toBe(200);
+    expect(response.body).toEqual({
+      jsonrpc: '2.0',
+      id: 7,
+      error: { code: -32602, message: expect.stringContaining('Unknown tool: delete_everything. tools/list names every tool.') },
+    });
+    expect(receivedBy()).toEqual(NOTHING);
+  });
+});
+
+describe('metrics', () => {
+  // An agent of its own: the counter then holds exactly this test's calls.
+  let counted: RunningAgent;
+  beforeAll(async () => {
+    counted = await startAgent({ ACCESS_URL: upstreams.access.url, ISSUES_URL: upstreams.issues.url, STATISTICS_URL: await closedPortUrl() });
+  });
+  afterAll(() => counted.close());
+
+  test('when tools are called, then tracker_agent_tool_calls_total counts each call by tool and status (422 for refused arguments, none for unknown tools)', async () => {
+    const client = await clientFor(newCaller(), { url: counted.url });
+    upstreams.access.answer(json(200, me));
+    await callTool(client, 'get_me', {});
+    await callTool(client, 'get_me', {});
+    upstreams.issues.answer(json(201, queue));
+    await callTool(client, 'create_queue', { key: 'WEB', name: 'Website' });
+    upstreams.issues.answer({ status: 404, body: '{"code":"not_found"}', headers: { 'content-type': 'application/problem+json' } });
+    await callTool(client, 'get_issue', { key: 'WEB-404' });
+    await callTool(client, 'get_issue', {});
+    await callTool(client, 'get_statistics', {});
+    upstreams.access.answer({ status: 200, body: 'not json' });
+    await callTool(client, 'list_users', {});
+    await client.callTool({ name: 'delete_everything', arguments: {} }).catch(() => undefined);
+
+    const metric = await counted.service.metrics.registry.getSingleMetric('tracker_agent_tool_calls_total')!.get();
+    const counts = metric.values.map(({ labels, value }) => ({ tool: labels.tool, status: labels.status, value }));
+    expect(counts.sort((a, b) => `${a.tool} ${a.status}`.localeCompare(`${b.tool} ${b.status}`))).toEqual([
+      { tool: 'create_queue', status: '201', value: 1 },
+      { tool: 'get_issue', status: '404', value: 1 },
+      { tool: 'get_issue', status: '422', value: 1 },
+      { tool: 'get_me', status: '200', value: 2 },
+      { tool: 'get_statistics', status: '503', value: 1 },
+      { tool: 'list_users', status: '503', value: 1 },
+    ]);
+  });
+});

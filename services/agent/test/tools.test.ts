@@ -1,0 +1,187 @@
+import { z } from 'zod';
+import { API_OPERATIONS, requestSchemaOf, responseSchemaOf, SEARCH_LIMIT, type ApiOperation } from '@tracker/contracts';
+import { SEARCH_DEFAULT_LIMIT, toolNamed, TOOLS, type Tool } from '../src/domain/tools';
+
+/** The tool interface as published to agents (CHANGELOG 0.1.0): one tool per REST operation. */
+const TOOL_NAMES = [
+  'get_me',
+  'list_queues',
+  'create_queue',
+  'update_queue',
+  'list_statuses',
+  'list_users',
+  'update_user',
+  'search_issues',
+  'get_issue',
+  'create_issue',
+  'update_issue',
+  'add_comment',
+  'add_worklog',
+  'get_statistics',
+  'list_dashboards',
+  'create_dashboard',
+  'replace_dashboard',
+  'get_queue_permissions',
+  'set_queue_permission',
+  'revoke_queue_permission',
+];
+
+/** Tools that only read; every other tool changes something. */
+const READ_TOOLS = ['get_me', 'list_queues', 'list_statuses', 'list_users', 'search_issues', 'get_issue', 'get_statistics', 'list_dashboards', 'get_queue_permissions'];
+/** Tools that take access away (revoking a role, deactivating or demoting a user): an agent should confirm first. */
+const DESTRUCTIVE_TOOLS = ['update_user', 'revoke_queue_permission'];
+
+/** Path parameters read from the template itself, not through the helper the tools use. */
+const pathParamsOf = (operation: ApiOperation) => (operation.path.match(/\{\w+\}/g) ?? []).map((p) => p.slice(1, -1));
+const bodyFieldsOf = (operation: ApiOperation) => Object.keys(requestSchemaOf(operation)?.shape ?? {});
+const toolOf = (name: string): Tool => toolNamed(name)!;
+
+type JsonSchema = { type?: string; properties?: Record<string, JsonSchema & { description?: unknown }>; required?: string[]; additionalProperties?: unknown; default?: unknown };
+const inputOf = (tool: Tool) => tool.definition.inputSchema as JsonSchema;
+const outputOf = (tool: Tool) => tool.definition.outputSchema as JsonSchema;
+
+describe('the tool table', () => {
+  test('then it has exactly the 20 tools of the published interface, each once', () => {
+    expect(TOOLS.map((tool) => tool.name).sort()).toEqual([...TOOL_NAMES].sort());
+    expect(TOOLS.map((tool) => tool.definition.name)).toEqual(TOOLS.map((tool) => tool.name));
+  });
+
+  test('then every REST operation but the public document has exactly one tool, and the document none', () => {
+    const covered = TOOLS.map((tool) => tool.operation.operationId).sort();
+    const authenticated = API_OPERATIONS.filter((operation) => !operation.public).map((operation) => operation.operationId).sort();
+    expect(covered).toEqual(authenticated);
+    // The document is served without a token and describes the API: nothing an agent acts with.
+    expect(API_OPERATIONS.filter((operation) => operation.public).map((operation) => operation.operationId)).toEqual(['getOpenApiDocument']);
+  });
+
+  test('then a tool carries its operation exactly as libs/contracts defines it (not a copy that could drift)', () => {
+    for (const tool of TOOLS) {
+      expect(API_OPERATIONS).toContain(tool.operation);
+    }
+  });
+
+  test('when a name is not a tool, then toolNamed finds nothing', () => {
+    expect(toolNamed('delete_everything')).toBeUndefined();
+    expect(toolNamed('getMe')).toBeUndefined();
+  });
+});
+
+describe('tool arguments', () => {
+  test.each(TOOL_NAMES)('when %s is listed, then its arguments are exactly its path parameters and its REST body fields', (name) => {
+    const tool = toolOf(name);
+    const expected = [...pathParamsOf(tool.operation), ...bodyFieldsOf(tool.operation), ...(name === 'search_issues' ? ['limit'] : [])].sort();
+    expect(Object.keys(inputOf(tool).properties ?? {}).sort()).toEqual(expected);
+    expect(Object.keys(tool.args.shape).sort()).toEqual(expected);
+    expect(tool.pathParams).toEqual(pathParamsOf(tool.operation));
+  });
+
+  test.each(TOOL_NAMES)('when %s is listed, then its input schema is a closed object whose every property is described', (name) => {
+    const schema = inputOf(toolOf(name));
+    expect(schema.type).toBe('object');
+    expect(schema.additionalProperties).toBe(false);
+    for (const [property, definition] of Object.entries(schema.properties ?? {})) {
+      // An agent has only the description to go by: an undescribed argument is guessed at.
+      expect([property, typeof definition.description, String(definition.description).length > 0]).toEqual([property, 'string', true]);
+    }
+  });
+
+  test.each(TOOL_NAMES)('when %s is listed, then each of its path parameters is a required argument', (name) => {
+    const tool = toolOf(name);
+    const required = inputOf(tool).required ?? [];
+    for (const param of pathParamsOf(tool.operation)) expect([param, required.includes(param)]).toEqual([param, true]);
+  });
+
+  test('then no body field shares its name with a path parameter (one would silently replace the other)', () => {
+    for (const tool of TOOLS) {
+      const clash = bodyFieldsOf(tool.operation).filter((field) => pathParamsOf(tool.operation).includes(field));
+      expect([tool.name, clash]).toEqual([tool.name, []]);
+    }
+  });
+
+  test('then only search_issues takes a limit, optional, 1 to 2000 with 50 by default', () => {
+    expect(TOOLS.filter((tool) => 'limit' in (inputOf(tool).properties ?? {})).map((tool) => tool.name)).toEqual(['search_issues']);
+    const search = toolOf('search_issues');
+    const { description: _description, ...limit } = inputOf(search).properties!.limit!;
+    expect(limit).toEqual({ type: 'integer', minimum: 1, maximum: SEARCH_LIMIT, default: SEARCH_DEFAULT_LIMIT, examples: [20] });
+    expect(SEARCH_DEFAULT_LIMIT).toBe(50);
+    expect(inputOf(search).required ?? []).not.toContain('limit');
+    expect(search.args.parse({})).toEqual({ limit: 50, mine: false, overdue: false });
+  });
+});
+
+describe('tool answers', () => {
+  test.each(TOOL_NAMES)('when %s is listed, then its output schema is an object', (name) => {
+    expect(outputOf(toolOf(name)).type).toBe('object');
+  });
+
+  test('then a list operation answers its list wrapped as {items}, and search_issues as {items, total, truncated}', () => {
+    for (const tool of TOOLS) {
+      const output = outputOf(tool);
+      const expected =
+        tool.name === 'search_issues'
+          ? { answer: 'search', properties: ['items', 'total', 'truncated'] }
+          : tool.operation.success.list
+            ? { answer: 'list', properties: ['items'] }
+            : { answer: 'object', properties: Object.keys((responseSchemaOf(tool.operation) as z.ZodObject).shape).sort() };
+      expect([tool.name, tool.answer, Object.keys(output.properties ?? {}).sort()]).toEqual([tool.name, expected.answer, expected.properties]);
+      expect([tool.name, [...(output.required ?? [])].sort()]).toEqual([tool.name, expected.properties]);
+      if (tool.answer !== 'object') expect([tool.name, output.properties!.items!.type]).toEqual([tool.name, 'array']);
+    }
+    expect(TOOLS.filter((tool) => tool.answer === 'list').map((tool) => tool.name).sort()).toEqual(['list_dashboards', 'list_queues', 'list_statuses', 'list_users']);
+  });
+
+  test('then search_issues describes total and truncated for the agent', () => {
+    const { total, truncated } = outputOf(toolOf('search_issues')).properties!;
+    expect(total).toEqual({ type: 'integer', minimum: 0, maximum: SEARCH_LIMIT, description: `Matching issues, counted up to ${SEARCH_LIMIT}.` });
+    expect(truncated).toEqual({ type: 'boolean', description: 'Whether more issues matched than came back.' });
+  });
+});
+
+describe('tool annotations', () => {
+  test.each(TOOL_NAMES)('when %s is listed, then its hints say whether it reads, destroys or repeats safely, and that it stays in Tracker', (name) => {
+    const tool = toolOf(name);
+    const expected = READ_TOOLS.includes(name)
+      ? { title: tool.definition.title, readOnlyHint: true, openWorldHint: false }
+      : {
+          title: tool.definition.title,
+          readOnlyHint: false,
+          destructiveHint: DESTRUCTIVE_TOOLS.includes(name),
+          // PUT and DELETE set a state: sending them again changes nothing more.
+          idempotentHint: tool.operation.method === 'put' || tool.operation.method === 'delete',
+          openWorldHint: false,
+        };
+    expect(tool.definition.annotations).toEqual(expected);
+    expect(tool.definition.title.length).toBeGreaterThan(0);
+  });
+
+  test('then the read tools are exactly the get_*, list_* tools and search_issues', () => {
+    const read = TOOLS.filter((tool) => tool.definition.annotations.readOnlyHint === true).map((tool) => tool.name);
+    expect(read.sort()).toEqual(TOOL_NAMES.filter((name) => /^(get|list)_/.test(name) || name === 'search_issues').sort());
+    // Reading must not write: every read tool is a GET, or one of the POSTs that only query.
+    for (const name of read) {
+      const { method, operationId } = toolOf(name).operation;
+      expect([name, method === 'get' || ['searchIssues', 'getStatistics'].includes(operationId)]).toEqual([name, true]);
+    }
+  });
+});
+
+describe('tool descriptions', () => {
+  test.each(TOOL_NAMES)('when %s is listed, then its description names the rights its operation needs', (name) => {
+    const tool = toolOf(name);
+    expect(tool.definition.description).toContain(`Rights: ${tool.operation.rights}.`);
+  });
+
+  test.each(TOOL_NAMES)('when %s is listed, then its description explains every refusal its operation documents', (name) => {
+    const tool = toolOf(name);
+    const codes = [...(tool.operation.errors ?? []), ...(tool.operation.service === 'statistics' ? ['statistics_unavailable'] : []), 'validation_failed'];
+    for (const code of codes) expect([code, tool.definition.description.includes(`\`${code}\``)]).toEqual([code, true]);
+  });
+
+  test('when update_issue is listed, then its description says a 409 version_conflict means: read the issue again, then reconsider', () => {
+    const { description } = toolOf('update_issue').definition;
+    expect(description).toContain(
+      '409 `version_conflict`: the issue changed since you read it (the problem carries the current `version`): read it again with get_issue, then reconsider the change rather than resending it',
+    );
+    expect(description).toContain('`version`');
+  });
+});
