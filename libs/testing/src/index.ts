@@ -11,3 +11,4 @@ export * from './replica';
 export * from './routes';
 export * from './documented-responses';
 export * from './agent';
+export * from './header-relay';

@@ -549,7 +549,7 @@ describe('unknown tools', () => {
     expect(response.body).toEqual({
       jsonrpc: '2.0',
       id: 7,
-      error: { code: -32602, message: expect.stringContaining('Unknown tool: delete_everything. tools/list names every tool.') },
+      error: { code: -32602, message: 'Unknown tool: delete_everything. tools/list names every tool.' },
     });
     expect(receivedBy()).toEqual(NOTHING);
   });

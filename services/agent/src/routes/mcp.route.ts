@@ -1,7 +1,7 @@
 import type { Router } from 'express';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { principalOf } from '@tracker/kit';
 import { callTool, type Caller } from '../domain/call-tool.use-case';
 import type { AgentDeps } from '../domain/deps';
@@ -44,6 +44,10 @@ export function mcpRoutes(router: Router, deps: AgentDeps): void {
   });
 }
 
+/** JSON-RPC -32602 with a plain message (McpError would prefix it with "MCP error -32602:", which clients add again). */
+const unknownTool = (name: string) =>
+  Object.assign(new Error(`Unknown tool: ${name}. tools/list names every tool.`), { code: ErrorCode.InvalidParams });
+
 function mcpServer(deps: AgentDeps, caller: Caller): Server {
   const server = new Server(
     { name: 'tracker', title: 'Tracker', version },
@@ -52,7 +56,7 @@ function mcpServer(deps: AgentDeps, caller: Caller): Server {
   server.setRequestHandler(ListToolsRequestSchema, () => tools);
   server.setRequestHandler(CallToolRequestSchema, async (request) => {
     const tool = toolNamed(request.params.name);
-    if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}. tools/list names every tool.`);
+    if (!tool) throw unknownTool(request.params.name);
     return callTool(deps, caller, tool, request.params.arguments);
   });
   return server;
