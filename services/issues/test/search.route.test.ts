@@ -185,6 +185,14 @@ describe('search over many issues', () => {
     expect(res.body).toHaveLength(2000);
     expect(res.body[0].key).toBe('BULK-1');
     expect(res.body[1999].key).toBe('BULK-2000');
+    expect(res.headers.get('search-truncated')).toBe('true');
+  });
+
+  test('when fewer than 2000 issues match, then the answer says nothing was cut', async () => {
+    const res = await search(bulk.admin, { search: 'needle' });
+    expect(res.body.length).toBeGreaterThan(0);
+    expect(res.body.length).toBeLessThan(2000);
+    expect(res.headers.get('search-truncated')).toBe('false');
   });
 
   test('when a rare word is searched among 20000 issues, then the plan reads the full-text GIN indexes, not the whole table', async () => {
