@@ -1,6 +1,7 @@
 import type { Router } from 'express';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv-provider.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { principalOf } from '@tracker/kit';
 import { callTool, type Caller } from '../domain/call-tool.use-case';
@@ -15,6 +16,11 @@ Typical work: find an issue with search_issues or read it by key with get_issue,
 Ids come from the list tools (list_queues, list_statuses, list_users). A refusal is an error result whose text is the API's problem+json (status, code, detail).`;
 
 const tools = { tools: TOOLS.map((tool) => tool.definition) };
+/**
+ * The SDK builds an Ajv instance per Server unless given one (for elicitation answers,
+ * which this server never asks for): 180 µs a request, a fifth of the agent's CPU (bench B8).
+ */
+const jsonSchemaValidator = new AjvJsonSchemaValidator();
 
 /**
  * One MCP server per request over the stateless Streamable HTTP transport: no session
@@ -27,10 +33,7 @@ export function mcpRoutes(router: Router, deps: AgentDeps): void {
     const caller: Caller = { principal: principalOf(res), requestId: res.locals.requestId };
     const server = mcpServer(deps, caller);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-    res.on('close', () => {
-      void transport.close();
-      void server.close();
-    });
+    res.on('close', () => void server.close()); // closes the transport too
     await server.connect(transport);
     await transport.handleRequest(req, res, req.body);
   });
@@ -51,7 +54,7 @@ const unknownTool = (name: string) =>
 function mcpServer(deps: AgentDeps, caller: Caller): Server {
   const server = new Server(
     { name: 'tracker', title: 'Tracker', version },
-    { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS },
+    { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS, jsonSchemaValidator },
   );
   server.setRequestHandler(ListToolsRequestSchema, () => tools);
   server.setRequestHandler(CallToolRequestSchema, async (request) => {
