@@ -1,28 +1,52 @@
 /**
- * CPU time of the machine's processes, grouped (gateway, issues, postgres, ...), sampled
- * from /proc while a measurement runs: which process pays how much of a request. Linux only.
- * Processes that start during the measurement count from zero (pgbench and its
- * Postgres backends); the last sample of a process that exits is kept.
+ * CPU time of the machine's processes, grouped (gateway, agent, issues, postgres, ...),
+ * sampled from /proc while a measurement runs: which process pays how much of a request.
+ * Linux only. Processes that start during the measurement count from zero (pgbench and
+ * its Postgres backends); the last sample of a process that exits is kept.
+ *
+ * Only this run's processes count: Node processes and pgbench that this process started
+ * (other test runs on the machine start services with the same names), and Postgres
+ * backends of the bench database (besides the server's own background processes). Redis
+ * and RabbitMQ are shared servers and counted whole.
  */
 import fs from 'node:fs';
 
 const TICKS_PER_SECOND = 100;
 
-function groupOf(pid: string): string | null {
+/** Which processes are this run's: children of `parentPid`, backends of `database`. */
+export interface CpuScope {
+  parentPid: number;
+  database?: string;
+}
+
+function groupOf(pid: string, scope: CpuScope): string | null {
   try {
     const cmdline = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ');
+    const comm = fs.readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
+    if (comm === 'postgres' || cmdline.startsWith('postgres')) {
+      // A backend's title: "postgres: 15/main: <user> <database> <host> <state>".
+      const database = /^postgres: [^:]+: (\S+) (\S+) \S+\(\d+\)/.exec(cmdline)?.[2] ?? /^postgres: [^:]+: (\S+) (\S+) \[local\]/.exec(cmdline)?.[2];
+      return database && scope.database && database !== scope.database ? null : 'postgres';
+    }
+    if (comm.startsWith('redis')) return 'redis';
+    if (comm === 'beam.smp') return 'rabbitmq';
+    if (parentOf(pid) !== scope.parentPid) return null;
+    if (comm === 'pgbench') return 'pgbench';
     if (cmdline.includes('loader.ts')) return 'load generator';
     if (cmdline.includes('bare-server.ts')) return 'bare server';
     if (cmdline.includes('src/main.ts')) {
       const service = /services\/(\w+)/.exec(fs.readlinkSync(`/proc/${pid}/cwd`))?.[1];
       return service ?? null;
     }
-    const comm = fs.readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
-    if (comm === 'pgbench') return 'pgbench';
-    if (comm === 'postgres' || cmdline.startsWith('postgres')) return 'postgres';
-    if (comm.startsWith('redis')) return 'redis';
-    if (comm === 'beam.smp') return 'rabbitmq';
     return null;
+  } catch {
+    return null;
+  }
+}
+
+function parentOf(pid: string): number | null {
+  try {
+    return Number(fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')[1]);
   } catch {
     return null;
   }
@@ -42,7 +66,7 @@ export interface CpuSampler {
   stop(): Map<string, number>;
 }
 
-export function sampleCpu(intervalMs = 200): CpuSampler {
+export function sampleCpu(scope: CpuScope = { parentPid: process.pid }, intervalMs = 200): CpuSampler {
   const seen = new Map<string, { group: string; first: number; last: number }>();
   const poll = (initial: boolean) => {
     for (const pid of fs.readdirSync('/proc')) {
@@ -52,7 +76,7 @@ export function sampleCpu(intervalMs = 200): CpuSampler {
       if (cpu === null) continue;
       if (known) known.last = cpu;
       else {
-        const group = groupOf(pid);
+        const group = groupOf(pid, scope);
         if (group) seen.set(pid, { group, first: initial ? cpu : 0, last: cpu });
       }
     }
@@ -79,12 +103,12 @@ export function perOperation(cpu: Map<string, number>, operations: number): { to
 }
 
 /** CPU per operation of named measurements over several runs: each run's total and the last breakdown. */
-export function cpuTally() {
+export function cpuTally(scope: CpuScope = { parentPid: process.pid }) {
   const runs = new Map<string, number[]>();
   const notes = new Map<string, string>();
   return {
     async measure<T>(name: string, work: () => Promise<T>, operations: (result: T) => number): Promise<T> {
-      const sampler = sampleCpu();
+      const sampler = sampleCpu(scope);
       const result = await work();
       const per = perOperation(sampler.stop(), operations(result));
       runs.set(name, [...(runs.get(name) ?? []), per.totalMs]);

@@ -9,6 +9,7 @@
  */
 import http from 'node:http';
 import autocannon from 'autocannon';
+import { answerTally, type AnswerCheck } from './checks';
 
 export interface LoadJob {
   kind: 'throughput' | 'latency';
@@ -27,6 +28,8 @@ export interface LoadJob {
   /** Requests per second over all connections (throughput only). */
   overallRate?: number;
   timeoutSeconds?: number;
+  /** Checks every answer's status and body (see checks.ts); failures are counted in `failedChecks`. */
+  check?: AnswerCheck;
 }
 
 export interface LoadResult {
@@ -40,6 +43,9 @@ export interface LoadResult {
   /** Transport errors and timeouts (no answer at all). */
   errors: number;
   timeouts: number;
+  /** Answers that failed `check` (status or body), and the first one's reason; 0 without a check. */
+  failedChecks: number;
+  firstFailure?: string;
 }
 
 /**
@@ -89,6 +95,7 @@ async function throughput(job: LoadJob): Promise<LoadResult> {
   // in it from setupRequest to onResponse; with pipelining 1 that is the answered one.
   const shared = rotation(job, 0, 1);
   const dynamic = Boolean(job.keys?.length || job.bodies?.length);
+  const checked = answerTally(job.check);
   const result = await autocannon({
     url: url.origin,
     connections: job.connections,
@@ -107,7 +114,12 @@ async function throughput(job: LoadJob): Promise<LoadResult> {
             context.key = key;
             return { ...req, path, body };
           },
-          onResponse: (status: number, body: string, context: any) => shared.answered(context.key, status, body),
+        }),
+        ...((dynamic || job.check) && {
+          onResponse: (status: number, body: string, context: any) => {
+            if (dynamic) shared.answered(context.key, status, body);
+            checked.answered(status, body);
+          },
         }),
       },
     ],
@@ -124,6 +136,8 @@ async function throughput(job: LoadJob): Promise<LoadResult> {
     statusCodes,
     errors: result.errors,
     timeouts: result.timeouts,
+    failedChecks: checked.failed,
+    firstFailure: checked.first,
   };
 }
 
@@ -132,6 +146,7 @@ async function latency(job: LoadJob): Promise<LoadResult> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: job.connections });
   const samples: number[] = [];
   const statusCodes: Record<string, number> = {};
+  const checked = answerTally(job.check);
   let errors = 0;
   const until = Date.now() + job.durationSeconds * 1000;
   const once = (path: string, body: string | undefined) =>
@@ -160,6 +175,7 @@ async function latency(job: LoadJob): Promise<LoadResult> {
           samples.push(performance.now() - started);
           statusCodes[status] = (statusCodes[status] ?? 0) + 1;
           rot.answered(key, status, text);
+          checked.answered(status, text);
         } catch {
           errors++;
         }
@@ -179,6 +195,8 @@ async function latency(job: LoadJob): Promise<LoadResult> {
     statusCodes,
     errors,
     timeouts: 0,
+    failedChecks: checked.failed,
+    firstFailure: checked.first,
   };
 }
 

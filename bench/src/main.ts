@@ -11,7 +11,8 @@ import { promisify } from 'node:util';
 import { connect } from 'amqplib';
 import { Client } from 'pg';
 import type { LoadJob, LoadResult } from './loader';
-import { median, percentile, ratioOf, table, type Row } from './stats';
+import { costRatios, median, percentile, ratioOf, table, type Row } from './stats';
+import { answerProblem } from './checks';
 import { SCHEMAS, WORDS } from './seed';
 import { EVENTS_QUEUE, EXCHANGE, rssMiB, startBenchSystem, startHelper, type BenchSystem } from './system';
 import { cpuTally } from './cpu';
@@ -31,6 +32,9 @@ const SECONDS = QUICK ? 4 : 10;
 const ISSUES = LARGE ? 1_000_000 : 100_000;
 // Each size has its own database, seeded once and kept, so switching modes does not reseed.
 const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? `postgresql://postgres@127.0.0.1:5432/tracker_bench${LARGE ? '_large' : ''}`;
+
+/** The processes CPU is counted for: this run's (see cpu.ts), not other runs' on the machine. */
+const CPU_SCOPE = { parentPid: process.pid, database: decodeURIComponent(new URL(DATABASE_URL).pathname.slice(1)) };
 
 const say = (text: string) => process.stderr.write(`[bench] ${text}\n`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -85,6 +89,7 @@ async function main() {
     if (wants('B5')) await b5(system);
     if (wants('B6')) await b6(system);
     if (wants('B7')) await b7(system, b1Max);
+    if (wants('B8')) await b8(system);
   } finally {
     for (const cleanup of cleanups) await cleanup().catch(() => undefined);
     await system.stop();
@@ -156,7 +161,7 @@ async function b1b2(system: BenchSystem, cleanups: Array<() => Promise<unknown>>
     noauth: () => ({ url: `${system.fixedGateway.url}${path}`, headers: token }),
   };
   const rps: Record<keyof typeof targets, number[]> = { bare: [], direct: [], gateway: [], noauth: [] };
-  const cpu = cpuTally();
+  const cpu = cpuTally(CPU_SCOPE);
   const p50: Record<'direct' | 'gateway', number[]> = { direct: [], gateway: [] };
   for (let run = 0; run < RUNS; run++) {
     for (const name of Object.keys(targets) as Array<keyof typeof targets>) {
@@ -254,7 +259,7 @@ COMMIT;
   const api = { create: [] as number[], patch: [] as number[], createP99: [] as number[], patchP99: [] as number[] };
   const sql = { create: [] as number[], patch: [] as number[] };
   // CPU per operation of every process (services, Postgres, Redis, broker, load generator).
-  const cpu = cpuTally();
+  const cpu = cpuTally(CPU_SCOPE);
   for (let run = 0; run < RUNS; run++) {
     const created = await cpu.measure('create', () => load({ kind: 'throughput', url: `${system.gateway.url}/api/v1/issues`, method: 'POST', headers: token, bodies, connections: 20, durationSeconds: SECONDS }), (r) => r.total);
     api.create.push(created.requestsPerSecond);
@@ -604,6 +609,94 @@ async function b7(system: BenchSystem, b1Max: number) {
     note: `peak / idle before: ${peaks.map((p) => p.toFixed(2)).join(' / ')}`,
   });
   row({ scenario: 'B7 overload 1.5× B1 max', metric: 'answers not 2xx/429/503', value: Object.values(bad).reduce((a, b) => a + b, 0) + errors, runs: [], ceilingName: '', ceiling: null, target: '0', met: (v) => v === 0, note });
+}
+
+// ---------------------------------------------------------------------------- B8
+/** The MCP request as an agent sends it without an initialize handshake (stateless transport, JSON answers). */
+const MCP_HEADERS = {
+  'content-type': 'application/json',
+  accept: 'application/json, text/event-stream',
+  'mcp-protocol-version': '2025-06-18',
+} as const;
+
+async function b8(system: BenchSystem) {
+  const [issue] = await someIssues(system, 1, 5); // B1's issue
+  const key = issue!.key;
+  const token = { authorization: `Bearer ${system.seeded.token}` };
+  const mcpBody = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get_issue', arguments: { key } } });
+  const targets = {
+    rest: { url: `${system.gateway.url}/api/v1/issues/${key}`, headers: token, check: { kind: 'json-object', field: 'key', equals: key } },
+    mcp: { url: `${system.gateway.url}/mcp`, method: 'POST', headers: { ...token, ...MCP_HEADERS }, body: mcpBody, check: { kind: 'mcp-result', id: 1, field: 'key', equals: key } },
+  } satisfies Record<string, Omit<LoadJob, 'kind' | 'connections' | 'durationSeconds'>>;
+
+  // Once before any load: the tool answers what REST answers, or nothing here is worth measuring.
+  const rest = await fetch(targets.rest.url, { headers: targets.rest.headers });
+  const restBody = (await rest.json()) as Record<string, unknown>;
+  const mcp = await fetch(targets.mcp.url, { method: 'POST', headers: targets.mcp.headers, body: mcpBody });
+  const mcpText = await mcp.text();
+  const problem = answerProblem(targets.mcp.check, mcp.status, mcpText);
+  if (rest.status !== 200 || problem) throw new Error(`B8: REST answered ${rest.status}; MCP: ${problem ?? 'ok'}`);
+  const structured = (JSON.parse(mcpText) as { result: { structuredContent: unknown } }).result.structuredContent;
+  if (JSON.stringify(structured) !== JSON.stringify(restBody)) throw new Error('B8: the tool\'s structuredContent is not the REST answer');
+  say(`B8: ${mcp.headers.get('content-type')}, ${Buffer.byteLength(mcpText)} bytes per tool answer against ${Buffer.byteLength(JSON.stringify(restBody))} bytes of REST`);
+
+  // B1's gateway settings: 10 connections, the same duration; a short unmeasured warm-up
+  // first (the agent is otherwise cold in the first run), then both sides in turn, the
+  // order alternating from run to run.
+  const job = (name: keyof typeof targets, seconds: number): LoadJob => ({ kind: 'throughput', ...targets[name], connections: 10, durationSeconds: seconds });
+  for (const name of ['rest', 'mcp'] as const) await load(job(name, 2));
+  const rps: Record<keyof typeof targets, number[]> = { rest: [], mcp: [] };
+  const bad: Record<keyof typeof targets, { answers: number; failed: number; first?: string }> = { rest: { answers: 0, failed: 0 }, mcp: { answers: 0, failed: 0 } };
+  const cpu = cpuTally(CPU_SCOPE);
+  for (let run = 0; run < RUNS; run++) {
+    for (const name of run % 2 ? (['mcp', 'rest'] as const) : (['rest', 'mcp'] as const)) {
+      const result = await cpu.measure(name, () => load(job(name, SECONDS)), (r) => r.total);
+      rps[name].push(result.requestsPerSecond);
+      bad[name].answers += result.total;
+      // Answers that failed the check (status, JSON-RPC error, isError, another issue) and no answer at all.
+      bad[name].failed += result.failedChecks + result.errors + result.timeouts;
+      bad[name].first ??= result.firstFailure ?? (result.errors + result.timeouts ? `${result.errors} errors, ${result.timeouts} timeouts` : undefined);
+    }
+    say(`B8 run ${run + 1}: REST ${rps.rest.at(-1)!.toFixed(0)}, MCP ${rps.mcp.at(-1)!.toFixed(0)} req/s; CPU ${cpu.runs('rest').at(-1)!.toFixed(2)} vs ${cpu.runs('mcp').at(-1)!.toFixed(2)} ms per request${bad.mcp.failed || bad.rest.failed ? `; FAILED CHECKS: MCP ${bad.mcp.failed}, REST ${bad.rest.failed} (${bad.mcp.first ?? bad.rest.first})` : ''}`);
+  }
+  const clean = bad.mcp.failed === 0 && bad.rest.failed === 0;
+  const scenario = 'B8 get_issue tool via gateway /mcp';
+  const restRps = median(rps.rest);
+  const restCpu = median(cpu.runs('rest'));
+  const ratios = costRatios({ rps: restRps, cpuMs: restCpu }, { rps: median(rps.mcp), cpuMs: median(cpu.runs('mcp')) });
+  row({
+    scenario,
+    metric: 'req/s (10 conn.)',
+    runs: rps.mcp,
+    ceilingName: 'GET /issues/{key} via gateway',
+    ceiling: restRps,
+    ratio: ratios.throughput,
+    target: '≤ 1.3× (REST ÷ MCP)',
+    met: (_v, r) => clean && r! <= 1.3,
+    note: `REST: ${rps.rest.map((r) => r.toFixed(0)).join(' / ')}`,
+  });
+  row({
+    scenario,
+    metric: CPU_METRIC,
+    runs: cpu.runs('mcp'),
+    ceilingName: 'REST via gateway, ms per request',
+    ceiling: restCpu,
+    ratio: ratios.cpu,
+    target: '≤ 1.3× (MCP ÷ REST)',
+    met: (_v, r) => clean && r! <= 1.3,
+    note: `${cpu.note('mcp')}; REST: ${cpu.runs('rest').map((r) => r.toFixed(2)).join(' / ')}, ${cpu.note('rest')}`,
+  });
+  row({
+    scenario,
+    metric: 'tool calls not answered 200 with a JSON-RPC result',
+    value: bad.mcp.failed,
+    runs: [],
+    ceilingName: '',
+    ceiling: null,
+    target: '0',
+    met: () => clean,
+    note: `of ${bad.mcp.answers} tool calls${bad.mcp.first ? `, first: ${bad.mcp.first.replace(/\|/g, '/')}` : ''}; REST: ${bad.rest.failed} of ${bad.rest.answers} not a 200 with the issue${bad.rest.first ? ` (${bad.rest.first.replace(/\|/g, '/')})` : ''}`,
+  });
 }
 
 main().catch((err) => {

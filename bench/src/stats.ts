@@ -43,6 +43,14 @@ export function ratioOf(value: number, ceiling: number): number {
   return ceiling === 0 ? NaN : value / ceiling;
 }
 
+/**
+ * B8's two ratios, both as "times the REST request" (above 1: the tool call costs more):
+ * REST req/s over the tool's req/s, and the tool's CPU per request over REST's.
+ */
+export function costRatios(rest: { rps: number; cpuMs: number }, tool: { rps: number; cpuMs: number }): { throughput: number; cpu: number } {
+  return { throughput: ratioOf(rest.rps, tool.rps), cpu: ratioOf(tool.cpuMs, rest.cpuMs) };
+}
+
 /** The results as a Markdown table. */
 export function table(rows: readonly Row[]): string {
   const header = '| scenario | metric | median | ceiling | ceiling median | ratio | target | met | runs |';

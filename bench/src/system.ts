@@ -26,6 +26,8 @@ export interface BenchSystem {
   access: ServiceProcess;
   issues: ServiceProcess;
   statistics: ServiceProcess;
+  /** The agent tool interface (MCP at /mcp), behind the gateway (B8). */
+  agent: ServiceProcess;
   gateway: ServiceProcess;
   /** A gateway with authentication skipped (BENCH_FIXED_PRINCIPAL), for B2. */
   fixedGateway: ServiceProcess;
@@ -66,8 +68,8 @@ export async function startBenchSystem(options: BenchOptions): Promise<BenchSyst
     await resetSchemas(db);
   }
   const started: ServiceProcess[] = [];
-  const start = async (name: Parameters<typeof startService>[0], extra: Record<string, string>) => {
-    const service = await startService(name, { ...env, ...extra }, { readyTimeoutMs: 60_000, nodeArgs: profileArgs(name) });
+  const start = async (name: Parameters<typeof startService>[0], extra: Record<string, string>, label: string = name) => {
+    const service = await startService(name, { ...env, ...extra }, { readyTimeoutMs: 60_000, nodeArgs: profileArgs(name, label) });
     started.push(service);
     return service;
   };
@@ -78,8 +80,15 @@ export async function startBenchSystem(options: BenchOptions): Promise<BenchSyst
     // Statistics comes later (after the replica is seeded); its URL is known now.
     const statisticsPort = await freePort();
     const statisticsUrl = `http://127.0.0.1:${statisticsPort}`;
+    // The agent needs no store: only the services its tools call (and the secret to sign for them).
+    const agent = await startService(
+      'agent',
+      { INTERNAL_SECRET: secret, LOG_LEVEL: env.LOG_LEVEL, ...upstreams, STATISTICS_URL: statisticsUrl },
+      { readyTimeoutMs: 60_000, nodeArgs: profileArgs('agent') },
+    );
+    started.push(agent);
     // A high limit: the rate limit's Redis counting is measured, its 429s are not.
-    const gatewayEnv = { ...upstreams, STATISTICS_URL: statisticsUrl, RATE_LIMIT_PER_MINUTE: '10000000' };
+    const gatewayEnv = { ...upstreams, STATISTICS_URL: statisticsUrl, AGENT_URL: agent.url, RATE_LIMIT_PER_MINUTE: '10000000' };
     const gateway = await start('gateway', gatewayEnv);
 
     if (reseed) {
@@ -103,7 +112,7 @@ export async function startBenchSystem(options: BenchOptions): Promise<BenchSyst
     let statistics = await startService('statistics', statisticsEnv, { port: statisticsPort, readyTimeoutMs: 60_000, nodeArgs: profileArgs('statistics') });
     started.push(statistics);
     const principal: UserPrincipal = { kind: 'user', userId: s.userId, workspaceId: s.workspaceId, workspaceRole: 'admin', tokenId: 1 };
-    const fixedGateway = await start('gateway', { ...gatewayEnv, BENCH_FIXED_PRINCIPAL: JSON.stringify(principal) });
+    const fixedGateway = await start('gateway', { ...gatewayEnv, BENCH_FIXED_PRINCIPAL: JSON.stringify(principal) }, 'gateway-fixed-principal');
     const queueIds = (await db.query(`SELECT id FROM "${SCHEMAS.issues}".queues WHERE workspace_id = $1 ORDER BY id`, [s.workspaceId])).rows.map((r) => r.id as number);
 
     const system: BenchSystem = {
@@ -114,6 +123,7 @@ export async function startBenchSystem(options: BenchOptions): Promise<BenchSyst
       access,
       issues,
       statistics,
+      agent,
       gateway,
       fixedGateway,
       statisticsEnv,
@@ -143,12 +153,15 @@ export async function startBenchSystem(options: BenchOptions): Promise<BenchSyst
 }
 
 /**
- * BENCH_CPU_PROFILE=issues,gateway: those services run with V8's CPU profiler and write a
- * .cpuprofile into bench/results/profiles when stopped (open in Chrome DevTools).
+ * BENCH_CPU_PROFILE=issues,gateway (any of access, issues, statistics, agent, gateway):
+ * those services run with V8's CPU profiler and write a .cpuprofile into
+ * bench/results/profiles/<service> when stopped (open in Chrome DevTools); the B2 gateway
+ * (authentication skipped) into profiles/gateway-fixed-principal. The profile covers the
+ * whole process, start-up included; the file of the main thread ends in .0.001.
  */
-function profileArgs(name: string): string[] {
+function profileArgs(name: string, label = name): string[] {
   const wanted = (process.env.BENCH_CPU_PROFILE ?? '').split(',').map((s) => s.trim());
-  return wanted.includes(name) ? ['--cpu-prof', `--cpu-prof-dir=${path.join(REPO_ROOT, 'bench', 'results', 'profiles')}`] : [];
+  return wanted.includes(name) ? ['--cpu-prof', `--cpu-prof-dir=${path.join(REPO_ROOT, 'bench', 'results', 'profiles', label)}`] : [];
 }
 
 async function admin(env: Record<string, string>, ...args: string[]): Promise<any> {
