@@ -185,3 +185,15 @@ describe('tool descriptions', () => {
     expect(description).toContain('`version`');
   });
 });
+
+describe('the size of tools/list', () => {
+  const nodes = (schema: unknown): Array<Record<string, unknown>> =>
+    !schema || typeof schema !== 'object' ? [] : [schema as Record<string, unknown>, ...Object.values(schema).flatMap(nodes)];
+
+  test('then no schema spells out a format as a pattern too (it is read into the agent\'s context), and formats are kept', () => {
+    const schemas = TOOLS.flatMap((tool) => [tool.definition.inputSchema, tool.definition.outputSchema]).flatMap(nodes);
+    expect(schemas.filter((node) => 'format' in node && 'pattern' in node)).toEqual([]);
+    expect(schemas.filter((node) => node.format === 'date-time').length).toBeGreaterThan(20);
+    expect(JSON.stringify(TOOLS.map((tool) => tool.definition)).length).toBeLessThan(64_000);
+  });
+});
