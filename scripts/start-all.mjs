@@ -67,6 +67,7 @@ waitForGateway(`http://127.0.0.1:${gatewayPort}/readyz`).then((ok) => {
   if (!ok) return;
   process.stdout.write(`
 Tracker is running: http://127.0.0.1:${gatewayPort}/api/v1
+Agents (MCP, Streamable HTTP): http://127.0.0.1:${gatewayPort}/mcp with the same token
 
 Create a workspace and a first admin token (in another terminal):
   pnpm -s admin workspace create --name Acme --admin-name Ada --json
