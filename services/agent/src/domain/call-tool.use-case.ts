@@ -46,7 +46,7 @@ async function run(deps: AgentDeps, caller: Caller, tool: Tool, args: Record<str
     throw error;
   }
   // The REST refusal exactly as REST sends it: status, code, detail, errors[], version.
-  if (answer.status >= 400) return { status: answer.status, result: { isError: true as const, content: [{ type: 'text' as const, text: answer.text }] } };
+  if (answer.status >= 400) return { status: answer.status, result: errorResult(answer.text) };
   const body = jsonOf(answer.text);
   // A success that is not JSON is a service answering out of contract: as for internalClient, unavailable.
   if (body === undefined) return refusal(upstreamUnavailable(operation.service));
@@ -83,6 +83,7 @@ const success = (value: Record<string, unknown>): ToolResult => ({
   structuredContent: value,
 });
 
-function refusal(error: AppError) {
-  return { status: error.status, result: { isError: true as const, content: [{ type: 'text' as const, text: JSON.stringify(problemBody(error)) }] } };
-}
+const errorResult = (problem: string): ToolResult => ({ isError: true, content: [{ type: 'text', text: problem }] });
+
+/** A refusal of the agent's own (invalid arguments, a service away), as REST would answer it. */
+const refusal = (error: AppError) => ({ status: error.status, result: errorResult(JSON.stringify(problemBody(error))) });
