@@ -89,7 +89,7 @@ export function internalClient(options: { baseUrl: string; secret: string; servi
 
 /**
  * The 503 for a request whose owning service is down or did not answer in time:
- * decisions.md names statistics' own code, every other service answers alike.
+ * the statistics paths have their own code (README, Behaviour worth knowing), every other service answers alike.
  */
 export const upstreamUnavailable = (service: string) =>
   service === 'statistics'

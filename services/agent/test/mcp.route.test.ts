@@ -65,7 +65,7 @@ const invalidArguments = (errors: Array<{ path: string; message: unknown }>) => 
   errors,
 });
 
-/** The 503 problem for a service that is away: statistics has its own code (decisions.md). */
+/** The 503 problem for a service that is away: statistics has its own code. */
 const unavailable = (service: Service) =>
   service === 'statistics'
     ? { type: 'https://tracker.dev/problems/statistics-unavailable', title: 'Statistics unavailable', status: 503, detail: 'The statistics service is temporarily unavailable. Retry later.', code: 'statistics_unavailable' }
