@@ -16,3 +16,11 @@ export const aclCacheKey = (userId: number) => `acl:user:${userId}`;
 
 export const CACHE_FRESH_KEY = 'authz:fresh';
 export const CACHE_FRESH_TTL_MS = 3000;
+
+/**
+ * Cached under `authCacheKey` when no token has that hash. It never goes stale: a new
+ * token is a fresh random secret, so its hash is never one that was looked up before.
+ */
+export const UNKNOWN_TOKEN = { kind: 'unknown-token' } as const;
+/** Unknown tokens are remembered briefly: enough to make a retrying client cheap, bounded in memory. */
+export const UNKNOWN_TOKEN_TTL_SECONDS = 60;

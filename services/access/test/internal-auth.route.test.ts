@@ -1,4 +1,4 @@
-import { authCacheKey, hashToken } from '@tracker/kit';
+import { authCacheKey, hashToken, UNKNOWN_TOKEN_TTL_SECONDS } from '@tracker/kit';
 import { sharedCache } from '../src/data-access/shared-cache';
 import { createToken } from '../src/domain/create-token.use-case';
 import { revokeToken } from '../src/domain/revoke-token.use-case';
@@ -26,11 +26,22 @@ describe('POST /internal/auth/resolve', () => {
     expect(await access.redis.ttl(authCacheKey(hashToken(ws.admin.token)))).toBeGreaterThan(0);
   });
 
-  test('when the token is unknown, then null and nothing is cached', async () => {
+  test('when no token has the hash, then null, remembered as unknown for at most a minute', async () => {
     const token = `trk_${'a'.repeat(40)}`;
     const res = await resolve(token);
     expect(res.body).toEqual({ principal: null });
-    expect(await access.redis.exists(authCacheKey(hashToken(token)))).toBe(0);
+    expect(JSON.parse((await access.redis.get(authCacheKey(hashToken(token))))!)).toEqual({ kind: 'unknown-token' });
+    expect(await access.redis.ttl(authCacheKey(hashToken(token)))).toBeGreaterThan(0);
+    expect(await access.redis.ttl(authCacheKey(hashToken(token)))).toBeLessThanOrEqual(UNKNOWN_TOKEN_TTL_SECONDS);
+  });
+
+  test('when a token exists but may not be used (revoked, owner deactivated), then nothing is cached for it', async () => {
+    const ws = await access.workspace();
+    const member = await access.member(ws.id);
+    const off = await access.call('PATCH', `/api/v1/users/${member.id}`, { as: ws.admin.principal, body: { active: false } });
+    expect(off.status).toBe(200);
+    expect((await resolve(member.token)).body).toEqual({ principal: null });
+    expect(await access.redis.exists(authCacheKey(hashToken(member.token)))).toBe(0);
   });
 
   test('when a token is revoked, then its cache entry is gone before the revoke returns and it resolves to null', async () => {

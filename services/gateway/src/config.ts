@@ -27,6 +27,19 @@ const Env = serviceEnv({
   /** Requests per token per minute; 0 turns the limit off. */
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).max(10_000_000).default(6000),
   UPSTREAM_TIMEOUT_MS: z.coerce.number().int().min(100).max(300_000).default(15_000),
+  /** A request body must have arrived in full this long after its headers (408 otherwise). */
+  BODY_TIMEOUT_MS: z.coerce.number().int().min(100).max(300_000).default(10_000),
+  /** Failed authentications per client address per minute before its requests get 429; 0 turns the limit off. */
+  AUTH_FAILURES_PER_MINUTE: z.coerce.number().int().min(0).max(10_000_000).default(60),
+  /**
+   * Behind a reverse proxy: the header holding the client's address, set by that proxy
+   * (e.g. X-Forwarded-For, whose last entry is taken). Unset: the connection's address.
+   */
+  CLIENT_ADDRESS_HEADER: z
+    .string()
+    .regex(/^[A-Za-z0-9-]{1,64}$/, 'must be a header name')
+    .transform((name) => name.toLowerCase())
+    .optional(),
   AUTH_TIMEOUT_MS: z.coerce.number().int().min(50).max(60_000).default(3_000),
   REDIS_TIMEOUT_MS: z.coerce.number().int().min(10).max(10_000).default(250),
   /**
@@ -58,7 +71,8 @@ const Env = serviceEnv({
     metrics: { port: env.METRICS_PORT },
     upstreams: { access: env.ACCESS_URL, issues: env.ISSUES_URL, statistics: env.STATISTICS_URL, agent: env.AGENT_URL },
     upstreamTimeoutMs: env.UPSTREAM_TIMEOUT_MS,
-    auth: { timeoutMs: env.AUTH_TIMEOUT_MS },
+    bodyTimeoutMs: env.BODY_TIMEOUT_MS,
+    auth: { timeoutMs: env.AUTH_TIMEOUT_MS, failuresPerMinute: env.AUTH_FAILURES_PER_MINUTE, clientAddressHeader: env.CLIENT_ADDRESS_HEADER },
     redis: { url: env.REDIS_URL, timeoutMs: env.REDIS_TIMEOUT_MS },
     rateLimit: { perMinute: env.RATE_LIMIT_PER_MINUTE },
     internal: { secret: env.INTERNAL_SECRET },

@@ -33,9 +33,9 @@ export function sharedCache(redis: Redis, db: Db, ttlSeconds: number, log: Logge
     /** Caching is only attempted when Redis is connected; otherwise lookups skip the row lock too. */
     isAvailable: () => redis.status === 'ready',
 
-    async store(key: string, value: unknown): Promise<void> {
+    async store(key: string, value: unknown, ttl = ttlSeconds): Promise<void> {
       try {
-        await redis.set(key, JSON.stringify(value), 'EX', ttlSeconds);
+        await redis.set(key, JSON.stringify(value), 'EX', ttl);
       } catch (err) {
         log.debug({ err }, 'cache write skipped');
       }

@@ -1,4 +1,4 @@
-import { authCacheKey, type UserPrincipal } from '@tracker/kit';
+import { authCacheKey, UNKNOWN_TOKEN, UNKNOWN_TOKEN_TTL_SECONDS, type UserPrincipal } from '@tracker/kit';
 import type { AccessDeps } from './deps';
 import type { TokenOwner } from './model';
 
@@ -7,15 +7,21 @@ const principalOf = (owner: TokenOwner): UserPrincipal | null =>
     ? null
     : { kind: 'user', userId: owner.userId, workspaceId: owner.workspaceId, workspaceRole: owner.workspaceRole, tokenId: owner.tokenId };
 
-/** The gateway's cache miss: who owns this token hash, if it may be used at all. */
+/**
+ * The gateway's cache miss: who owns this token hash, if it may be used at all. A hash
+ * no token has is the cheap case (one plain read, remembered in the cache), since
+ * floods of made-up tokens are what reaches this.
+ */
 export async function resolveToken(deps: Pick<AccessDeps, 'tokens' | 'cache'>, tokenHash: string) {
-  if (!deps.cache.isAvailable()) {
-    const owner = await deps.tokens.findOwner(tokenHash);
+  const owner = await deps.tokens.findOwner(tokenHash);
+  if (!owner || !deps.cache.isAvailable()) {
+    if (!owner && deps.cache.isAvailable()) await deps.cache.store(authCacheKey(tokenHash), UNKNOWN_TOKEN, UNKNOWN_TOKEN_TTL_SECONDS);
     return owner ? principalOf(owner) : null;
   }
+  // A principal is cached only while its rows are locked (see tokens.repository).
   let principal: UserPrincipal | null = null;
-  await deps.tokens.findOwner(tokenHash, async (owner) => {
-    principal = principalOf(owner);
+  await deps.tokens.findOwner(tokenHash, async (locked) => {
+    principal = principalOf(locked);
     if (principal) await deps.cache.store(authCacheKey(tokenHash), principal);
   });
   return principal;

@@ -1,23 +1,31 @@
 import type { Redis } from 'ioredis';
-import { authCacheKey, CACHE_FRESH_KEY, type UserPrincipal } from '@tracker/kit';
-import { rateLimitKey, WINDOW_SECONDS } from '../domain/rate-limit';
+import { authCacheKey, CACHE_FRESH_KEY, UNKNOWN_TOKEN, type UserPrincipal } from '@tracker/kit';
+import { authFailureKey, rateLimitKey, WINDOW_SECONDS } from '../domain/rate-limit';
+
+/**
+ * What the cache says of a token: its principal; `unknown-token` when no token has this
+ * hash (the access service records that, and it stays true); `ask-access` when nothing
+ * trustworthy is known (not cached, Redis away, or the cache not fresh).
+ */
+export type CachedToken = UserPrincipal | 'unknown-token' | 'ask-access';
 
 export interface CacheLookup {
-  /** undefined: nothing trustworthy is known (Redis away or the cache not fresh): ask the access service. */
-  principal: UserPrincipal | null | undefined;
+  token: CachedToken;
   /** Requests of this token in the current window, or null when Redis did not answer. */
   requests: number | null;
+  /** Failed authentications of this client in the current window (0 when Redis did not answer). */
+  failures: number;
 }
 
 /**
  * One round trip to Redis per request: the cached principal, whether the cache may be
- * trusted (see CACHE_FRESH_KEY), and the rate-limit counter. Any Redis failure
- * degrades to "unknown", never to a decision.
+ * trusted (see CACHE_FRESH_KEY), the rate-limit counter and the client's failed
+ * authentications. Any Redis failure degrades to "unknown", never to a decision.
  */
 export function authStore(redis: Redis) {
   return {
-    async lookup(tokenHash: string, windowId: number, countRequest: boolean): Promise<CacheLookup> {
-      const pipeline = redis.pipeline().get(authCacheKey(tokenHash)).exists(CACHE_FRESH_KEY);
+    async lookup(tokenHash: string, windowId: number, countRequest: boolean, client: string): Promise<CacheLookup> {
+      const pipeline = redis.pipeline().get(authCacheKey(tokenHash)).exists(CACHE_FRESH_KEY).get(authFailureKey(client, windowId));
       if (countRequest) {
         const key = rateLimitKey(tokenHash, windowId);
         pipeline.incr(key).expire(key, WINDOW_SECONDS + 1, 'NX');
@@ -26,26 +34,35 @@ export function authStore(redis: Redis) {
         const results = (await pipeline.exec()) ?? [];
         const [cacheError, cached] = results[0] ?? [new Error('no reply')];
         const [freshError, fresh] = results[1] ?? [new Error('no reply')];
-        const [countError, count] = results[2] ?? [null, null];
+        const [failuresError, failures] = results[2] ?? [new Error('no reply')];
+        const [countError, count] = results[3] ?? [null, null];
         const trusted = !cacheError && !freshError && fresh === 1;
         return {
-          principal: trusted ? parsePrincipal(cached as string | null) : undefined,
+          token: trusted ? parseCached(cached as string | null) : 'ask-access',
           requests: countError || count === null || count === undefined ? null : Number(count),
+          failures: failuresError ? 0 : Number(failures ?? 0),
         };
       } catch {
-        return { principal: undefined, requests: null };
+        return { token: 'ask-access', requests: null, failures: 0 };
       }
+    },
+
+    /** Counts a failed authentication against the client; best effort. */
+    async recordFailure(client: string, windowId: number): Promise<void> {
+      const key = authFailureKey(client, windowId);
+      await redis.pipeline().incr(key).expire(key, WINDOW_SECONDS + 1, 'NX').exec().catch(() => undefined);
     },
   };
 }
 
-function parsePrincipal(raw: string | null): UserPrincipal | null | undefined {
-  if (raw === null) return null;
+function parseCached(raw: string | null): CachedToken {
+  if (raw === null) return 'ask-access';
   try {
     const value = JSON.parse(raw);
-    return value?.kind === 'user' ? (value as UserPrincipal) : undefined;
+    if (value?.kind === 'user') return value as UserPrincipal;
+    return value?.kind === UNKNOWN_TOKEN.kind ? 'unknown-token' : 'ask-access';
   } catch {
-    return undefined;
+    return 'ask-access';
   }
 }
 

@@ -7,3 +7,17 @@ export function windowOf(nowMs: number): { id: number; retryAfterSeconds: number
 }
 
 export const rateLimitKey = (tokenHash: string, windowId: number) => `rl:${tokenHash.slice(0, 32)}:${windowId}`;
+
+export const authFailureKey = (clientAddress: string, windowId: number) => `af:${clientAddress}:${windowId}`;
+
+/**
+ * The client a failed authentication is counted against: the connection's address, or
+ * behind a reverse proxy the last entry of the header it sets (X-Forwarded-For style:
+ * the entries before it come from the client and can be forged). Bounded in length,
+ * since it becomes part of a Redis key.
+ */
+export function clientAddressOf(headerValue: string | string[] | undefined, socketAddress: string | undefined, useHeader: boolean): string {
+  const raw = useHeader && headerValue !== undefined ? (Array.isArray(headerValue) ? headerValue.at(-1)! : headerValue) : socketAddress;
+  const address = raw?.split(',').at(-1)?.trim();
+  return address ? address.slice(0, 64) : 'unknown';
+}
