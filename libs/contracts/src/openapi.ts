@@ -141,12 +141,15 @@ const PROBLEM_RESPONSES: Record<ProblemCode, { description: string; headers?: Ar
   queue_key_taken: { description: 'The queue key is already used in this workspace.' },
   payload_too_large: { description: 'The body is larger than 1 MiB.' },
   bad_request: { description: 'The request is not valid HTTP (answered before any routing, then the connection is closed).' },
-  request_timeout: { description: 'The request line, headers or body did not arrive in time (10 s for the headers, 30 s in all).' },
+  request_timeout: { description: 'The request did not arrive in time: the headers within 10 s, the body within 10 s of the headers. The connection is closed.' },
   headers_too_large: { description: 'The request line and headers are larger than 16 KiB.' },
   validation_failed: {
     description: 'Invalid input: malformed JSON, a body without `Content-Type: application/json`, an unknown field, a value out of range, or a path id that is not an integer from 1 to 2147483647. `errors` lists every failing field.',
   },
-  rate_limited: { description: 'Too many requests for this token in the current minute.', headers: ['Retry-After', 'RateLimit-Limit', 'RateLimit-Remaining'] },
+  rate_limited: {
+    description: 'Too many requests for this token in the current minute, or too many failed authentications (60 a minute) from this client address.',
+    headers: ['Retry-After', 'RateLimit-Limit', 'RateLimit-Remaining'],
+  },
   service_unavailable: { description: 'A service this request needs is down or did not answer in time.', headers: ['Retry-After'] },
   statistics_unavailable: { description: 'The statistics service is down, or its replica is being built.', headers: ['Retry-After'] },
 };
@@ -401,7 +404,8 @@ const DESCRIPTION = `The REST API of Tracker, a team issue tracker organised in 
 - Requests and answers are JSON; a request body is sent with \`Content-Type: application/json\`, at most 1 MiB. Unknown fields are rejected.
 - Errors are RFC 9457 problem details (\`application/problem+json\`) with a stable \`code\`. An unknown path or an unserved method is 404.
 - Search and statistics work on at most ${SEARCH_LIMIT} issues.
-- Each token may make a limited number of requests per minute (429 \`rate_limited\` with \`Retry-After\` beyond it; \`RateLimit-Limit\` and \`RateLimit-Remaining\` tell where it stands).
+- Each token may make a limited number of requests per minute (429 \`rate_limited\` with \`Retry-After\` beyond it; \`RateLimit-Limit\` and \`RateLimit-Remaining\` tell where it stands). A client address with more than 60 failed authentications in a minute gets 429 on every request for the rest of that minute.
+- A request is judged when it has arrived whole: its body must follow its headers within 10 s (408 otherwise), and a token revoked or a role changed before the body's last byte no longer counts for it.
 - Every answer carries \`X-Request-Id\` (a valid one sent by the client is kept) and \`Cache-Control: no-store\`.
 - Optimistic concurrency: an issue has a \`version\`; send the last one read in an update. On 409 \`version_conflict\`, re-read the issue and reconsider the change, a bounded number of times.`;
 
