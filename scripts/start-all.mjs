@@ -1,29 +1,44 @@
 #!/usr/bin/env node
 // Runs the five services in one terminal (what `pnpm start` does after migrating):
 // a shared internal signing secret, one prefixed log stream, and a clean stop on Ctrl-C.
+//
+// Ports: gateway 8080, access 8081, issues 8082, statistics 8083, agent 8084, each with
+// its /metrics listener on its port + 1000. <NAME>_PORT (GATEWAY_PORT, ACCESS_PORT, ...)
+// moves a service, and its metrics listener with it (still + 1000, or 0 with port 0);
+// <NAME>_METRICS_PORT (ACCESS_METRICS_PORT, ...) sets a metrics port of its own. The
+// services call one another on the ports of this run unless ACCESS_URL etc. are set, so
+// a second copy with all five ports moved runs beside the first. PORT and METRICS_PORT
+// in the environment are ignored: the five services would all take the same port.
+// Ports that are not numbers or that two listeners would share stop the start (exit 78).
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { SERVICES, listenPorts, upstreamUrls } from './start-all-ports.cjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const services = [
-  ['access', 8081],
-  ['issues', 8082],
-  ['statistics', 8083],
-  ['agent', 8084],
-  ['gateway', 8080],
-];
+
+let ports;
+try {
+  ports = listenPorts(process.env);
+} catch (error) {
+  process.stderr.write(`start-all: ${error.message}\n`);
+  process.exit(78);
+}
 
 // Each service would fall back to the development secret; one random secret per run is safer.
-const env = { ...process.env, INTERNAL_SECRET: process.env.INTERNAL_SECRET ?? randomBytes(32).toString('hex') };
+const env = {
+  ...process.env,
+  ...upstreamUrls(ports, process.env),
+  INTERNAL_SECRET: process.env.INTERNAL_SECRET ?? randomBytes(32).toString('hex'),
+};
 const children = new Map();
 let stopping = false;
 
-for (const [name, port] of services) {
+for (const name of SERVICES) {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
     cwd: path.join(root, 'services', name),
-    env: { PORT: String(port), METRICS_PORT: String(port + 1000), ...env, ...portOverride(name) },
+    env: { ...env, PORT: String(ports[name].port), METRICS_PORT: String(ports[name].metricsPort) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.set(name, child);
@@ -45,12 +60,6 @@ for (const [name, port] of services) {
   });
 }
 
-// PORT in the environment would otherwise apply to every service.
-function portOverride(name) {
-  const key = `${name.toUpperCase()}_PORT`;
-  return process.env[key] ? { PORT: process.env[key] } : {};
-}
-
 function stop(code = 0) {
   if (stopping) return;
   stopping = true;
@@ -62,7 +71,7 @@ function stop(code = 0) {
 process.on('SIGINT', () => stop(0));
 process.on('SIGTERM', () => stop(0));
 
-const gatewayPort = process.env.GATEWAY_PORT ?? 8080;
+const gatewayPort = ports.gateway.port;
 waitForGateway(`http://127.0.0.1:${gatewayPort}/readyz`).then((ok) => {
   if (!ok) return;
   process.stdout.write(`

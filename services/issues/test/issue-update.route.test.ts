@@ -176,6 +176,52 @@ describe('PATCH /api/v1/issues/{key}', () => {
       });
     });
 
+    // An end position is one past the largest committed one, so writers racing for one
+    // end get 1..N only if each read after the one before it committed: positions are
+    // then in commit order. Outbox rows are numbered while the writer holds its turn at
+    // the end, so their order is the commit order too, and the two must agree.
+    const ascending = (n: number) => Array.from({ length: n }, (_, k) => k + 1);
+    /** The ids among `ids`, in the order of the last event written for each. */
+    async function lastEventOrder(ids: number[]) {
+      const last = new Map<number, number>();
+      (await h.outbox('issue')).forEach((e, n) => last.set(Number(e.payload.aggregate.id), n));
+      return ids.map((id) => [id, last.get(id)!] as const).sort((a, b) => a[1] - b[1]).map(([id]) => id);
+    }
+
+    test('when 20 issues move at once into one status without a position, then they take 1..20, in the order their events were written', async () => {
+      const { queue, writer, status, issue } = await setup();
+      const issues = [issue];
+      for (let i = 1; i < 20; i++) issues.push(await h.issue(writer, queue.id));
+      const replies = await Promise.all(issues.map((i) => patch(writer, i.key, { status_id: status['In review'], version: 1 })));
+      expect(replies.map((r) => r.status)).toEqual(Array(20).fill(200));
+      const moved = replies.map((r) => r.body).sort((a, b) => a.position - b.position);
+      expect(moved.map((i) => i.position)).toEqual(ascending(20));
+      expect(await lastEventOrder(moved.map((i) => i.id))).toEqual(moved.map((i) => i.id));
+    });
+
+    test('when creations and moves race for the end of the first open status, then each gets its own place, in the order their events were written', async () => {
+      const { queue, writer, status, issue } = await setup();
+      const issues = [issue];
+      for (let i = 1; i < 10; i++) issues.push(await h.issue(writer, queue.id));
+      for (const i of issues) expect((await patch(writer, i.key, { status_id: status['In progress'] })).status).toBe(200);
+      const replies = await Promise.all(
+        issues.flatMap((i) => [patch(writer, i.key, { status_id: status.Open }), h.call('POST', '/api/v1/issues', { as: writer, body: { queue_id: queue.id, title: 'New' } })]),
+      );
+      expect(replies.map((r) => r.status)).toEqual(issues.flatMap(() => [200, 201]));
+      const open = replies.map((r) => r.body).sort((a, b) => a.position - b.position);
+      expect(open.map((i) => [i.status_id, i.position])).toEqual(ascending(20).map((p) => [status.Open, p]));
+      expect(await lastEventOrder(open.map((i) => i.id))).toEqual(open.map((i) => i.id));
+    });
+
+    test('when moves of one issue race with one version, then one lands at the end and the others are 409 without a trace', async () => {
+      const { writer, status, issue } = await setup();
+      const replies = await Promise.all(Array.from({ length: 10 }, () => patch(writer, issue.key, { status_id: status.Done, version: 1 })));
+      expect(replies.map((r) => r.status).sort()).toEqual([200, ...Array(9).fill(409)]);
+      expect(replies.filter((r) => r.status === 409).every((r) => r.body.code === 'version_conflict' && r.body.version === 2)).toBe(true);
+      expect(await read(writer, issue.key)).toMatchObject({ status_id: status.Done, position: 1, version: 2 });
+      expect((await h.outbox('issue', issue.id)).map((e) => e.type)).toEqual(['issue.created', 'issue.updated']);
+    });
+
     test("when the status belongs to another queue or does not exist, then 422 at status_id", async () => {
       const { ws, writer, issue } = await setup();
       const otherQueue = await h.queue(ws);

@@ -63,9 +63,7 @@ export function issuesRepository(c: Sql) {
     /**
      * Hands out the queue's next issue number. The counter row stays locked until
      * commit, so concurrent creations in one queue get consecutive numbers and a
-     * rolled-back creation's number is never seen by anyone. (The end position of a
-     * status is read by a later statement: one taken in this statement would use a
-     * snapshot from before the wait for the lock.)
+     * rolled-back creation's number is never seen by anyone.
      */
     async nextNumber(queueId: number): Promise<{ number: number; queueKey: string }> {
       const rows = await prepared<{ number: number; queueKey: string }>(
@@ -87,7 +85,16 @@ export function issuesRepository(c: Sql) {
       return rows[0] ?? null;
     },
 
-    async maxPosition(statusId: number, exceptIssueId?: number): Promise<number | null> {
+    /**
+     * The largest position in a status, for a write that puts an issue at its end. The
+     * status row is locked first, until the transaction ends, so such writes take turns:
+     * the max, read by a later statement (one read in the locking statement would use a
+     * snapshot from before the wait), includes the place the previous one committed, and
+     * positions follow commit order. FOR NO KEY UPDATE, like the issue lock: it does not
+     * block the foreign-key checks of issues entering the status with a given position.
+     */
+    async lockedMaxPosition(statusId: number, exceptIssueId?: number): Promise<number | null> {
+      await prepared(c, 'issues.lock-status', `SELECT 1 FROM statuses WHERE id = $1 FOR NO KEY UPDATE`, [statusId]);
       // Issue ids start at 1, so 0 excludes nothing.
       const rows = await prepared<{ max: number | null }>(
         c,

@@ -13,7 +13,8 @@ import { initialStatus } from './queues.rules';
 /**
  * A new issue at the end of its queue's first `open` status, with a "created" history
  * entry. The key's number comes from the queue's counter inside the transaction:
- * consecutive, never reused.
+ * consecutive, never reused. The end is read with the status locked, so racing
+ * creations and moves into that status each get their own place, in commit order.
  */
 export async function createIssue(deps: IssuesDeps, ctx: RequestContext, input: IssueCreate): Promise<IssueRecord> {
   const [access, queue] = await Promise.all([accessOf(deps.grants, ctx), deps.store.queues.findInWorkspace(ctx.workspaceId, input.queue_id)]);
@@ -41,7 +42,7 @@ export async function createIssue(deps: IssuesDeps, ctx: RequestContext, input: 
       title: input.title,
       description: input.description,
       status_id: status.id,
-      position: endPosition(await tx.issues.maxPosition(status.id)),
+      position: endPosition(await tx.issues.lockedMaxPosition(status.id)),
       assignee_id: input.assignee_id,
       parent_id: input.parent_id,
       priority: input.priority,

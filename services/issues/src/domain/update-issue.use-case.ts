@@ -12,7 +12,9 @@ import type { IssueRecord, RequestContext } from './model';
 /**
  * Changes fields or moves the issue. The version check and the write happen on
  * the locked row, so of N concurrent PATCHes sent with one version exactly one
- * wins. A PATCH that changes nothing keeps the version and writes nothing.
+ * wins. A PATCH that changes nothing keeps the version and writes nothing. A move
+ * without `position` goes to the end of the new status, read with that status locked
+ * (after the version check, so a stale PATCH never waits for it).
  */
 export async function updateIssue(deps: IssuesDeps, ctx: RequestContext, key: string, update: IssueUpdate): Promise<IssueRecord> {
   const { issue: seen, access } = await writableIssue(deps, ctx, key);
@@ -29,7 +31,7 @@ export async function updateIssue(deps: IssuesDeps, ctx: RequestContext, key: st
     if (movesToAnotherStatus(current, patch)) {
       const status = await tx.issues.statusInQueue(current.queueId, patch.status_id!);
       if (!status) throw issuesErrors.invalidField('status_id', "must be a status of the issue's queue");
-      if (patch.position === undefined) endOfNewStatus = endPosition(await tx.issues.maxPosition(status.id, current.id));
+      if (patch.position === undefined) endOfNewStatus = endPosition(await tx.issues.lockedMaxPosition(status.id, current.id));
     }
     if (patch.parent_id != null && patch.parent_id !== current.parent_id) await checkParent(tx, ctx, access, current, patch.parent_id);
     if (patch.assignee_id != null && patch.assignee_id !== current.assignee_id) await checkAssignee(patch.assignee_id);
