@@ -10,12 +10,14 @@ const hasBody = (req: Request) => req.headers['transfer-encoding'] !== undefined
  * Reads the whole body (as sent: still encoded) before anything else happens, so that
  * the caller is authenticated when the request is complete, not when its headers came
  * (a revoke answered in between holds), and so that a client that stalls holds no
- * upstream connection. Too slow is 408, too large 413; both close the connection,
- * since the rest of the body is not worth reading. No body: null.
+ * upstream connection. Too slow is 408, too large while reading 413; both close the
+ * connection, since the rest of the body is not worth reading. No body: null.
  */
 export async function readRequestBody(req: Request, res: Response, timeoutMs: number): Promise<Buffer | null> {
   if (!hasBody(req)) return null;
-  if (Number(req.headers['content-length'] ?? 0) > BODY_LIMIT_BYTES) throw closing(res, tooLarge());
+  // Refused before a byte is read: the announced body is drained (see api.route), so a
+  // client still sending it reads the answer rather than a reset connection.
+  if (Number(req.headers['content-length'] ?? 0) > BODY_LIMIT_BYTES) throw tooLarge();
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(closing(res, new AppError('request_timeout', `The request body did not arrive within ${timeoutMs / 1000} s of its headers.`))), timeoutMs);
