@@ -7,6 +7,7 @@
  * Both may rotate over `keys` (the path's {key}) and keep each issue's version for
  * versioned PATCHes (body {"title": ..., "version": <last seen>}).
  */
+import fs from 'node:fs';
 import http from 'node:http';
 import autocannon from 'autocannon';
 import { answerTally, type AnswerCheck } from './checks';
@@ -19,6 +20,8 @@ export interface LoadJob {
   /** A fixed body, or one chosen per request by `bodies` (rotating). */
   body?: string;
   bodies?: string[];
+  /** `bodies` read from these files: bodies too large for the command line (B9). */
+  bodyFiles?: string[];
   /** Issue keys to rotate over: the URL's "{key}" is replaced. */
   keys?: string[];
   /** Versioned PATCH: the current version of each key (same order as keys). */
@@ -202,6 +205,7 @@ async function latency(job: LoadJob): Promise<LoadResult> {
 
 async function main() {
   const job = JSON.parse(process.argv[2]!) as LoadJob;
+  if (job.bodyFiles) job.bodies = job.bodyFiles.map((file) => fs.readFileSync(file, 'utf8'));
   const result = job.kind === 'latency' ? await latency(job) : await throughput(job);
   process.stdout.write(`${JSON.stringify(result)}\n`);
 }

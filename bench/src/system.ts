@@ -164,7 +164,8 @@ function profileArgs(name: string, label = name): string[] {
   return wanted.includes(name) ? ['--cpu-prof', `--cpu-prof-dir=${path.join(REPO_ROOT, 'bench', 'results', 'profiles', label)}`] : [];
 }
 
-async function admin(env: Record<string, string>, ...args: string[]): Promise<any> {
+/** `pnpm -s admin <args> --json` against the bench's access schema; the parsed last line. */
+export async function admin(env: Record<string, string>, ...args: string[]): Promise<any> {
   const { stdout } = await run('pnpm', ['-s', 'admin', ...args, '--json'], {
     cwd: REPO_ROOT,
     env: { ...process.env, ...env, DATABASE_SCHEMA: SCHEMAS.access, LOG_LEVEL: 'silent' },

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { isDatabaseUnavailable } from './database-errors';
 import { AppError, problemBody } from './errors';
 import { dependencyUnavailable, UpstreamUnavailableError } from './internal-client';
+import { jsonBody } from './json-body';
 import type { Logger } from './logger';
 import { httpMetrics, type Metrics } from './metrics';
 import { PRINCIPAL_HEADER, verifyPrincipal, type Principal, type UserPrincipal } from './principal';
@@ -33,11 +34,11 @@ export interface ServiceAppOptions extends BaseAppOptions {
   userPaths?: string[];
 }
 
-/** Builds every service's express app the same way: ids, logs, health, auth, errors. */
+/** Builds every service's express app the same way: ids, logs, health, bodies (json-body.ts), auth, errors. */
 export function createServiceApp(options: ServiceAppOptions): express.Express {
   const app = createBaseApp(options);
   const userPaths = options.userPaths ?? ['/api/v1'];
-  app.use([...userPaths, '/internal'], requireJsonBody, express.json({ limit: options.bodyLimit ?? '1mb', strict: true }));
+  app.use([...userPaths, '/internal'], requireJsonBody, ...jsonBody(options.bodyLimit ?? '1mb'));
   app.use(userPaths, requirePrincipal(options.secrets, 'user'));
   app.use('/internal', requirePrincipal(options.secrets, 'service'));
   const router = express.Router();

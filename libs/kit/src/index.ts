@@ -4,6 +4,7 @@ export * from './config';
 export * from './database-errors';
 export * from './errors';
 export * from './internal-client';
+export * from './json-body';
 export * from './logger';
 export * from './principal';
 export * from './server';
