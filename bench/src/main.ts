@@ -235,6 +235,7 @@ async function b3(system: BenchSystem) {
 BEGIN;
 SELECT id, key FROM queues WHERE workspace_id = ${ws} AND id = (SELECT id FROM queues WHERE workspace_id = ${ws} ORDER BY id OFFSET :qi - 1 LIMIT 1);
 UPDATE queues SET issue_counter = issue_counter + 1 WHERE id = (SELECT id FROM queues WHERE workspace_id = ${ws} ORDER BY id OFFSET :qi - 1 LIMIT 1) RETURNING issue_counter, key, id \\gset
+SELECT 1 FROM statuses WHERE id = (SELECT min(id) FROM statuses WHERE queue_id = :id) FOR NO KEY UPDATE;
 SELECT max(position) FROM issues WHERE status_id = (SELECT min(id) FROM statuses WHERE queue_id = :id);
 INSERT INTO issues (workspace_id, queue_id, number, key, title, status_id, position, created_by, created_at, updated_at)
   VALUES (${ws}, :id, :issue_counter, (SELECT key FROM queues WHERE id = :id) || '-' || :issue_counter, 'pgbench issue', (SELECT min(id) FROM statuses WHERE queue_id = :id), 1e9 + :issue_counter, ${user}, now(), now()) RETURNING id AS new_id \\gset
