@@ -1,4 +1,4 @@
-import { roleAtLeast, UserAcl, UsersLookupResult, type QueueRole } from '@tracker/contracts';
+import { QUEUES_LOOKUP_MAX, QueuesLookupResult, roleAtLeast, UserAcl, UsersLookupResult, type QueueRole } from '@tracker/contracts';
 import { UpstreamUnavailableError, type InternalClient } from '@tracker/kit';
 
 /**
@@ -36,6 +36,24 @@ export function accessClient(client: InternalClient) {
       const result = res.status === 200 ? UsersLookupResult.safeParse(res.body) : null;
       if (!result?.success) throw unexpected('POST /internal/users/lookup', res.status);
       return result.data.users;
+    },
+
+    /**
+     * Which of these ids are queues of the workspace. Unlike a replica fed by events it is
+     * current at once: the issues service registers each queue before the queue exists.
+     */
+    async lookupQueues(workspaceId: number, queueIds: number[], requestId: string | null): Promise<number[]> {
+      const found: number[] = [];
+      for (let at = 0; at < queueIds.length; at += QUEUES_LOOKUP_MAX) {
+        const res = await client.call('POST', '/internal/queues/lookup', {
+          body: { workspace_id: workspaceId, queue_ids: queueIds.slice(at, at + QUEUES_LOOKUP_MAX) },
+          requestId: requestId ?? undefined,
+        });
+        const result = res.status === 200 ? QueuesLookupResult.safeParse(res.body) : null;
+        if (!result?.success) throw unexpected('POST /internal/queues/lookup', res.status);
+        found.push(...result.data.queue_ids);
+      }
+      return found;
     },
   };
 }

@@ -310,7 +310,7 @@ export interface paths {
         get: operations["listDashboards"];
         put?: never;
         /**
-         * Create a dashboard of at most 30 widgets
+         * Create a dashboard of at most 30 widgets; a workspace holds at most 100 (422 beyond)
          * @description Rights needed: member; filters may name only readable queues (403 otherwise).
          */
         post: operations["createDashboard"];
@@ -572,19 +572,19 @@ export interface components {
         };
         Filters: {
             /**
-             * @description Free text matched in the key, title, description and comments.
+             * @description Free text matched in the key, title, description and comments; at most 500 characters.
              * @example login firefox
              */
             search?: string | null;
             /**
-             * @description Only these queues; each must be readable by the caller (403 otherwise).
+             * @description Only these queues, at most 100; each must be readable by the caller (403 otherwise).
              * @example [
              *       3
              *     ]
              */
             queue_ids?: number[];
             /**
-             * @description Only issues in these statuses.
+             * @description Only issues in these statuses (at most 100 ids).
              * @example [
              *       12,
              *       13
@@ -592,7 +592,7 @@ export interface components {
              */
             status_ids?: number[];
             /**
-             * @description Only issues assigned to these users.
+             * @description Only issues assigned to these users (at most 100 ids).
              * @example [
              *       7
              *     ]
@@ -619,7 +619,7 @@ export interface components {
              */
             overdue?: boolean;
             /**
-             * @description Only issues carrying this label (exact match).
+             * @description Only issues carrying this label (exact match), 1 to 100 characters.
              * @example frontend
              */
             label?: string | null;
@@ -632,7 +632,7 @@ export interface components {
              */
             type: "stats" | "issues" | "statuses" | "queues" | "time" | "assignees";
             /**
-             * @description The widget title.
+             * @description The widget title, at most 200 characters.
              * @default
              * @example Open bugs
              */
@@ -642,11 +642,11 @@ export interface components {
         };
         DashboardInput: {
             /**
-             * @description The dashboard name.
+             * @description The dashboard name, 1 to 500 characters.
              * @example Release 2.4
              */
             name: string;
-            /** @description The widgets, at most 30. */
+            /** @description The widgets, at most 30. All their filters together name at most 1000 ids (queue_ids, status_ids and assignee_ids), and all their titles, searches and labels together hold at most 4000 characters. */
             widgets: components["schemas"]["Widget"][];
         };
         Me: {
@@ -817,19 +817,19 @@ export interface components {
         };
         WidgetFilters: {
             /**
-             * @description Free text matched in the key, title, description and comments.
+             * @description Free text matched in the key, title, description and comments; at most 500 characters.
              * @example login firefox
              */
             search?: string | null;
             /**
-             * @description Only these queues; each must be readable by the caller (403 otherwise).
+             * @description Only these queues, at most 100; each must be readable by the caller (403 otherwise).
              * @example [
              *       3
              *     ]
              */
             queue_ids?: number[];
             /**
-             * @description Only issues in these statuses.
+             * @description Only issues in these statuses (at most 100 ids).
              * @example [
              *       12,
              *       13
@@ -837,7 +837,7 @@ export interface components {
              */
             status_ids?: number[];
             /**
-             * @description Only issues assigned to these users.
+             * @description Only issues assigned to these users (at most 100 ids).
              * @example [
              *       7
              *     ]
@@ -864,7 +864,7 @@ export interface components {
              */
             overdue: boolean;
             /**
-             * @description Only issues carrying this label (exact match).
+             * @description Only issues carrying this label (exact match), 1 to 100 characters.
              * @example frontend
              */
             label?: string | null;
@@ -877,7 +877,7 @@ export interface components {
              */
             type: "stats" | "issues" | "statuses" | "queues" | "time" | "assignees";
             /**
-             * @description The widget title.
+             * @description The widget title, at most 200 characters.
              * @default
              * @example Open bugs
              */
@@ -1204,7 +1204,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["BadRequestProblem"];
             };
         };
-        /** @description `request_timeout`: The request line, headers or body did not arrive in time (10 s for the headers, 30 s in all). */
+        /** @description `request_timeout`: The request did not arrive in time: the headers within 10 s, the body within 10 s of the headers. The connection is closed. */
         RequestTimeout: {
             headers: {
                 [name: string]: unknown;
@@ -1231,7 +1231,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["ValidationFailedProblem"];
             };
         };
-        /** @description `rate_limited`: Too many requests for this token in the current minute. */
+        /** @description `rate_limited`: Too many requests for this token in the current minute, or too many failed authentications (60 a minute) from this client address. */
         RateLimited: {
             headers: {
                 "Retry-After": components["headers"]["Retry-After"];

@@ -6,8 +6,23 @@ export const WIDGET_TYPES = ['stats', 'issues', 'statuses', 'queues', 'time', 'a
 export const WidgetType = z.enum(WIDGET_TYPES);
 export type WidgetType = z.infer<typeof WidgetType>;
 
-/** Limits of the spec (name, widgets) and where it is silent (title). */
-export const DASHBOARD_LIMITS = { name: 500, widgets: 30, title: 200 } as const;
+/**
+ * Limits of the spec (name, widgets) and where it is silent. Every member lists all the
+ * dashboards of the workspace they may see: the totals bound one dashboard and
+ * `perWorkspace` their number, so the largest GET /dashboards answer stays under 4.4 MB
+ * (services/statistics/README.md, Limits).
+ */
+export const DASHBOARD_LIMITS = {
+  name: 500,
+  widgets: 30,
+  title: 200,
+  /** Ids named by all widget filters together (queue_ids, status_ids and assignee_ids). */
+  ids: 1000,
+  /** Characters of all widget titles, searches and labels together. */
+  text: 4000,
+  /** Dashboards of one workspace (there is no DELETE: replace one instead). */
+  perWorkspace: 100,
+} as const;
 
 /**
  * A widget (spec: Widget). Absent `title` is "" and absent `filters` is the empty
@@ -15,15 +30,42 @@ export const DASHBOARD_LIMITS = { name: 500, widgets: 30, title: 200 } as const;
  */
 export const Widget = z.strictObject({
   type: WidgetType.meta({ description: 'What the widget shows.', examples: ['stats'] }),
-  title: text(0, DASHBOARD_LIMITS.title).meta({ description: 'The widget title.', examples: ['Open bugs'] }).default(''),
+  title: text(0, DASHBOARD_LIMITS.title).meta({ description: `The widget title, at most ${DASHBOARD_LIMITS.title} characters.`, examples: ['Open bugs'] }).default(''),
   filters: Filters.prefault({}),
 });
 export type Widget = z.infer<typeof Widget>;
 
+const countOf = (list: unknown) => (Array.isArray(list) ? list.length : 0);
+const lengthOf = (value: unknown) => (typeof value === 'string' ? value.length : 0);
+
+/** The totals over all widgets (the value may hold invalid widgets, each reported at its own path). */
+const widgetTotals = (widgets: Array<{ title?: unknown; filters?: Record<string, unknown> }>) => ({
+  ids: widgets.reduce((n, w) => n + countOf(w.filters?.queue_ids) + countOf(w.filters?.status_ids) + countOf(w.filters?.assignee_ids), 0),
+  text: widgets.reduce((n, w) => n + lengthOf(w.title) + lengthOf(w.filters?.search) + lengthOf(w.filters?.label), 0),
+});
+
+const Widgets = z
+  .array(Widget)
+  .max(DASHBOARD_LIMITS.widgets)
+  .superRefine((widgets, ctx) => {
+    const totals = widgetTotals(widgets);
+    if (totals.ids > DASHBOARD_LIMITS.ids) {
+      ctx.addIssue({ code: 'custom', message: `the filters name ${totals.ids} ids in all; at most ${DASHBOARD_LIMITS.ids} are allowed` });
+    }
+    if (totals.text > DASHBOARD_LIMITS.text) {
+      ctx.addIssue({ code: 'custom', message: `the titles, searches and labels hold ${totals.text} characters in all; at most ${DASHBOARD_LIMITS.text} are allowed` });
+    }
+  })
+  .meta({
+    description:
+      `The widgets, at most ${DASHBOARD_LIMITS.widgets}. All their filters together name at most ${DASHBOARD_LIMITS.ids} ids ` +
+      `(queue_ids, status_ids and assignee_ids), and all their titles, searches and labels together hold at most ${DASHBOARD_LIMITS.text} characters.`,
+  });
+
 /** POST /dashboards and PUT /dashboards/{dashboard_id} body (spec: Dashboard). */
 export const DashboardInput = z.strictObject({
-  name: text(1, DASHBOARD_LIMITS.name).meta({ description: 'The dashboard name.', examples: ['Release 2.4'] }),
-  widgets: z.array(Widget).max(DASHBOARD_LIMITS.widgets).meta({ description: `The widgets, at most ${DASHBOARD_LIMITS.widgets}.` }),
+  name: text(1, DASHBOARD_LIMITS.name).meta({ description: `The dashboard name, 1 to ${DASHBOARD_LIMITS.name} characters.`, examples: ['Release 2.4'] }),
+  widgets: Widgets,
 });
 export type DashboardInput = z.infer<typeof DashboardInput>;
 

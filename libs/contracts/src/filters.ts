@@ -2,7 +2,12 @@ import { z } from 'zod';
 import { Priority } from './issues';
 import { Category, Id, text } from './queues';
 
-export const FILTER_LIMITS = { ids: 1000, search: 500, label: 100 } as const;
+/**
+ * Bounds of a Filters body, the same for search, statistics and dashboard widgets (`ids`:
+ * per id list). Widgets are stored and listed to every member, so they must stay small;
+ * DASHBOARD_LIMITS bounds a dashboard as a whole.
+ */
+export const FILTER_LIMITS = { ids: 100, search: 500, label: 100 } as const;
 
 const ids = z.array(Id).max(FILTER_LIMITS.ids);
 
@@ -14,16 +19,16 @@ const ids = z.array(Id).max(FILTER_LIMITS.ids);
 export const Filters = z.strictObject({
   search: text(0, FILTER_LIMITS.search)
     .nullable()
-    .meta({ description: 'Free text matched in the key, title, description and comments.', examples: ['login firefox'] })
+    .meta({ description: `Free text matched in the key, title, description and comments; at most ${FILTER_LIMITS.search} characters.`, examples: ['login firefox'] })
     .optional(),
-  queue_ids: ids.meta({ description: 'Only these queues; each must be readable by the caller (403 otherwise).', examples: [[3]] }).optional(),
-  status_ids: ids.meta({ description: 'Only issues in these statuses.', examples: [[12, 13]] }).optional(),
-  assignee_ids: ids.meta({ description: 'Only issues assigned to these users.', examples: [[7]] }).optional(),
+  queue_ids: ids.meta({ description: `Only these queues, at most ${FILTER_LIMITS.ids}; each must be readable by the caller (403 otherwise).`, examples: [[3]] }).optional(),
+  status_ids: ids.meta({ description: `Only issues in these statuses (at most ${FILTER_LIMITS.ids} ids).`, examples: [[12, 13]] }).optional(),
+  assignee_ids: ids.meta({ description: `Only issues assigned to these users (at most ${FILTER_LIMITS.ids} ids).`, examples: [[7]] }).optional(),
   mine: z.boolean().meta({ description: 'Only issues assigned to the caller.' }).default(false),
   priority: Priority.nullable().meta({ description: 'Only issues of this priority.', examples: ['critical'] }).optional(),
   category: Category.nullable().meta({ description: 'Only issues whose status is in this category.', examples: ['progress'] }).optional(),
   overdue: z.boolean().meta({ description: 'Only issues due before today (UTC) and not done.' }).default(false),
-  label: text(1, FILTER_LIMITS.label).nullable().meta({ description: 'Only issues carrying this label (exact match).', examples: ['frontend'] }).optional(),
+  label: text(1, FILTER_LIMITS.label).nullable().meta({ description: `Only issues carrying this label (exact match), 1 to ${FILTER_LIMITS.label} characters.`, examples: ['frontend'] }).optional(),
 });
 export type Filters = z.infer<typeof Filters>;
 

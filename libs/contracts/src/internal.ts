@@ -33,6 +33,21 @@ export const UsersLookup = z.strictObject({
 export const UsersLookupResult = z.object({ users: z.array(z.object({ id: z.number().int().positive(), active: z.boolean() })) });
 export type UsersLookupResult = z.infer<typeof UsersLookupResult>;
 
+/** Ids per POST /internal/queues/lookup; callers with more ask in several calls. */
+export const QUEUES_LOOKUP_MAX = 1000;
+
+/**
+ * POST /internal/queues/lookup — which of these ids are queues of the workspace. Current
+ * at once: every queue is registered (POST /internal/queues) before it exists.
+ */
+export const QueuesLookup = z.strictObject({
+  workspace_id: z.number().int().positive(),
+  queue_ids: z.array(z.number().int().positive()).max(QUEUES_LOOKUP_MAX),
+});
+/** The ids asked for that are queues of the workspace, each once, ascending. */
+export const QueuesLookupResult = z.object({ queue_ids: z.array(z.number().int().positive()) });
+export type QueuesLookupResult = z.infer<typeof QueuesLookupResult>;
+
 /**
  * Snapshot of the issues service for rebuilding the statistics replica (signed service
  * principal only). Pages are ordered by id; a rebuild applies each row only when its

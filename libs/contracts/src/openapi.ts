@@ -52,7 +52,10 @@ const REQUEST_SCHEMAS = {
   WorklogCreate: [WorklogCreate, 'Spec: Worklog. 1 to 1440 whole minutes.'],
   Filters: [Filters, 'Spec: Filters. Every filter given narrows the set (AND); absent, null, false and a blank search do not filter.'],
   Widget: [Widget, 'Spec: Widget.'],
-  DashboardInput: [DashboardInput, `Spec: Dashboard. At most ${DASHBOARD_LIMITS.widgets} widgets.`],
+  DashboardInput: [
+    DashboardInput,
+    `Spec: Dashboard. At most ${DASHBOARD_LIMITS.widgets} widgets, whose filters name at most ${DASHBOARD_LIMITS.ids} ids and whose titles, searches and labels hold at most ${DASHBOARD_LIMITS.text} characters, all together.`,
+  ],
 } satisfies Record<string, [z.ZodObject, string]>;
 export type RequestSchemaName = keyof typeof REQUEST_SCHEMAS;
 
@@ -303,7 +306,7 @@ export const API_OPERATIONS: readonly ApiOperation[] = [
   },
   {
     method: 'post', path: '/api/v1/dashboards', operationId: 'createDashboard', tag: 'Dashboards', service: 'statistics',
-    summary: `Create a dashboard of at most ${DASHBOARD_LIMITS.widgets} widgets`, rights: 'member; filters may name only readable queues (403 otherwise)',
+    summary: `Create a dashboard of at most ${DASHBOARD_LIMITS.widgets} widgets; a workspace holds at most ${DASHBOARD_LIMITS.perWorkspace} (422 beyond)`, rights: 'member; filters may name only readable queues (403 otherwise)',
     body: 'DashboardInput', errors: ['forbidden'],
     success: { status: 201, description: 'The new dashboard, owned by the caller.', schema: 'Dashboard' },
   },

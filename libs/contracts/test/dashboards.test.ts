@@ -1,4 +1,4 @@
-import { Dashboard, DashboardInput, queueIdsOf, Widget } from '../src';
+import { Dashboard, DashboardInput, DASHBOARD_LIMITS, queueIdsOf, Widget } from '../src';
 
 const pathOf = (result: { success: boolean; error?: { issues: Array<{ path: PropertyKey[] }> } }) =>
   result.error!.issues.map((i) => i.path.join('.'));
@@ -19,6 +19,36 @@ describe('DashboardInput', () => {
     expect(pathOf(DashboardInput.safeParse({ name: '', widgets: [] }))).toEqual(['name']);
     expect(pathOf(DashboardInput.safeParse({ name: 'n'.repeat(501), widgets: [] }))).toEqual(['name']);
     expect(pathOf(DashboardInput.safeParse({ name: 'D', widgets: [{ type: 'stats', title: 't'.repeat(201) }] }))).toEqual(['widgets.0.title']);
+  });
+
+  test('all widgets together name at most 1000 ids and hold at most 4000 characters of titles, searches and labels', () => {
+    expect(DASHBOARD_LIMITS).toMatchObject({ ids: 1000, text: 4000, perWorkspace: 100 });
+    const ids = (n: number) => Array.from({ length: n }, (_, i) => i + 1);
+    const idWidgets = (last: number) => [
+      ...Array.from({ length: 3 }, () => ({ type: 'stats', filters: { queue_ids: ids(100), status_ids: ids(100), assignee_ids: ids(100) } })),
+      { type: 'stats', filters: { status_ids: ids(last) } },
+    ];
+    expect(DashboardInput.safeParse({ name: 'D', widgets: idWidgets(100) }).success).toBe(true);
+    const tooMany = DashboardInput.safeParse({ name: 'D', widgets: idWidgets(101) });
+    expect(pathOf(tooMany)).toEqual(['widgets.3.filters.status_ids']);
+    const tooManyInAll = DashboardInput.safeParse({ name: 'D', widgets: [...idWidgets(100), { type: 'time', filters: { assignee_ids: [1] } }] });
+    expect(pathOf(tooManyInAll)).toEqual(['widgets']);
+    expect(tooManyInAll.error!.issues[0]!.message).toContain('1001 ids');
+
+    const textWidgets = [
+      ...Array.from({ length: 5 }, () => ({ type: 'issues', title: 't'.repeat(200), filters: { search: 's'.repeat(500) } })),
+      { type: 'issues', title: 't'.repeat(200), filters: { search: 's'.repeat(200), label: 'l'.repeat(100) } },
+    ];
+    expect(DashboardInput.safeParse({ name: 'n'.repeat(500), widgets: textWidgets }).success).toBe(true);
+    const tooLong = DashboardInput.safeParse({ name: 'D', widgets: [...textWidgets, { type: 'time', title: 'x' }] });
+    expect(pathOf(tooLong)).toEqual(['widgets']);
+    expect(tooLong.error!.issues[0]!.message).toContain('4001 characters');
+  });
+
+  test('totals are checked beside widgets out of bounds, each failure at its own path; a widget of the wrong shape is reported alone', () => {
+    const full = Array.from({ length: 11 }, () => ({ type: 'stats', filters: { queue_ids: Array.from({ length: 100 }, (_, i) => i + 1) } }));
+    expect(pathOf(DashboardInput.safeParse({ name: 'D', widgets: [{ type: 'stats', title: 't'.repeat(201) }, ...full] })).sort()).toEqual(['widgets', 'widgets.0.title']);
+    expect(pathOf(DashboardInput.safeParse({ name: 'D', widgets: [{ type: 'stats', filters: { status_ids: 'all' } }, ...full] }))).toEqual(['widgets.0.filters.status_ids']);
   });
 
   test.each([

@@ -140,6 +140,9 @@ describe('the OpenAPI document', () => {
     expect(props('WorklogCreate').minutes).toMatchObject({ type: 'integer', minimum: 1, maximum: 1440 });
     expect(props('DashboardInput').name).toMatchObject({ minLength: 1, maxLength: 500 });
     expect(props('DashboardInput').widgets).toMatchObject({ maxItems: 30 });
+    expect(props('DashboardInput').widgets.description).toMatch(/at most 1000 ids .*at most 4000 characters/);
+    for (const list of ['queue_ids', 'status_ids', 'assignee_ids']) expect(props('Filters')[list]).toMatchObject({ maxItems: 100, description: expect.stringContaining('100') });
+    expect(doc.paths['/api/v1/dashboards'].post.summary).toContain('at most 100');
     expect(doc.paths['/api/v1/issues/search'].post.responses['200'].content['application/json'].schema.maxItems).toBe(2000);
   });
 

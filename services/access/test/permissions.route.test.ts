@@ -238,6 +238,35 @@ describe('internal API', () => {
     expect(res.body).toEqual({ users: expected });
   });
 
+  test('queues lookup returns only queues registered to the workspace, each once, ascending; at once after registration', async () => {
+    const s = await setup();
+    const other = await access.workspace();
+    const foreignQueue = ++nextQueueId;
+    await access.call('POST', '/internal/queues', { as: gateway, body: { queue_id: foreignQueue, workspace_id: other.id, key: 'FRN' } });
+    const fresh = ++nextQueueId;
+    expect((await access.call('POST', '/internal/queues', { as: gateway, body: { queue_id: fresh, workspace_id: s.ws.id, key: 'NEW' } })).status).toBe(200);
+    const statistics = { kind: 'service' as const, service: 'statistics' };
+    const res = await access.call('POST', '/internal/queues/lookup', {
+      as: statistics,
+      body: { workspace_id: s.ws.id, queue_ids: [fresh, foreignQueue, 987654321, s.queueId, fresh] },
+    });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ queue_ids: [s.queueId, fresh] });
+    expect((await access.call('POST', '/internal/queues/lookup', { as: statistics, body: { workspace_id: other.id, queue_ids: [] } })).body).toEqual({ queue_ids: [] });
+  });
+
+  test('queues lookup takes at most 1000 ids and only from a service principal', async () => {
+    const s = await setup();
+    const statistics = { kind: 'service' as const, service: 'statistics' };
+    const ids = (n: number) => Array.from({ length: n }, (_, i) => i + 1);
+    expect((await access.call('POST', '/internal/queues/lookup', { as: statistics, body: { workspace_id: s.ws.id, queue_ids: ids(1000) } })).status).toBe(200);
+    const tooMany = await access.call('POST', '/internal/queues/lookup', { as: statistics, body: { workspace_id: s.ws.id, queue_ids: ids(1001) } });
+    expect(tooMany.status).toBe(422);
+    expect(tooMany.body.errors).toEqual([{ path: 'queue_ids', message: expect.any(String) }]);
+    expect((await access.call('POST', '/internal/queues/lookup', { as: statistics, body: { workspace_id: s.ws.id, queue_ids: [0] } })).status).toBe(422);
+    expect((await access.call('POST', '/internal/queues/lookup', { as: s.ws.admin.principal, body: { workspace_id: s.ws.id, queue_ids: [s.queueId] } })).status).toBe(401);
+  });
+
   test('when grants change while ACL lookups run, then no stale grant list is left cached', async () => {
     const s = await setup();
     for (const role of ['read-only', 'admin', 'read-write', null] as const) {

@@ -131,7 +131,9 @@ describe('POST /api/v1/issues/search', () => {
   test.each([
     ['a queue id of 0', 'queue_ids.0', { queue_ids: [0] }],
     ['a string status id', 'status_ids.0', { status_ids: ['1'] }],
-    ['1001 assignee ids', 'assignee_ids', { assignee_ids: Array.from({ length: 1001 }, (_, i) => i + 1) }],
+    ['101 queue ids', 'queue_ids', { queue_ids: Array.from({ length: 101 }, (_, i) => i + 1) }],
+    ['101 status ids', 'status_ids', { status_ids: Array.from({ length: 101 }, (_, i) => i + 1) }],
+    ['101 assignee ids', 'assignee_ids', { assignee_ids: Array.from({ length: 101 }, (_, i) => i + 1) }],
     ['an unknown priority', 'priority', { priority: 'urgent' }],
     ['an unknown category', 'category', { category: 'closed' }],
     ['a string mine', 'mine', { mine: 'yes' }],

@@ -49,6 +49,7 @@ export function createStatisticsService(
     replica: replicaReader(pool),
     dashboards: dashboardsRepository(pool),
     grants: aclReader(redis, access, logger),
+    directory: access,
     clock,
   };
   const builder: ReplicaBuilderDeps = {

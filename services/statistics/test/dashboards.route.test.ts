@@ -70,11 +70,20 @@ describe('POST /dashboards', () => {
     expect((await create(owner, { name: 'T', widgets: [{ type }] })).status).toBe(201);
   });
 
-  test('when there are 30 widgets and a name of 500 characters, then 201; with no widgets at all too', async () => {
-    const res = await create(owner, { name: 'n'.repeat(500), widgets: Array.from({ length: 30 }, () => ({ type: 'time', title: 't'.repeat(200) })) });
+  test('when there are 30 widgets, a name of 500 characters, titles of 200 and 4000 characters of widget text in all, then 201; with no widgets at all too', async () => {
+    const widgets = Array.from({ length: 30 }, (_, i) => ({ type: 'time', title: i < 20 ? 't'.repeat(200) : '' }));
+    const res = await create(owner, { name: 'n'.repeat(500), widgets });
     expect(res.status).toBe(201);
     expect(res.body.widgets).toHaveLength(30);
     expect((await create(owner, { name: 'Empty', widgets: [] })).status).toBe(201);
+  });
+
+  test('when the filters name 100 ids per list and 1000 ids in all, then 201', async () => {
+    const hundred = (from: number) => Array.from({ length: 100 }, (_, i) => from + i);
+    const widgets = Array.from({ length: 5 }, (_, i) => ({ type: 'stats', filters: { status_ids: hundred(i * 1000 + 1), assignee_ids: hundred(i * 1000 + 500) } }));
+    const res = await create(owner, { name: 'Many ids', widgets });
+    expect(res.status).toBe(201);
+    expect(res.body.widgets[4].filters.assignee_ids).toHaveLength(100);
   });
 
   test.each([
@@ -92,6 +101,15 @@ describe('POST /dashboards', () => {
     ['a filter out of range', { name: 'D', widgets: [{ type: 'stats', filters: { queue_ids: [0] } }] }, 'widgets.0.filters.queue_ids.0'],
     ['filters that are not an object', { name: 'D', widgets: [{ type: 'stats', filters: 'all' }] }, 'widgets.0.filters'],
     ['a name with a NUL character', { name: 'a\u0000b', widgets: [] }, 'name'],
+    ['101 queue ids in a filter', { name: 'D', widgets: [{ type: 'stats', filters: { queue_ids: Array.from({ length: 101 }, (_, i) => i + 1) } }] }, 'widgets.0.filters.queue_ids'],
+    ['101 status ids in a filter', { name: 'D', widgets: [{ type: 'stats' }, { type: 'stats', filters: { status_ids: Array.from({ length: 101 }, (_, i) => i + 1) } }] }, 'widgets.1.filters.status_ids'],
+    ['101 assignee ids in a filter', { name: 'D', widgets: [{ type: 'stats', filters: { assignee_ids: Array.from({ length: 101 }, (_, i) => i + 1) } }] }, 'widgets.0.filters.assignee_ids'],
+    [
+      '1001 ids in all',
+      { name: 'D', widgets: [...Array.from({ length: 10 }, () => ({ type: 'stats', filters: { status_ids: Array.from({ length: 100 }, (_, i) => i + 1) } })), { type: 'stats', filters: { queue_ids: [1] } }] },
+      'widgets',
+    ],
+    ['4001 characters of titles, searches and labels in all', { name: 'D', widgets: [...Array.from({ length: 8 }, () => ({ type: 'stats', filters: { search: 's'.repeat(500) } })), { type: 'stats', filters: { label: 'l' } }] }, 'widgets'],
   ])('when the body has %s, then 422 naming it', async (_name, body, path) => {
     const res = await create(owner, body);
     expect(res.status).toBe(422);
@@ -110,6 +128,116 @@ describe('POST /dashboards', () => {
     expect(res.status).toBe(403);
     expect(res.body).toEqual(problem(403, 'forbidden'));
     expect(await list(ws.admin)).toHaveLength(before);
+  });
+});
+
+describe('queues the replica has not heard of yet (their queue.created still on the way)', () => {
+  const lookups = () => h.access.calls.filter((c) => c.path === '/internal/queues/lookup');
+
+  test('when a workspace admin names one, then the access service decides: 201, listed for them at once, not for a member without a grant', async () => {
+    const fresh = queueState(ws.id, 'DFR');
+    h.registerQueue(fresh);
+    const before = lookups().length;
+    const board = await created(ws.admin, { name: 'Fresh', widgets: [{ type: 'stats', filters: { queue_ids: [readable.id, fresh.id] } }] });
+    expect(lookups().slice(before)).toEqual([{ method: 'POST', path: '/internal/queues/lookup', body: { workspace_id: ws.id, queue_ids: [fresh.id] } }]);
+    expect(await list(ws.admin)).toContainEqual(board);
+    expect(await list(owner)).not.toContainEqual(expect.objectContaining({ id: board.id }));
+    const res = await put(ws.admin, board.id, { name: 'Fresher', widgets: [{ type: 'time', filters: { queue_ids: [fresh.id] } }] });
+    expect(res.status).toBe(200);
+  });
+
+  test("when a member's dashboard names a granted one, then a workspace admin lists it, and as no owner gets 403 replacing it, not 404", async () => {
+    const fresh = queueState(ws.id, 'DFM');
+    h.registerQueue(fresh);
+    const granted = h.member(ws.id);
+    h.grant(granted, fresh.id, 'read-only');
+    const board = await created(granted, { name: 'Granted', widgets: [{ type: 'stats', filters: { queue_ids: [fresh.id] } }] });
+    expect(await list(ws.admin)).toContainEqual(board);
+    expect(await list(granted)).toContainEqual(board);
+    const res = await put(ws.admin, board.id, { name: 'Taken', widgets: [] });
+    expect(res.status).toBe(403);
+    expect(res.body).toEqual(problem(403, 'forbidden'));
+  });
+
+  test("when it is another workspace's, then 403 and nothing is created", async () => {
+    const foreign = queueState(other.id, 'DFO');
+    h.registerQueue(foreign);
+    const before = (await list(ws.admin)).length;
+    const res = await create(ws.admin, { name: 'Nope', widgets: [{ type: 'stats', filters: { queue_ids: [foreign.id] } }] });
+    expect(res.status).toBe(403);
+    expect(await list(ws.admin)).toHaveLength(before);
+  });
+
+  test('when the access service is down, then naming one is 503 and nothing is created; queues the replica holds still work', async () => {
+    const fresh = queueState(ws.id, 'DFD');
+    h.registerQueue(fresh);
+    const before = (await list(ws.admin)).length;
+    h.access.setDown(true);
+    try {
+      const res = await create(ws.admin, { name: 'Down', widgets: [{ type: 'stats', filters: { queue_ids: [fresh.id] } }] });
+      expect(res.status).toBe(503);
+      expect(res.body).toEqual(problem(503, 'statistics_unavailable'));
+      expect(res.headers.get('retry-after')).toBe('5');
+      expect(await list(ws.admin)).toHaveLength(before);
+      expect((await create(ws.admin, { name: 'Up', widgets: [{ type: 'stats', filters: { queue_ids: [hidden.id] } }] })).status).toBe(201);
+    } finally {
+      h.access.setDown(false);
+    }
+  });
+});
+
+describe('dashboards per workspace', () => {
+  const LIMIT = 100;
+  /** Dashboards written straight into the table (test data, not through the code under test). */
+  const insert = (workspaceId: number, ownerId: number, count: number) =>
+    h.schema.query(
+      `INSERT INTO dashboards (workspace_id, owner_id, name, widgets, queue_ids) SELECT $1, $2, 'Seeded ' || n, '[]'::jsonb, '{}' FROM generate_series(1, $3) AS n`,
+      [workspaceId, ownerId, count],
+    );
+  const countIn = async (workspaceId: number) =>
+    (await h.schema.query<{ n: number }>('SELECT count(*)::int AS n FROM dashboards WHERE workspace_id = $1', [workspaceId]))[0]!.n;
+
+  test('when a workspace holds 100 dashboards, then the 101st is 422 naming the limit, while replacing one and other workspaces still work', async () => {
+    const w = h.workspace();
+    const member = h.member(w.id);
+    for (let i = 0; i < LIMIT; i++) {
+      const res = await create(i % 2 ? member : w.admin, { name: `Board ${i}`, widgets: [] });
+      expect({ i, status: res.status }).toEqual({ i, status: 201 });
+    }
+    for (const who of [member, w.admin]) {
+      const res = await create(who, { name: 'One too many', widgets: [{ type: 'stats' }] });
+      expect(res.status).toBe(422);
+      expect(res.body).toEqual(problem(422, 'validation_failed'));
+      expect(res.body.errors).toEqual([{ path: '(body)', message: expect.stringContaining('100 dashboards') }]);
+      expect(res.body.detail).toContain('at most 100 dashboards');
+    }
+    expect(await list(member)).toHaveLength(LIMIT);
+    const mine = (await list(member)).find((d) => d.owner_id === member.id);
+    expect((await put(member, mine.id, { name: 'Replaced', widgets: [{ type: 'time' }] })).status).toBe(200);
+    const fresh = h.workspace();
+    expect((await create(fresh.admin, { name: 'Elsewhere', widgets: [] })).status).toBe(201);
+  });
+
+  test('when the body is invalid or names an unreadable queue in a full workspace, then that is answered first (422 of the body, 403)', async () => {
+    const w = h.workspace();
+    await insert(w.id, w.admin.id, LIMIT);
+    expect((await create(w.admin, { name: '', widgets: [] })).body.errors).toEqual([{ path: 'name', message: expect.any(String) }]);
+    expect((await create(w.admin, { name: 'X', widgets: [{ type: 'stats', filters: { queue_ids: [otherQueue.id] } }] })).status).toBe(403);
+  });
+
+  test.each([
+    [99, 2],
+    [90, 30],
+    [0, 120],
+  ])('when a workspace holds %i dashboards and %i are created at once, then it ends with exactly 100', async (held, concurrent) => {
+    const w = h.workspace();
+    const member = h.member(w.id);
+    await insert(w.id, w.admin.id, held);
+    const answers = await Promise.all(Array.from({ length: concurrent }, (_, i) => create(i % 2 ? member : w.admin, { name: `Race ${i}`, widgets: [] })));
+    const statuses = answers.map((a) => a.status);
+    expect(statuses.filter((s) => s === 201)).toHaveLength(Math.min(concurrent, LIMIT - held));
+    expect(statuses.filter((s) => s !== 201 && s !== 422)).toEqual([]);
+    expect(await countIn(w.id)).toBe(Math.min(LIMIT, held + concurrent));
   });
 });
 

@@ -10,6 +10,7 @@ import { createStatisticsService, type StatisticsService } from '../src/app';
 import { loadStatisticsConfig } from '../src/config';
 import type { IssueStateData, QueueStateData } from '../src/domain/replica';
 import { startFakeIssues, type FakeIssues } from './fake-issues';
+import { withQueuesLookup } from './queues-lookup';
 
 export const SECRET = 'statistics-component-test-secret-0123456789abcdef';
 export const MIGRATIONS = path.join(__dirname, '../prisma/migrations');
@@ -55,20 +56,22 @@ export interface StatisticsHarness {
   workspace: () => Workspace;
   member: (workspaceId: number, role?: 'admin' | 'member') => Member;
   grant: (member: Member, queueId: number, role: QueueRole | null) => void;
+  /** Registers a queue with the fake access service only, as the issues service does before the queue exists. */
+  registerQueue: (queue: QueueStateData) => void;
   call: (method: string, path: string, options?: { as?: Member | null; body?: unknown; raw?: string; headers?: Record<string, string> }) => Promise<Reply>;
   /** Publishes events to the test exchange with their routing keys, confirmed by the broker. */
   publish: (events: Array<EventEnvelope | { routingKey: string; raw: string }>) => Promise<void>;
   /** Resolves once every given event id has been handled `times` times (from the consumer's debug log). */
   handled: (eventIds: string[], times?: number, timeoutMs?: number) => Promise<void>;
   markBuilt: (snapshotAt?: Date) => Promise<void>;
-  /** Writes queues and issues straight into the replica tables (not through the code under test). */
+  /** Writes queues and issues straight into the replica tables (not through the code under test); queues are registered with the fake access service too. */
   seed: (rows: { queues?: QueueStateData[]; issues?: IssueStateData[]; comments?: Array<{ id: number; issueId: number; body: string | null }> }) => Promise<void>;
   close: () => Promise<void>;
 }
 
 export async function startStatistics(options: { consumer?: boolean; env?: Record<string, string>; clock?: () => Date } = {}): Promise<StatisticsHarness> {
   const schema = await createTestSchema('statistics', MIGRATIONS);
-  const [access, issues] = await Promise.all([startFakeAccess(SECRET, 'statistics'), startFakeIssues(SECRET)]);
+  const [access, issues] = await Promise.all([startFakeAccess(SECRET, 'statistics').then((fake) => withQueuesLookup(fake, SECRET, 'statistics')), startFakeIssues(SECRET)]);
   const amqp = options.consumer ? amqpTestNames('statistics') : null;
   const queue = amqp ? amqp.queue('statistics.events') : '';
   const config = loadStatisticsConfig({
@@ -117,6 +120,8 @@ export async function startStatistics(options: { consumer?: boolean; env?: Recor
     return { id, workspaceId, principal: { kind: 'user', userId: id, workspaceId, workspaceRole: role, tokenId: 1 } };
   };
 
+  const registerQueue = (queue: QueueStateData) => access.registeredQueues.set(queue.id, { workspaceId: queue.workspace_id, key: queue.key });
+
   const handledCount = (eventId: string) => logs.filter((l) => l.msg === 'event' && l.eventId === eventId).length;
 
   return {
@@ -134,6 +139,7 @@ export async function startStatistics(options: { consumer?: boolean; env?: Recor
     },
     member,
     grant: (m, queueId, role) => access.grant(m.id, queueId, role),
+    registerQueue,
     async call(method, path, opts = {}) {
       const headers: Record<string, string> = { ...opts.headers };
       if (opts.as) headers['x-tracker-principal'] = signPrincipal(opts.as.principal, SECRET);
@@ -164,6 +170,7 @@ export async function startStatistics(options: { consumer?: boolean; env?: Recor
     markBuilt: (snapshotAt = new Date()) => service.replica.markBuilt(snapshotAt),
     async seed({ queues = [], issues: issueRows = [], comments = [] }) {
       if (queues.length) {
+        queues.forEach(registerQueue);
         await schema.query(
           `INSERT INTO queues (id, workspace_id, key, name, description, revision, created_at, updated_at)
            SELECT id, workspace_id, key, name, description, 1, created_at, updated_at

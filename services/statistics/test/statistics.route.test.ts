@@ -284,12 +284,59 @@ describe('POST /statistics queue_ids', () => {
   });
 });
 
+describe('POST /statistics queue_ids of a workspace admin', () => {
+  const lookups = () => h.access.calls.filter((c) => c.path === '/internal/queues/lookup');
+
+  test('when a workspace admin names a queue the replica has not heard of yet, then the access service decides: 200 with nothing counted', async () => {
+    const fresh = queueState(ws.id, 'FRESH');
+    h.registerQueue(fresh);
+    const before = lookups().length;
+    const res = await stats(ws.admin, { queue_ids: [qa.id, fresh.id, fresh.id] });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual(expected(main, ws.admin, [qa.id, qb.id, qc.id], { queue_ids: [qa.id] }));
+    // Only the id the replica does not hold is asked, once.
+    expect(lookups().slice(before)).toEqual([{ method: 'POST', path: '/internal/queues/lookup', body: { workspace_id: ws.id, queue_ids: [fresh.id] } }]);
+    expect((await stats(ws.admin, { queue_ids: [fresh.id] })).body).toMatchObject({ total: 0, queues: [], assignees: [] });
+  });
+
+  test('when the replica holds every named queue, then the access service is not asked', async () => {
+    const before = lookups().length;
+    expect((await stats(ws.admin, { queue_ids: [qa.id, qb.id, qc.id] })).status).toBe(200);
+    expect(lookups()).toHaveLength(before);
+  });
+
+  test("when a queue the replica has not heard of is another workspace's, then 403", async () => {
+    const foreign = queueState(big.id, 'FRGN');
+    h.registerQueue(foreign);
+    const res = await stats(ws.admin, { queue_ids: [qa.id, foreign.id] });
+    expect(res.status).toBe(403);
+    expect(res.body).toEqual(problem(403, 'forbidden'));
+  });
+
+  test('when the access service is down, then a queue the replica does not hold is 503, one it holds still 200', async () => {
+    const fresh = queueState(ws.id, 'DOWN');
+    h.registerQueue(fresh);
+    h.access.setDown(true);
+    try {
+      const res = await stats(ws.admin, { queue_ids: [fresh.id] });
+      expect(res.status).toBe(503);
+      expect(res.body).toEqual(problem(503, 'statistics_unavailable'));
+      expect(res.headers.get('retry-after')).toBe('5');
+      expect((await stats(ws.admin, { queue_ids: [qa.id] })).status).toBe(200);
+    } finally {
+      h.access.setDown(false);
+    }
+  });
+});
+
 describe('POST /statistics validation', () => {
   test.each([
     ['an unknown field', { foo: 1 }, 'foo'],
     ['a queue id of 0', { queue_ids: [0] }, 'queue_ids.0'],
     ['a queue id that is not an integer', { queue_ids: ['1'] }, 'queue_ids.0'],
-    ['more than 1000 ids', { status_ids: Array.from({ length: 1001 }, (_, i) => i + 1) }, 'status_ids'],
+    ['more than 100 queue ids', { queue_ids: Array.from({ length: 101 }, (_, i) => i + 1) }, 'queue_ids'],
+    ['more than 100 status ids', { status_ids: Array.from({ length: 101 }, (_, i) => i + 1) }, 'status_ids'],
+    ['more than 100 assignee ids', { assignee_ids: Array.from({ length: 101 }, (_, i) => i + 1) }, 'assignee_ids'],
     ['a search of 501 characters', { search: 'x'.repeat(501) }, 'search'],
     ['an unknown priority', { priority: 'urgent' }, 'priority'],
     ['an unknown category', { category: 'closed' }, 'category'],

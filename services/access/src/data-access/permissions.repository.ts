@@ -116,6 +116,12 @@ export function permissionsRepository(db: Db) {
       });
     },
 
+    /** Which of these ids are queues of the workspace. */
+    async queueIdsInWorkspace(workspaceId: number, queueIds: number[]): Promise<number[]> {
+      const rows = await db.queue.findMany({ where: { workspaceId, id: { in: queueIds } }, select: { id: true }, orderBy: { id: 'asc' } });
+      return rows.map((r) => r.id);
+    },
+
     /** Which of these ids are users of the workspace, and whether they are active. */
     lookupUsers(workspaceId: number, userIds: number[]) {
       return db.user.findMany({ where: { workspaceId, id: { in: userIds } }, select: { id: true, active: true }, orderBy: { id: 'asc' } });

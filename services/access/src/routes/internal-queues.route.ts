@@ -1,8 +1,9 @@
 import type { Router } from 'express';
-import { RegisterQueue, UsersLookup, type UserAcl, type UsersLookupResult } from '@tracker/contracts';
+import { QueuesLookup, RegisterQueue, UsersLookup, type QueuesLookupResult, type UserAcl, type UsersLookupResult } from '@tracker/contracts';
 import { parseBody, parseId } from '@tracker/kit';
 import type { AccessDeps } from '../domain/deps';
 import { getUserAcl } from '../domain/get-user-acl.use-case';
+import { lookupQueues } from '../domain/lookup-queues.use-case';
 import { lookupUsers } from '../domain/lookup-users.use-case';
 import { registerQueue } from '../domain/register-queue.use-case';
 
@@ -12,6 +13,12 @@ export function internalQueuesRoutes(router: Router, deps: AccessDeps): void {
     const body = parseBody(RegisterQueue, req.body);
     await registerQueue(deps, { id: body.queue_id, workspaceId: body.workspace_id, key: body.key.toUpperCase() });
     res.json({ queue_id: body.queue_id });
+  });
+
+  router.post('/internal/queues/lookup', async (req, res) => {
+    const body = parseBody(QueuesLookup, req.body);
+    const result: QueuesLookupResult = { queue_ids: await lookupQueues(deps, { workspaceId: body.workspace_id, queueIds: body.queue_ids }) };
+    res.json(result);
   });
 
   router.get('/internal/acl/users/:user_id', async (req, res) => {

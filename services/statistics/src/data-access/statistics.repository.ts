@@ -111,9 +111,7 @@ export function replicaReader(c: Sql): ReplicaReader {
     },
 
     async queueIdsInWorkspace(workspaceId, ids) {
-      const rows = ids
-        ? await rowsOf<{ id: number }>(c, Prisma.sql`SELECT id FROM queues WHERE workspace_id = ${workspaceId} AND id = ANY(${ids}::int[])`)
-        : await rowsOf<{ id: number }>(c, Prisma.sql`SELECT id FROM queues WHERE workspace_id = ${workspaceId}`);
+      const rows = await rowsOf<{ id: number }>(c, Prisma.sql`SELECT id FROM queues WHERE workspace_id = ${workspaceId} AND id = ANY(${ids}::int[])`);
       return rows.map((r) => r.id);
     },
 

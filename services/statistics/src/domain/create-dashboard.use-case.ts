@@ -1,12 +1,22 @@
-import { queueIdsOf, type DashboardInput } from '@tracker/contracts';
+import { DASHBOARD_LIMITS, queueIdsOf, type DashboardInput } from '@tracker/contracts';
 import type { StatisticsDeps } from './deps';
 import { builtReplicaAndAccess, requireReadable } from './guards';
 import type { DashboardRecord, RequestContext } from './model';
+import { statisticsErrors } from './statistics.errors';
 
-/** Any member may create a dashboard; its filters may name only queues the member can read. */
+/**
+ * Any member may create a dashboard; its filters may name only queues the member can
+ * read. A workspace holds at most DASHBOARD_LIMITS.perWorkspace dashboards (422 beyond),
+ * which with the limits of one dashboard keeps every member's GET /dashboards small.
+ */
 export async function createDashboard(deps: StatisticsDeps, ctx: RequestContext, input: DashboardInput): Promise<DashboardRecord> {
   const { access } = await builtReplicaAndAccess(deps, ctx);
   const queueIds = queueIdsOf(input.widgets);
   await requireReadable(deps, ctx, access, queueIds, 'widgets.filters.queue_ids');
-  return deps.dashboards.create({ workspaceId: ctx.workspaceId, ownerId: ctx.userId, name: input.name, widgets: input.widgets, queueIds });
+  const created = await deps.dashboards.create(
+    { workspaceId: ctx.workspaceId, ownerId: ctx.userId, name: input.name, widgets: input.widgets, queueIds },
+    DASHBOARD_LIMITS.perWorkspace,
+  );
+  if (!created) throw statisticsErrors.tooManyDashboards(DASHBOARD_LIMITS.perWorkspace);
+  return created;
 }

@@ -1,12 +1,12 @@
-import type { GrantsSource } from '@tracker/authz';
+import type { AccessClient, GrantsSource } from '@tracker/authz';
 import type { DashboardRecord, ReplicaStatus, StatisticsFigures } from './model';
 import type { SearchCriteria } from '@tracker/contracts';
 
 /** Port: reads of the replica. */
 export interface ReplicaReader {
   status(): Promise<ReplicaStatus>;
-  /** Which of `ids` (all when absent) are queues of the workspace in the replica. */
-  queueIdsInWorkspace(workspaceId: number, ids?: number[]): Promise<number[]>;
+  /** Which of `ids` are queues of the workspace in the replica (a new queue only once its event arrived). */
+  queueIdsInWorkspace(workspaceId: number, ids: number[]): Promise<number[]>;
   figures(criteria: SearchCriteria): Promise<StatisticsFigures>;
 }
 
@@ -22,11 +22,15 @@ export interface NewDashboard {
 export interface DashboardsRepository {
   /**
    * Dashboards of the workspace whose queue ids are all within `readable`, oldest first;
-   * `readable: null` means every queue of the workspace in the replica (a workspace admin).
+   * `readable: null` means every dashboard of the workspace (a workspace admin).
    */
   listVisible(workspaceId: number, readable: number[] | null): Promise<DashboardRecord[]>;
   find(workspaceId: number, id: number): Promise<DashboardRecord | null>;
-  create(dashboard: NewDashboard): Promise<DashboardRecord>;
+  /**
+   * Creates the dashboard unless its workspace already holds `max` of them (null then).
+   * Creates in one workspace are serialized, so concurrent ones never pass `max` together.
+   */
+  create(dashboard: NewDashboard, max: number): Promise<DashboardRecord | null>;
   replace(id: number, changes: Pick<NewDashboard, 'name' | 'widgets' | 'queueIds'>, at: Date): Promise<DashboardRecord>;
 }
 
@@ -35,5 +39,7 @@ export interface StatisticsDeps {
   replica: ReplicaReader;
   dashboards: DashboardsRepository;
   grants: GrantsSource;
+  /** The access service: which queues a workspace has, current at once. */
+  directory: Pick<AccessClient, 'lookupQueues'>;
   clock: () => Date;
 }

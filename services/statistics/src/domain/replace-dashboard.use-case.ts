@@ -1,6 +1,6 @@
 import { queueIdsOf, type DashboardInput } from '@tracker/contracts';
 import type { StatisticsDeps } from './deps';
-import { allReadable, builtReplicaAndAccess, requireReadable } from './guards';
+import { builtReplicaAndAccess, requireReadable, seesDashboard } from './guards';
 import type { DashboardRecord, RequestContext } from './model';
 import { statisticsErrors } from './statistics.errors';
 
@@ -12,7 +12,7 @@ import { statisticsErrors } from './statistics.errors';
 export async function replaceDashboard(deps: StatisticsDeps, ctx: RequestContext, id: number, input: DashboardInput): Promise<DashboardRecord> {
   const { access } = await builtReplicaAndAccess(deps, ctx);
   const dashboard = await deps.dashboards.find(ctx.workspaceId, id);
-  if (!dashboard || !(await allReadable(deps, ctx, access, dashboard.queueIds))) throw statisticsErrors.dashboardNotFound();
+  if (!dashboard || !seesDashboard(access, dashboard)) throw statisticsErrors.dashboardNotFound();
   if (dashboard.ownerId !== ctx.userId) throw statisticsErrors.ownerOnly();
   const queueIds = queueIdsOf(input.widgets);
   await requireReadable(deps, ctx, access, queueIds, 'widgets.filters.queue_ids');

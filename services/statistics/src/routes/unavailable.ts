@@ -4,7 +4,7 @@ import { statisticsErrors } from '../domain/statistics.errors';
 
 /**
  * After this service's routes: a dependency that is away (the database, the access
- * service) is 503 `statistics_unavailable` with Retry-After, as decisions.md asks of
+ * service) is 503 `statistics_unavailable` with Retry-After, as README (API) promises of
  * /statistics and /dashboards. Everything else goes on to the kit's error handler.
  */
 export function unavailableErrors(isDatabaseUnavailable: (error: unknown) => boolean): ErrorRequestHandler {

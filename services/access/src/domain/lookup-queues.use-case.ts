@@ -1,0 +1,10 @@
+import type { AccessDeps } from './deps';
+
+/**
+ * Internal: which ids are queues of the workspace. The statistics service asks for the
+ * queues its replica has not seen yet (their queue.created still on the way); queues are
+ * registered here before they exist, so the answer is current at once.
+ */
+export function lookupQueues(deps: Pick<AccessDeps, 'permissions'>, input: { workspaceId: number; queueIds: number[] }): Promise<number[]> {
+  return deps.permissions.queueIdsInWorkspace(input.workspaceId, [...new Set(input.queueIds)]);
+}
