@@ -1222,7 +1222,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["HeadersTooLargeProblem"];
             };
         };
-        /** @description `validation_failed`: Invalid input: malformed JSON, a body without `Content-Type: application/json`, an unknown field, a value out of range, or a path id that is not an integer from 1 to 2147483647. `errors` lists every failing field. */
+        /** @description `validation_failed`: Invalid input: malformed JSON, a body without `Content-Type: application/json`, a body that is not UTF-8 or past the nesting, member or element limits, a lone surrogate in a string, an unknown field, a value out of range, or a path id that is not an integer from 1 to 2147483647. `errors` lists every failing field. */
         ValidationFailed: {
             headers: {
                 [name: string]: unknown;

@@ -147,7 +147,8 @@ const PROBLEM_RESPONSES: Record<ProblemCode, { description: string; headers?: Ar
   request_timeout: { description: 'The request did not arrive in time: the headers within 10 s, the body within 10 s of the headers. The connection is closed.' },
   headers_too_large: { description: 'The request line and headers are larger than 16 KiB.' },
   validation_failed: {
-    description: 'Invalid input: malformed JSON, a body without `Content-Type: application/json`, an unknown field, a value out of range, or a path id that is not an integer from 1 to 2147483647. `errors` lists every failing field.',
+    description:
+      'Invalid input: malformed JSON, a body without `Content-Type: application/json`, a body that is not UTF-8 or past the nesting, member or element limits, a lone surrogate in a string, an unknown field, a value out of range, or a path id that is not an integer from 1 to 2147483647. `errors` lists every failing field.',
   },
   rate_limited: {
     description: 'Too many requests for this token in the current minute, or too many failed authentications (60 a minute) from this client address.',
@@ -405,6 +406,7 @@ const DESCRIPTION = `The REST API of Tracker, a team issue tracker organised in 
 
 - Every operation but this document needs \`Authorization: Bearer <token>\` (a personal token, \`trk_\` then 32 or more base62 characters). A token reads and changes only its owner's workspace, with the owner's current rights.
 - Requests and answers are JSON; a request body is sent with \`Content-Type: application/json\`, at most 1 MiB. Unknown fields are rejected.
+- Request bodies are UTF-8. A string or field name holding a lone UTF-16 surrogate (\`\\uD800\`–\`\\uDFFF\` without its pair) is refused with 422 \`validation_failed\` naming its path. A body that is not valid UTF-8, nests more than 32 levels, or has more than 2,000 object members or 5,000 array elements in all is refused with 422 at path \`(body)\` before it is parsed.
 - Errors are RFC 9457 problem details (\`application/problem+json\`) with a stable \`code\`. An unknown path or an unserved method is 404.
 - Search and statistics work on at most ${SEARCH_LIMIT} issues.
 - Each token may make a limited number of requests per minute (429 \`rate_limited\` with \`Retry-After\` beyond it; \`RateLimit-Limit\` and \`RateLimit-Remaining\` tell where it stands). A client address with more than 60 failed authentications in a minute gets 429 on every request for the rest of that minute.
