@@ -13,9 +13,6 @@ const RETRY_DELETE_MS = 100;
  * they are deleted, so no reader trusts an entry that may be stale.
  */
 export function sharedCache(redis: Redis, db: Db, ttlSeconds: number, log: Logger) {
-  /** When Redis's reply to the last freshness renewal arrived (this process's clock). */
-  let freshAckedAt = 0;
-
   const settleDebts = async (): Promise<number> => {
     if (redis.status !== 'ready') return 0;
     let settled = 0;
@@ -45,17 +42,23 @@ export function sharedCache(redis: Redis, db: Db, ttlSeconds: number, log: Logge
      * Deletes entries made stale by a committed change (their debts were recorded in
      * its transaction). If Redis cannot be reached, waits until the freshness key has
      * expired, so that from this answer on every reader bypasses the cache.
+     *
+     * Another replica may have renewed the key later than this one did, so the wait is
+     * a whole TTL from the first failure: a renewal that Redis took before it is over by
+     * then, and a replica that still reaches Redis renews only after settling the debt
+     * (keepFresh), which deletes the stale entries first.
      */
     async invalidate(keys: string[]): Promise<void> {
       if (keys.length === 0) return;
-      const trustedUntil = () => freshAckedAt + CACHE_FRESH_TTL_MS;
+      let trustedUntil: number | undefined;
       for (;;) {
         try {
           await redis.del(...keys);
           await db.authCacheDebt.deleteMany({ where: { key: { in: keys } } });
           return;
         } catch (err) {
-          if (Date.now() >= trustedUntil()) {
+          trustedUntil ??= Date.now() + CACHE_FRESH_TTL_MS;
+          if (Date.now() >= trustedUntil) {
             log.warn({ err: (err as Error).message, count: keys.length }, 'cache delete failed; recorded for retry, readers bypass the cache');
             return;
           }
@@ -72,8 +75,6 @@ export function sharedCache(redis: Redis, db: Db, ttlSeconds: number, log: Logge
       await settleDebts();
       if (await db.authCacheDebt.findFirst({ select: { key: true } })) return;
       await redis.set(CACHE_FRESH_KEY, String(Date.now()), 'PX', CACHE_FRESH_TTL_MS);
-      // Redis started the expiry no later than its reply arrived: counting from the reply is safe.
-      freshAckedAt = Date.now();
     },
   };
 }
