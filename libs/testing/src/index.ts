@@ -12,3 +12,4 @@ export * from './routes';
 export * from './documented-responses';
 export * from './agent';
 export * from './header-relay';
+export * from './round-robin';

@@ -3,6 +3,7 @@ import net from 'node:net';
 import path from 'node:path';
 
 export type ServiceName = 'gateway' | 'access' | 'issues' | 'statistics' | 'agent';
+export const SERVICE_NAMES: ServiceName[] = ['gateway', 'access', 'issues', 'statistics', 'agent'];
 
 export interface ServiceProcess {
   name: ServiceName;

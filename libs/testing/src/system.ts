@@ -6,8 +6,9 @@ import { connect } from 'amqplib';
 import { amqpTestNames, amqpUrlVia, testAmqpUrl } from './amqp';
 import { createTestSchema, type TestSchema } from './database';
 import { checkDocumentedAnswer } from './documented-responses';
-import { startService, type ServiceName, type ServiceProcess } from './processes';
+import { SERVICE_NAMES, startService, type ServiceName, type ServiceProcess } from './processes';
 import { flushTestRedis, testRedisDb, testRedisUrl } from './redis';
+import { startRoundRobin, type RoundRobin } from './round-robin';
 import { hostPort, startTcpProxy, type TcpProxy } from './tcp-proxy';
 
 const REPO_ROOT = path.resolve(__dirname, '../../..');
@@ -23,10 +24,22 @@ export interface ApiResponse {
 /**
  * All services as separate processes, as `pnpm start` runs them, in this test
  * file's own database schema, with Redis reached through a relay the test can cut.
+ *
+ * Replicated (TRACKER_E2E_REPLICAS=2, see replicasFromEnv): every service, the gateway
+ * included, runs as that many processes sharing the schemas, Redis and the broker, each
+ * service behind a round-robin (round-robin.ts) that its callers reach as its URL, as a
+ * Kubernetes Service spreads requests over pods; gatewayUrl is the round-robin in front
+ * of the gateways, so consecutive requests of a test go to different gateways.
  */
 export interface System {
-  /** The running processes; a test that restarts one puts the new process here. */
+  /** The running processes (the first replica of each); a test that restarts one puts the new process here. */
   services: Record<ServiceName, ServiceProcess>;
+  /** The further replicas of each service when replicated, empty otherwise; a restarted one goes back at its index. */
+  replicas: Record<ServiceName, ServiceProcess[]>;
+  /** Every replica of a service: services[name], then replicas[name]. */
+  instances: (name: ServiceName) => ServiceProcess[];
+  /** The URL the test and the services reach a service by: the round-robin in front of its replicas, or the one process. */
+  urls: Record<ServiceName, string>;
   gatewayUrl: string;
   secret: string;
   schema: TestSchema;
@@ -39,25 +52,44 @@ export interface System {
   /** RabbitMQ as every service reaches it. */
   amqpRelay: TcpProxy;
   serviceEnv: Record<string, string>;
-  /** `pnpm -s admin <args> --json` against this system; the parsed last line. */
+  /** The operator command line (`pnpm -s admin <args> --json`) against this system; the parsed last line. */
   admin: (...args: string[]) => Promise<any>;
   api: (method: string, path: string, options?: { token?: string; body?: unknown; raw?: string; headers?: Record<string, string>; baseUrl?: string }) => Promise<ApiResponse>;
+  /** Another gateway, outside the round-robin, reaching the services as the system's gateways do. */
   startGateway: (env?: Record<string, string>) => Promise<ServiceProcess>;
-  /** Another agent service replica (give its url to a gateway as AGENT_URL). */
+  /** Another agent service replica, outside the round-robin (give its url to a gateway as AGENT_URL). */
   startAgent: () => Promise<ServiceProcess>;
   /** The environment the statistics service was started with (to restart it). */
   statisticsEnv: Record<string, string>;
   stop: () => Promise<void>;
 }
 
+/**
+ * How many replicas of every service startSystem runs: TRACKER_E2E_REPLICAS (the
+ * tests/e2e-replicated project sets 2), else 1.
+ */
+export function replicasFromEnv(): number {
+  const value = process.env.TRACKER_E2E_REPLICAS;
+  if (value === undefined || value === '') return 1;
+  const count = Number(value);
+  if (!Number.isInteger(count) || count < 1 || count > 8) throw new Error(`TRACKER_E2E_REPLICAS must be an integer from 1 to 8, not ${JSON.stringify(value)}`);
+  return count;
+}
+
+/** Whether startSystem runs replicated (for a test that cannot mean the same then). */
+export const replicated = () => replicasFromEnv() > 1;
+
 export async function startSystem(
   options: {
     gatewayEnv?: Record<string, string>;
     /** Another broker than the shared test broker (e.g. startPrivateBroker's), reached through amqpRelay; its query (heartbeat) is kept. */
     amqpUrl?: string;
+    /** Replicas of every service; by default replicasFromEnv(). */
+    replicas?: number;
   } = {},
 ): Promise<System> {
   const amqpUrl = options.amqpUrl ?? testAmqpUrl();
+  const count = options.replicas ?? replicasFromEnv();
   await flushTestRedis();
   const [schema, issuesSchema, statisticsSchema] = await Promise.all([
     createTestSchema('e2e', path.join(REPO_ROOT, 'services/access/prisma/migrations')),
@@ -82,27 +114,51 @@ export async function startSystem(
   };
   const accessEnv = { ...serviceEnv, REDIS_URL: `${accessRedisRelay.url('redis')}/${testRedisDb()}` };
   const started: ServiceProcess[] = [];
+  const roundRobins: RoundRobin[] = [];
+  const replicas = Object.fromEntries(SERVICE_NAMES.map((name) => [name, [] as ServiceProcess[]])) as Record<ServiceName, ServiceProcess[]>;
+  const urls = {} as Record<ServiceName, string>;
+  /** Every replica of a service at once, and the URL its callers use: the one process, or a round-robin in front of them. */
   const launch = async (name: ServiceName, env: Record<string, string>) => {
-    try {
-      const service = await startService(name, env);
-      started.push(service);
-      return service;
-    } catch (error) {
-      // A start that fails part-way must not leave the services it did start running.
-      await Promise.all(started.map((s) => s.stop('SIGKILL')));
-      await Promise.all([redisRelay.close(), accessRedisRelay.close(), amqpRelay.close()]);
-      await Promise.all([schema.drop(), issuesSchema.drop(), statisticsSchema.drop()]);
-      throw error;
+    // Settled, not raced: a failed start must not leave a replica still starting.
+    const results = await Promise.allSettled(Array.from({ length: count }, () => startService(name, env)));
+    for (const result of results) if (result.status === 'fulfilled') started.push(result.value);
+    const failed = results.find((result) => result.status === 'rejected');
+    if (failed) throw failed.reason;
+    const [first, ...others] = results.map((result) => (result as PromiseFulfilledResult<ServiceProcess>).value);
+    replicas[name] = others;
+    if (count === 1) {
+      urls[name] = first!.url;
+    } else {
+      const roundRobin = await startRoundRobin([first!, ...others].map((s) => s.url));
+      roundRobins.push(roundRobin);
+      urls[name] = roundRobin.url;
     }
+    return first!;
   };
-  const access = await launch('access', accessEnv);
-  const issues = await launch('issues', { ...serviceEnv, DATABASE_SCHEMA: issuesSchema.schema, ACCESS_URL: access.url });
-  const statisticsEnv = { ...serviceEnv, DATABASE_SCHEMA: statisticsSchema.schema, ACCESS_URL: access.url, ISSUES_URL: issues.url, REPLICA_CHECK_INTERVAL_MS: '500' };
-  const statistics = await launch('statistics', statisticsEnv);
-  const serviceUrls = { ACCESS_URL: access!.url, ISSUES_URL: issues!.url, STATISTICS_URL: statistics!.url };
-  const agentEnv = { INTERNAL_SECRET: secret, ...serviceUrls };
-  const agent = await launch('agent', agentEnv);
-  const upstreams = { ...serviceUrls, AGENT_URL: agent.url };
+  // The failure-counting limit of the gateway stays out of the way of tests sending bad tokens; a test of that limit sets it.
+  const gatewayDefaults = { AUTH_FAILURES_PER_MINUTE: '100000' };
+  let statisticsEnv: Record<string, string>;
+  let agentEnv: Record<string, string>;
+  let upstreams: Record<string, string>;
+  let services: Record<ServiceName, ServiceProcess>;
+  try {
+    const access = await launch('access', accessEnv);
+    const issues = await launch('issues', { ...serviceEnv, DATABASE_SCHEMA: issuesSchema.schema, ACCESS_URL: urls.access });
+    statisticsEnv = { ...serviceEnv, DATABASE_SCHEMA: statisticsSchema.schema, ACCESS_URL: urls.access, ISSUES_URL: urls.issues, REPLICA_CHECK_INTERVAL_MS: '500' };
+    const statistics = await launch('statistics', statisticsEnv);
+    const serviceUrls = { ACCESS_URL: urls.access, ISSUES_URL: urls.issues, STATISTICS_URL: urls.statistics };
+    agentEnv = { INTERNAL_SECRET: secret, ...serviceUrls };
+    const agent = await launch('agent', agentEnv);
+    upstreams = { ...serviceUrls, AGENT_URL: urls.agent };
+    const gateway = await launch('gateway', { ...gatewayDefaults, ...serviceEnv, ...upstreams, ...options.gatewayEnv });
+    services = { gateway, access, issues, statistics, agent };
+  } catch (error) {
+    // A start that fails part-way must not leave the services it did start running.
+    await Promise.all(started.map((s) => s.stop('SIGKILL')));
+    await Promise.all([...roundRobins.map((r) => r.close()), redisRelay.close(), accessRedisRelay.close(), amqpRelay.close()]);
+    await Promise.all([schema.drop(), issuesSchema.drop(), statisticsSchema.drop()]);
+    throw error;
+  }
   const extraProcesses: ServiceProcess[] = [];
   const startAgent = async () => {
     const replica = await startService('agent', agentEnv);
@@ -110,16 +166,20 @@ export async function startSystem(
     return replica;
   };
   const startGateway = async (env: Record<string, string> = {}) => {
-    const gateway = await startService('gateway', { ...serviceEnv, ...upstreams, ...env });
+    const gateway = await startService('gateway', { ...gatewayDefaults, ...serviceEnv, ...upstreams, ...env });
     extraProcesses.push(gateway);
     return gateway;
   };
-  const gateway = await launch('gateway', { ...serviceEnv, ...upstreams, ...options.gatewayEnv });
-  const services = { gateway, access: access!, issues: issues!, statistics: statistics!, agent };
+  const instances = (name: ServiceName) => [services[name], ...replicas[name]];
+  /** The addresses of the services behind the gateway, processes and round-robins: answers from there are not the public API's. */
+  const behindGateway = () => new Set(SERVICE_NAMES.filter((name) => name !== 'gateway').flatMap((name) => [urls[name], ...instances(name).map((s) => s.url)]));
 
   return {
     services,
-    gatewayUrl: gateway.url,
+    replicas,
+    instances,
+    urls,
+    gatewayUrl: urls.gateway,
     secret,
     schema,
     issuesSchema,
@@ -132,7 +192,9 @@ export async function startSystem(
     startGateway,
     startAgent,
     async admin(...args) {
-      const { stdout } = await run('pnpm', ['-s', 'admin', ...args, '--json'], {
+      // What `pnpm -s admin` runs (tsx, from the repository root), without the launcher
+      // processes of pnpm and tsx: it seeds every user of every test (admin-cli.test runs the real thing).
+      const { stdout } = await run(process.execPath, ['--import', 'tsx', 'services/access/src/cli/main.ts', ...args, '--json'], {
         cwd: REPO_ROOT,
         env: { ...process.env, ...accessEnv, LOG_LEVEL: 'silent' },
       });
@@ -148,7 +210,7 @@ export async function startSystem(
         headers['content-type'] ??= 'application/json';
       }
       const started = Date.now();
-      const response = await fetch((opts.baseUrl ?? gateway.url) + urlPath, { method, headers, body });
+      const response = await fetch((opts.baseUrl ?? urls.gateway) + urlPath, { method, headers, body });
       const text = await response.text();
       let parsed: unknown = text;
       try {
@@ -158,7 +220,7 @@ export async function startSystem(
       }
       const answer = { status: response.status, body: parsed, headers: response.headers, ms: Date.now() - started };
       // Every answer of the public API must be what the OpenAPI document says it is.
-      const viaGateway = !Object.values(services).some((s) => s.name !== 'gateway' && opts.baseUrl === s.url);
+      const viaGateway = opts.baseUrl === undefined || !behindGateway().has(opts.baseUrl);
       if (viaGateway && urlPath.startsWith('/api/v1')) {
         const undocumented = checkDocumentedAnswer(method, urlPath, answer.status, response.headers.get('content-type'), parsed);
         if (undocumented) throw new Error(`answer not as documented in the OpenAPI document: ${JSON.stringify(undocumented)}\nbody: ${text.slice(0, 500)}`);
@@ -166,7 +228,9 @@ export async function startSystem(
       return answer;
     },
     async stop() {
-      await Promise.all([...Object.values(services), ...extraProcesses].map((s) => s.stop('SIGTERM')));
+      const processes = new Set([...SERVICE_NAMES.flatMap(instances), ...extraProcesses]);
+      await Promise.all([...processes].map((s) => s.stop('SIGTERM')));
+      await Promise.all(roundRobins.map((r) => r.close()));
       await redisRelay.close();
       await accessRedisRelay.close();
       await amqpRelay.close();
@@ -192,10 +256,11 @@ export async function seedWorkspace(system: System, name = `ws-${randomBytes(3).
   };
 }
 
-/** Whether a service prints `text` within the time (log lines arrive through a pipe). */
-export async function waitForOutput(service: ServiceProcess, text: string, timeoutMs = 3000): Promise<boolean> {
+/** Whether a service (or any of several replicas) prints `text` within the time (log lines arrive through a pipe). */
+export async function waitForOutput(service: ServiceProcess | ServiceProcess[], text: string, timeoutMs = 3000): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
-  while (!service.output().includes(text)) {
+  const printed = () => [service].flat().some((s) => s.output().includes(text));
+  while (!printed()) {
     if (Date.now() > deadline) return false;
     await new Promise((r) => setTimeout(r, 50));
   }

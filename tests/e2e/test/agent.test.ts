@@ -239,7 +239,8 @@ describe('the gateway in front of /mcp', () => {
   });
 
   test('when the agent service is down, then /mcp answers 503 and the REST API keeps working', async () => {
-    await system.services.agent.stop('SIGKILL');
+    // Every replica: the service is down, not one pod of it.
+    await Promise.all(system.instances('agent').map((agent) => agent.stop('SIGKILL')));
     const response = await fetch(`${system.gatewayUrl}/mcp`, { method: 'POST', headers: { ...MCP_HEADERS, authorization: `Bearer ${ws.admin.token}` }, body: initialize });
     expect(response.status).toBe(503);
     expect(response.headers.get('retry-after')).toBe('5');

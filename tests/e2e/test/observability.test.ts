@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { connect, type ChannelModel, type ConsumeMessage } from 'amqplib';
-import { pollUntil, seedWorkspace, startSystem, testAmqpUrl, type ServiceProcess, type System } from '@tracker/testing';
+import { pollUntil, seedWorkspace, startSystem, testAmqpUrl, type ServiceName, type ServiceProcess, type System } from '@tracker/testing';
 
 /**
  * Observability end to end: one request through the gateway shows up in every service's
@@ -50,18 +50,26 @@ async function scrape(service: ServiceProcess): Promise<Map<string, Sample[]>> {
   return samples;
 }
 
-/** The sum of a metric's samples whose labels include `where`. */
-function total(samples: Map<string, Sample[]>, name: string, where: Record<string, string> = {}): number {
-  return (samples.get(name) ?? [])
+/** Every replica of a service, each scraped (one when not replicated). */
+const scrapeAll = (name: ServiceName) => Promise.all(system.instances(name).map(scrape));
+
+/** The sum of a metric's samples whose labels include `where`, over one replica's samples or every replica's. */
+function total(samples: Map<string, Sample[]> | Map<string, Sample[]>[], name: string, where: Record<string, string> = {}): number {
+  return [samples]
+    .flat()
+    .flatMap((replica) => replica.get(name) ?? [])
     .filter((s) => Object.entries(where).every(([k, v]) => s.labels[k] === v))
     .reduce((sum, s) => sum + s.value, 0);
 }
 
+/** Everything the replicas of a service printed. */
+const outputOf = (name: ServiceName) => system.instances(name).map((s) => s.output()).join('\n');
+
 
 describe('metrics, events and request ids end to end', () => {
   test('when an issue is created with a request id, then metrics, the event and the logs of every hop show it', async () => {
-    const { gateway, issues, statistics } = system.services;
-    const [gatewayBefore, issuesBefore, statisticsBefore] = await Promise.all([scrape(gateway), scrape(issues), scrape(statistics)]);
+    // Replicated, the request and its event meet one replica of each: counts are summed over the replicas.
+    const [gatewayBefore, issuesBefore, statisticsBefore] = await Promise.all([scrapeAll('gateway'), scrapeAll('issues'), scrapeAll('statistics')]);
     const created = { method: 'POST', route: '/api/v1/issues', status: '201' };
     const acked = { outcome: 'acked' };
 
@@ -75,12 +83,12 @@ describe('metrics, events and request ids end to end', () => {
     expect(res.headers.get('x-request-id')).toBe(rid);
 
     // The request: counted and timed by the gateway and by the issues service, by route template.
-    const gatewayAfter = await scrape(gateway);
+    const gatewayAfter = await scrapeAll('gateway');
     expect(total(gatewayAfter, 'http_requests_total', created) - total(gatewayBefore, 'http_requests_total', created)).toBe(1);
     expect(total(gatewayAfter, 'http_request_duration_seconds_count', created)).toBeGreaterThanOrEqual(1);
-    const issuesAfter = await scrape(issues);
+    const issuesAfter = await scrapeAll('issues');
     expect(total(issuesAfter, 'http_requests_total', created) - total(issuesBefore, 'http_requests_total', created)).toBe(1);
-    expect((issuesAfter.get('http_requests_total') ?? []).every((s) => s.labels.service === 'issues')).toBe(true);
+    expect(issuesAfter.flatMap((replica) => replica.get('http_requests_total') ?? []).every((s) => s.labels.service === 'issues')).toBe(true);
 
     // The event: published by the issues outbox with the request id in its header and envelope.
     const published = await pollUntil(
@@ -91,30 +99,35 @@ describe('metrics, events and request ids end to end', () => {
     const envelope = JSON.parse(published!.content.toString('utf8'));
     expect(envelope).toMatchObject({ type: 'issue.created', request_id: rid, data: { issue: { key: res.body.key } } });
     const issuesRelayed = await pollUntil(
-      () => scrape(issues),
+      () => scrapeAll('issues'),
       (m) => total(m, 'tracker_outbox_published_total') > total(issuesBefore, 'tracker_outbox_published_total') && total(m, 'tracker_outbox_backlog_events') === 0,
     );
-    expect(total(issuesRelayed, 'tracker_outbox_backlog_events')).toBe(0);
-    expect(issuesRelayed.get('tracker_outbox_oldest_age_seconds')?.[0]?.value).toBe(0);
+    // Each replica reads the one outbox table.
+    for (const replica of issuesRelayed) {
+      expect(total(replica, 'tracker_outbox_backlog_events')).toBe(0);
+      expect(replica.get('tracker_outbox_oldest_age_seconds')?.[0]?.value).toBe(0);
+    }
 
-    // Consumed and applied by statistics: an acked delivery, nothing waiting, nothing dead.
+    // Consumed and applied by statistics (one of the competing consumers): an acked delivery, nothing waiting, nothing dead.
     const statisticsAfter = await pollUntil(
-      () => scrape(statistics),
+      () => scrapeAll('statistics'),
       (m) => total(m, 'tracker_consumer_deliveries_total', acked) > total(statisticsBefore, 'tracker_consumer_deliveries_total', acked),
     );
     expect(total(statisticsAfter, 'tracker_consumer_deliveries_total', acked)).toBeGreaterThan(total(statisticsBefore, 'tracker_consumer_deliveries_total', acked));
     const queue = system.serviceEnv.EVENTS_QUEUE!;
-    expect(statisticsAfter.get('tracker_consumer_lag_messages')).toEqual([{ labels: { queue, service: 'statistics' }, value: expect.any(Number) }]);
-    expect(total(statisticsAfter, 'tracker_consumer_dead_letter_messages', { queue })).toBe(0);
-    expect(total(statisticsAfter, 'tracker_consumer_dead_letters_total')).toBe(0);
-    expect(total(statisticsAfter, 'tracker_replica_built')).toBe(1);
-    const age = statisticsAfter.get('tracker_replica_as_of_age_seconds')?.[0]?.value;
-    expect(age).toBeGreaterThanOrEqual(0);
-    expect(age).toBeLessThan(60);
+    for (const replica of statisticsAfter) {
+      expect(replica.get('tracker_consumer_lag_messages')).toEqual([{ labels: { queue, service: 'statistics' }, value: expect.any(Number) }]);
+      expect(total(replica, 'tracker_consumer_dead_letter_messages', { queue })).toBe(0);
+      expect(total(replica, 'tracker_consumer_dead_letters_total')).toBe(0);
+      expect(total(replica, 'tracker_replica_built')).toBe(1);
+      const age = replica.get('tracker_replica_as_of_age_seconds')?.[0]?.value;
+      expect(age).toBeGreaterThanOrEqual(0);
+      expect(age).toBeLessThan(60);
+    }
 
-    // The logs: the gateway and the issues service logged the request under its id.
-    expect(gateway.output()).toContain(`"rid":"${rid}"`);
-    expect(issues.output()).toContain(`"rid":"${rid}"`);
+    // The logs: the gateway and the issues service (the replicas that served it) logged the request under its id.
+    expect(outputOf('gateway')).toContain(`"rid":"${rid}"`);
+    expect(outputOf('issues')).toContain(`"rid":"${rid}"`);
   });
 
   test('when a client asks the public port for /metrics, then it is not there: metrics have their own listener', async () => {
@@ -126,11 +139,11 @@ describe('metrics, events and request ids end to end', () => {
   });
 
   test('when a path no service owns is requested, then the gateway counts it as one unmatched route, not one series per path', async () => {
-    const before = await scrape(system.services.gateway);
+    const before = await scrapeAll('gateway');
     for (const junk of ['/api/v1/a1', '/api/v1/b2/c3', '/nowhere']) await system.api('GET', junk, { token: ws.admin.token });
-    const after = await scrape(system.services.gateway);
+    const after = await scrapeAll('gateway');
     expect(total(after, 'http_requests_total', { route: 'unmatched' }) - total(before, 'http_requests_total', { route: 'unmatched' })).toBe(3);
-    const routes = new Set((after.get('http_requests_total') ?? []).map((s) => s.labels.route));
+    const routes = new Set(after.flatMap((replica) => replica.get('http_requests_total') ?? []).map((s) => s.labels.route));
     for (const route of routes) expect(route === 'unmatched' || route!.startsWith('/api/v1/')).toBe(true);
   });
 });

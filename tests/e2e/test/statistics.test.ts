@@ -38,8 +38,9 @@ describe('statistics from the event stream', () => {
   });
 
   test('when the statistics service is killed, then statistics and dashboards answer 503 quickly while everything else works, and it catches up after a restart', async () => {
-    const port = system.services.statistics.port;
-    await system.services.statistics.stop('SIGKILL');
+    // Every replica: the service is down, not one pod of it.
+    const ports = system.instances('statistics').map((s) => s.port);
+    await Promise.all(system.instances('statistics').map((s) => s.stop('SIGKILL')));
     for (const [method, path] of [['POST', '/api/v1/statistics'], ['GET', '/api/v1/dashboards']] as const) {
       const res = await system.api(method, path, { token: ws.admin.token, body: method === 'POST' ? {} : undefined });
       expect(res.status).toBe(503);
@@ -59,7 +60,9 @@ describe('statistics from the event stream', () => {
     expect((await system.api('PATCH', `/api/v1/issues/${first}`, { token: ws.admin.token, body: { status_id: done.id } })).status).toBe(200);
     expect((await system.api('GET', '/api/v1/me', { token: ws.admin.token })).status).toBe(200);
 
-    system.services.statistics = await startService('statistics', system.statisticsEnv, { port });
+    // Back on their ports, behind the same round-robin when replicated.
+    const restarted = await Promise.all(ports.map((port) => startService('statistics', system.statisticsEnv, { port })));
+    [system.services.statistics, system.replicas.statistics] = [restarted[0]!, restarted.slice(1)];
     const caughtUp = await pollUntil(statistics, (r) => r.status === 200 && r.body.total === 25 && r.body.progress.done === 1, 15_000);
     expect(caughtUp.body).toMatchObject({ total: 25, progress: { done: 1, open: 24, total: 25, done_percent: 4 } });
   });

@@ -1,0 +1,2 @@
+// Read by startSystem (libs/testing/src/system.ts) in every test file of this project.
+process.env.TRACKER_E2E_REPLICAS = '2';
