@@ -4,7 +4,7 @@ import { Category, Id, text } from './queues';
 export const Priority = z.enum(['low', 'normal', 'high', 'critical']);
 export type Priority = z.infer<typeof Priority>;
 
-/** Limits where the spec is silent (decisions.md, plus the bounds this service chose). */
+/** Limits where the spec is silent (documented in the README and the OpenAPI document). */
 export const ISSUE_LIMITS = {
   title: 500,
   description: 100_000,

@@ -23,7 +23,7 @@ import { StatisticsAssignee, StatisticsProgress, StatisticsQueue, StatisticsResu
 import { Me, User, UserChanges } from './users';
 
 /**
- * The published OpenAPI 3.1 document of /api/v1 (decisions.md: GET /api/v1/openapi.json),
+ * The published OpenAPI 3.1 document of /api/v1 (GET /api/v1/openapi.json, served without a token),
  * built from the zod schemas the services validate requests with and type answers by:
  * request bodies as the schemas accept them (defaults optional), answers as they leave.
  */

@@ -11,7 +11,7 @@ export const Id = z.number().int().min(1).max(2_147_483_647);
 export const text = (min: number, max: number) =>
   z.string().min(min).max(max).refine((value) => !value.includes('\u0000'), 'must not contain NUL characters');
 
-/** decisions.md: 2 to 12 letters, digits and `_`, starting with a letter; stored upper-case. */
+/** Queue keys: 2 to 12 letters, digits and `_`, starting with a letter; stored upper-case. */
 export const QUEUE_KEY_PATTERN = /^[A-Za-z][A-Za-z0-9_]{1,11}$/;
 export const QUEUE_DESCRIPTION_MAX = 10_000;
 

@@ -5,7 +5,7 @@ export type QueueRole = z.infer<typeof QueueRole>;
 
 const rank: Record<QueueRole, number> = { 'read-only': 1, 'read-write': 2, admin: 3 };
 
-/** `read-only` < `read-write` < `admin` (decisions.md). */
+/** `read-only` < `read-write` < `admin`. */
 export const roleAtLeast = (role: QueueRole | null, needed: QueueRole) => role !== null && rank[role] >= rank[needed];
 
 export interface EffectiveRole {

@@ -57,7 +57,7 @@ export function createBaseApp(options: BaseAppOptions): express.Express {
   app.use(requestContext(options.logger, options.isShuttingDown));
   if (options.metrics) app.use(httpMetrics(options.metrics));
   // Express answers OPTIONS itself with 200 and an Allow header listing the path's
-  // methods; an unserved method is 404 here (decisions.md), and routes are not revealed.
+  // methods; an unserved method is 404 here (see the README), and routes are not revealed.
   app.use((req, _res, next) => next(req.method === 'OPTIONS' ? new AppError('not_found', `No route for ${req.method} ${req.path}.`) : undefined));
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok', service: options.name });
@@ -115,7 +115,7 @@ function requestContext(logger: Logger, isShuttingDown?: () => boolean) {
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
 
-/** decisions.md: a body with another Content-Type is 422, not 415. */
+/** A body with another Content-Type is 422, not 415. */
 function requireJsonBody(req: Request, _res: Response, next: NextFunction) {
   const hasBody = req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
   if (BODY_METHODS.has(req.method) && hasBody && !req.is('application/json')) {
@@ -159,7 +159,7 @@ async function runChecks(checks: Record<string, () => Promise<unknown>>): Promis
   return Object.fromEntries(entries);
 }
 
-/** Maps body-parser failures (they carry `type`) to the statuses decisions.md asks for. */
+/** Maps body-parser failures (they carry `type`) to the statuses the README documents. */
 function toAppError(error: unknown): AppError | null {
   if (error instanceof AppError) return error;
   if (error instanceof UpstreamUnavailableError) return dependencyUnavailable('A service this request needs');

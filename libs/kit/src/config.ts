@@ -28,7 +28,7 @@ function deepFreeze<T>(value: T): T {
 /** Development-only signing secret, so each service can start alone on a laptop. */
 export const DEV_INTERNAL_SECRET = 'tracker-development-internal-secret-do-not-use-in-production';
 
-/** Env fields every service shares (decisions.md: ports, URLs, local defaults). */
+/** Env fields every service shares (ports, URLs, local defaults: README, Configuration). */
 export const commonEnv = {
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
   HOST: z.string().min(1).default('127.0.0.1'),

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 
-/** decisions.md: `trk_` then 32+ base62 characters (190+ random bits), for secret scanners. */
+/** Tokens: `trk_` then 32+ base62 characters (190+ random bits), for secret scanners. */
 export const TOKEN_PREFIX = 'trk_';
 export const TOKEN_PATTERN = /^trk_[0-9A-Za-z]{32,128}$/;
 

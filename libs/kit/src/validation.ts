@@ -22,7 +22,7 @@ export function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.outp
 
 const positiveId = /^[1-9][0-9]{0,15}$/;
 
-/** Path ids are integers > 0 (decisions.md: anything else is 422, never 500). */
+/** Path ids are integers > 0 (anything else is 422, never 500). */
 export function parseId(name: string, raw: unknown): number {
   const value = typeof raw === 'string' && positiveId.test(raw) ? Number(raw) : NaN;
   if (!Number.isSafeInteger(value) || value > 2147483647) {

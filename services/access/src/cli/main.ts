@@ -8,7 +8,7 @@ import type { AccessDeps } from '../domain/deps';
 import { revokeToken } from '../domain/revoke-token.use-case';
 
 /**
- * Operator command line (decisions.md). With --json the last line printed is one
+ * Operator command line (README: Operator command line). With --json the last line printed is one
  * JSON object; other tools rely on that contract.
  */
 const USAGE = `Usage: pnpm -s admin <command> [options] [--json]

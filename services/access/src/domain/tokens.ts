@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { hashToken, TOKEN_PREFIX } from '@tracker/kit';
 
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
-/** 40 base62 characters carry 238 random bits (decisions.md asks for at least 190). */
+/** 40 base62 characters carry 238 random bits (the token format promises at least 190). */
 export const TOKEN_SECRET_LENGTH = 40;
 
 export interface NewToken {

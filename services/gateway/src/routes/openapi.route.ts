@@ -1,7 +1,7 @@
 import type { Router } from 'express';
 import { OPENAPI_PATH, openApiDocument } from '@tracker/contracts';
 
-/** decisions.md: the published schema needs no token, so it is served before authentication. */
+/** The published schema needs no token, so it is served before authentication. */
 export function openApiRoutes(router: Router): void {
   const body = JSON.stringify(openApiDocument());
   router.get(OPENAPI_PATH, (_req, res) => {

@@ -19,7 +19,7 @@ import { initialStatus } from './queues.rules';
 export async function createIssue(deps: IssuesDeps, ctx: RequestContext, input: IssueCreate): Promise<IssueRecord> {
   const [access, queue] = await Promise.all([accessOf(deps.grants, ctx), deps.store.queues.findInWorkspace(ctx.workspaceId, input.queue_id)]);
   const role = queue ? access.roleOn(queue.id) : null;
-  // Unknown and unreadable queues are the same 403 (decisions.md): no existence leak.
+  // Unknown and unreadable queues are the same 403: no existence leak.
   if (!queue || !role) throw issuesErrors.queueNotAccessible('queue_id');
   if (!canWrite(role)) throw issuesErrors.readWriteNeeded();
   if (input.assignee_id !== null) await assigneeCheck(deps, ctx)(input.assignee_id);

@@ -1,7 +1,7 @@
 import type { Category, QueueSettings } from '@tracker/contracts';
 import type { QueueRecord } from './model';
 
-/** decisions.md: the statuses every new queue starts with, in this order. */
+/** The statuses every new queue starts with, in this order. */
 export const STANDARD_STATUSES: ReadonlyArray<{ name: string; category: Category; position: number }> = [
   { name: 'Open', category: 'open', position: 1 },
   { name: 'In progress', category: 'progress', position: 2 },

@@ -17,7 +17,7 @@ export async function searchIssues(deps: IssuesDeps, ctx: RequestContext, filter
   const access = await accessOf(deps.grants, ctx);
   let readable: number[] | null;
   if (filters.queue_ids?.length) {
-    // Unknown and unreadable queues are the same 403 (decisions.md): no existence leak.
+    // Unknown and unreadable queues are the same 403: no existence leak.
     const named = [...new Set(filters.queue_ids)];
     const known = new Set(await deps.store.queues.idsInWorkspace(ctx.workspaceId, named));
     if (named.some((id) => !known.has(id) || !access.canRead(id))) throw issuesErrors.queueNotAccessible('queue_ids');
