@@ -38,6 +38,17 @@ test('every Tracker series an alert uses is exported by a service', () => {
   }
 });
 
+test('the dead-letter queue alerts: anything waiting for 10 minutes, and a page near its 10,000 cap', () => {
+  const dead = alerts.filter((a) => a.expr.includes('tracker_consumer_dead_letter_messages'));
+  const waiting = dead.find((a) => /\) > 0$/.test(a.expr.trim()))!;
+  expect(waiting).toMatchObject({ alert: 'TrackerDeadLetters', for: '10m' });
+  const nearlyFull = dead.find((a) => a !== waiting)!;
+  const bound = Number(/> (\d+)$/.exec(nearlyFull.expr.trim())![1]);
+  expect(bound).toBeGreaterThanOrEqual(5000);
+  expect(bound).toBeLessThan(10_000);
+  expect(nearlyFull.labels.severity).toBe('page');
+});
+
 test('the operations guide explains exactly the alerts there are', () => {
   const explained = [...guide.matchAll(/^### (Tracker\w+)$/gm)].map((m) => m[1]);
   expect(explained.sort()).toEqual(alerts.map((a) => a.alert).sort());

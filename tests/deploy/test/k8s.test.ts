@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Deployment } from 'kubernetes-models/apps/v1/Deployment';
@@ -8,19 +9,92 @@ import { PodDisruptionBudget } from 'kubernetes-models/policy/v1/PodDisruptionBu
 import { ConfigMap } from 'kubernetes-models/v1/ConfigMap';
 import { Namespace } from 'kubernetes-models/v1/Namespace';
 import { Service } from 'kubernetes-models/v1/Service';
+import { parseAllDocuments } from 'yaml';
 import { containersOf, kustomize, type K8sObject } from './kustomize';
 
 /**
  * The Kubernetes manifests as `kubectl apply -k` would send them (base and production
  * overlay, rendered by ./kustomize.ts), validated against the Kubernetes API schemas
  * (kubernetes-models), plus what the deployment promises: probes, resources, HPA, PDB,
- * Service per service, the migration Job, config by reference, and the network policy
- * (ingress for every service, egress for the agent).
+ * Service per service, the migration Job as the migrator, config by reference with one
+ * Secret per workload that no other workload reads, and network policies in the base
+ * that allow each component exactly the connections it needs, in and out.
  */
 const ROOT = path.resolve(__dirname, '../../..');
 const K8S = path.join(ROOT, 'deploy/k8s');
 const SERVICES = ['gateway', 'access', 'issues', 'statistics', 'agent'] as const;
 const PORTS = { gateway: 8080, access: 8081, issues: 8082, statistics: 8083, agent: 8084 };
+const WORKLOADS = [...SERVICES, 'migrate'] as const;
+
+/** Who may call whom on its HTTP port ('anyone' for the public gateway). */
+const CALLERS: Record<string, string[] | 'anyone'> = {
+  gateway: 'anyone',
+  access: ['gateway', 'issues', 'statistics', 'agent'],
+  issues: ['gateway', 'statistics', 'agent'],
+  statistics: ['gateway', 'agent'],
+  agent: ['gateway'],
+};
+/** Everything each workload may reach: components by name, the infrastructure, the cluster DNS. */
+const REACHES: Record<string, string[]> = {
+  gateway: ['access', 'issues', 'statistics', 'agent', 'redis', 'dns'],
+  agent: ['access', 'issues', 'statistics', 'redis', 'dns'],
+  access: ['postgres', 'redis', 'rabbitmq', 'dns'],
+  issues: ['access', 'postgres', 'redis', 'rabbitmq', 'dns'],
+  statistics: ['access', 'issues', 'postgres', 'redis', 'rabbitmq', 'dns'],
+  migrate: ['postgres', 'dns'],
+};
+const INFRA_PORTS: Record<number, string> = { 5432: 'postgres', 6379: 'redis', 5672: 'rabbitmq' };
+
+/** Does a NetworkPolicy's podSelector select the pods of `workload` (matchLabels and `In` expressions)? */
+function selects(selector: any, workload: string): boolean {
+  const labels: Record<string, string> = { 'app.kubernetes.io/name': workload, 'app.kubernetes.io/part-of': 'tracker' };
+  for (const [key, value] of Object.entries(selector.matchLabels ?? {})) if (labels[key] !== value) return false;
+  for (const e of selector.matchExpressions ?? []) {
+    if (e.operator !== 'In') throw new Error(`selector operator ${e.operator} is not understood by this test`);
+    if (!e.values.includes(labels[e.key])) return false;
+  }
+  return true;
+}
+
+/** What the egress rules of all policies let `workload` reach, by the classification of REACHES. */
+function reachable(policies: K8sObject[], workload: string): string[] {
+  const found = new Set<string>();
+  for (const policy of policies.filter((p) => p.spec.policyTypes.includes('Egress') && selects(p.spec.podSelector, workload))) {
+    for (const rule of policy.spec.egress ?? []) {
+      expect([policy.metadata.name, Array.isArray(rule.to) && rule.to.length > 0, Array.isArray(rule.ports) && rule.ports.length > 0]).toEqual([policy.metadata.name, true, true]);
+      for (const port of rule.ports) {
+        if (port.port === 'http') {
+          for (const peer of rule.to) {
+            expect(Object.keys(peer)).toEqual(['podSelector']);
+            found.add(peer.podSelector.matchLabels['app.kubernetes.io/name']);
+          }
+        } else if (port.port === 53) {
+          expect(rule.to).toEqual([{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'kube-system' } }, podSelector: { matchLabels: { 'k8s-app': 'kube-dns' } } }]);
+          found.add('dns');
+        } else if (INFRA_PORTS[port.port]) {
+          found.add(INFRA_PORTS[port.port]!);
+        } else {
+          throw new Error(`${policy.metadata.name}: port ${port.port} is not one this test knows`);
+        }
+      }
+    }
+  }
+  return [...found].sort();
+}
+
+/** Every Secret a workload reads, however it reads it. */
+function secretsOf(workload: K8sObject): string[] {
+  const names = new Set<string>();
+  for (const container of containersOf(workload)) {
+    for (const from of container.envFrom ?? []) if (from.secretRef) names.add(from.secretRef.name);
+    for (const env of container.env ?? []) if (env.valueFrom?.secretKeyRef) names.add(env.valueFrom.secretKeyRef.name);
+  }
+  for (const volume of workload.spec.template.spec.volumes ?? []) {
+    if (volume.secret) names.add(volume.secret.secretName);
+    for (const source of volume.projected?.sources ?? []) if (source.secret) names.add(source.secret.name);
+  }
+  return [...names].sort();
+}
 
 const MODELS: Record<string, new (data: any) => { validate(): void }> = {
   'apps/v1/Deployment': Deployment,
@@ -88,7 +162,7 @@ describe.each(Object.entries(renders))('the %s render', (_name, objects) => {
     for (const [key, value] of Object.entries(pdb.spec.selector.matchLabels)) expect(podLabels[key]).toBe(value);
   });
 
-  test('config and secrets are referenced, never inlined: one generated ConfigMap, the Secret created outside git', () => {
+  test('config and secrets are referenced, never inlined: one generated ConfigMap, the Secrets and trusted keys created outside git', () => {
     const configMaps = objects.filter((o) => o.kind === 'ConfigMap');
     expect(configMaps.map((c) => c.metadata.name)).toEqual([expect.stringMatching(/^tracker-config-[0-9a-f]{10}$/)]);
     expect(configMaps[0]!.data).toMatchObject({
@@ -99,27 +173,103 @@ describe.each(Object.entries(renders))('the %s render', (_name, objects) => {
       STATISTICS_URL: 'http://statistics:8083',
       AGENT_URL: 'http://agent:8084',
     });
-    expect(Object.keys(configMaps[0]!.data)).not.toEqual(expect.arrayContaining(['INTERNAL_SECRET']));
+    for (const key of Object.keys(configMaps[0]!.data)) expect(key).not.toMatch(/SECRET|SIGNING|PASSWORD|TRUSTED|DATABASE_URL|REDIS_URL|AMQP_URL/);
     expect(objects.filter((o) => o.kind === 'Secret')).toEqual([]);
+    for (const service of SERVICES) {
+      const [container] = containersOf(find(objects, 'Deployment', service)!);
+      expect(container.envFrom).toEqual([
+        { configMapRef: { name: configMaps[0]!.metadata.name } },
+        { configMapRef: { name: 'tracker-trusted-keys' } },
+        { secretRef: { name: `${service}-secrets` } },
+      ]);
+    }
     for (const workload of objects.filter((o) => containersOf(o).length > 0)) {
       for (const container of containersOf(workload)) {
-        expect(container.envFrom).toEqual([{ configMapRef: { name: configMaps[0]!.metadata.name } }, { secretRef: { name: 'tracker-secrets' } }]);
-        for (const env of container.env ?? []) expect(env.name).not.toMatch(/SECRET|PASSWORD|_URL$/);
+        for (const env of container.env ?? []) expect(env.name).not.toMatch(/SECRET|SIGNING|PASSWORD|TRUSTED|_URL$/);
       }
     }
   });
 
-  test('the migration Job migrates each service with its own image, in order, as non-root', () => {
+  test('every workload reads only its own Secret, and no two share one', () => {
+    const workloads = objects.filter((o) => containersOf(o).length > 0);
+    expect(workloads.map((w) => w.metadata.name).sort()).toEqual([...WORKLOADS].sort());
+    for (const workload of workloads) expect([workload.metadata.name, secretsOf(workload)]).toEqual([workload.metadata.name, [`${workload.metadata.name}-secrets`]]);
+  });
+
+  test('the migration Job migrates each service with its own image, in order, as non-root, as the migrator', () => {
     const job = find(objects, 'Job', 'migrate')!;
     const pod = job.spec.template.spec;
     expect(pod.restartPolicy).toBe('Never');
     expect(pod.securityContext.runAsNonRoot).toBe(true);
+    expect(pod.automountServiceAccountToken).toBe(false);
     const steps = containersOf(job);
     expect(steps.map((c) => c.name)).toEqual(['migrate-access', 'migrate-issues', 'migrate-statistics']);
     for (const step of steps) {
       const service = step.name.replace('migrate-', '');
       expect(step.image).toMatch(new RegExp(`(^|/)(tracker-)?${service}:`));
       expect(step.command).toEqual(['node_modules/.bin/prisma-offline', 'deploy']);
+      // The migrator's DATABASE_URL and nothing else: no signing key, no service's Secret.
+      expect(step.envFrom).toEqual([{ secretRef: { name: 'migrate-secrets' } }]);
+      expect(step.securityContext).toMatchObject({ allowPrivilegeEscalation: false, readOnlyRootFilesystem: true });
+    }
+  });
+
+  const policies = objects.filter((o) => o.kind === 'NetworkPolicy');
+
+  test('network policy: a default deny of ingress and egress for every pod', () => {
+    const deny = policies.filter((p) => Object.keys(p.spec.podSelector).length === 0);
+    expect(deny.map((p) => p.spec)).toEqual([{ podSelector: {}, policyTypes: ['Ingress', 'Egress'] }]);
+    for (const workload of WORKLOADS) {
+      const ingress = policies.some((p) => p.spec.policyTypes.includes('Ingress') && selects(p.spec.podSelector, workload));
+      const egress = policies.some((p) => p.spec.policyTypes.includes('Egress') && selects(p.spec.podSelector, workload));
+      expect([workload, ingress, egress]).toEqual([workload, true, true]);
+    }
+  });
+
+  test('network policy in: the gateway open to all on http only, the others only to their callers, metrics only to Prometheus', () => {
+    const rulesFor = (service: string) =>
+      policies.filter((p) => p.spec.policyTypes.includes('Ingress') && Object.keys(p.spec.podSelector).length > 0 && selects(p.spec.podSelector, service)).flatMap((p) => p.spec.ingress ?? []);
+    for (const service of SERVICES) {
+      const rules = rulesFor(service);
+      const http = rules.filter((r: any) => r.ports.some((p: any) => p.port === 'http'));
+      const metrics = rules.filter((r: any) => r.ports.some((p: any) => p.port === 'metrics'));
+      expect(rules.length).toBe(http.length + metrics.length);
+      // http: from anywhere for the gateway alone; else from named pods of this namespace.
+      if (CALLERS[service] === 'anyone') {
+        expect(http).toEqual([{ ports: [{ port: 'http' }] }]);
+      } else {
+        const from = http.flatMap((r: any) => r.from);
+        for (const peer of from) expect(Object.keys(peer)).toEqual(['podSelector']);
+        expect(from.map((peer: any) => peer.podSelector.matchLabels['app.kubernetes.io/name']).sort()).toEqual([...(CALLERS[service] as string[])].sort());
+      }
+      // metrics: Prometheus in the monitoring namespace, nobody else.
+      expect(metrics).toEqual([
+        {
+          from: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } }, podSelector: { matchLabels: { 'app.kubernetes.io/name': 'prometheus' } } }],
+          ports: [{ port: 'metrics' }],
+        },
+      ]);
+    }
+    expect(rulesFor('migrate')).toEqual([]);
+  });
+
+  test.each(WORKLOADS)('network policy out: %s reaches exactly what it needs', (workload) => {
+    expect(reachable(policies, workload)).toEqual([...REACHES[workload]!].sort());
+  });
+
+  test('network policy: every call allowed out is allowed in, and the other way round', () => {
+    for (const [callee, callers] of Object.entries(CALLERS)) {
+      const expected = callers === 'anyone' ? [] : callers;
+      const reaching = WORKLOADS.filter((w) => reachable(policies, w).includes(callee));
+      expect([callee, reaching.sort()]).toEqual([callee, [...expected].sort()]);
+    }
+  });
+
+  test('network policy: each infrastructure destination is named in exactly one policy', () => {
+    for (const [port, name] of Object.entries(INFRA_PORTS)) {
+      const naming = policies.filter((p) => (p.spec.egress ?? []).some((r: any) => r.ports.some((x: any) => String(x.port) === port)));
+      expect([name, naming.map((p) => p.metadata.name)]).toEqual([name, [`${name}-egress`]]);
+      expect(naming[0]!.spec.egress).toHaveLength(1);
     }
   });
 });
@@ -137,57 +287,14 @@ describe('the production overlay', () => {
     for (const step of containersOf(job)) expect(step.image).toBe(`registry.example.com/tracker/${step.name.replace('migrate-', '')}:${version(step.name.replace('migrate-', ''))}`);
   });
 
-  test('network policy: a default deny, the gateway open to all on http only, the others only to their callers, metrics only to Prometheus', () => {
-    const policies = objects.filter((o) => o.kind === 'NetworkPolicy');
-    const deny = policies.find((p) => Object.keys(p.spec.podSelector).length === 0 || Object.keys(p.spec.podSelector.matchLabels ?? {}).length === 0);
-    expect(deny?.spec).toEqual({ podSelector: {}, policyTypes: ['Ingress'] });
-
-    const rulesFor = (service: string) => policies.filter((p) => p.spec.podSelector.matchLabels?.['app.kubernetes.io/name'] === service).flatMap((p) => p.spec.ingress ?? []);
-    const callers: Record<string, string[] | 'anyone'> = {
-      gateway: 'anyone',
-      access: ['gateway', 'issues', 'statistics', 'agent'],
-      issues: ['gateway', 'statistics', 'agent'],
-      statistics: ['gateway', 'agent'],
-      agent: ['gateway'],
-    };
-    for (const service of SERVICES) {
-      const rules = rulesFor(service);
-      const http = rules.filter((r: any) => r.ports.some((p: any) => p.port === 'http'));
-      const metrics = rules.filter((r: any) => r.ports.some((p: any) => p.port === 'metrics'));
-      expect(rules.length).toBe(http.length + metrics.length);
-      // http: from anywhere for the gateway alone; else from named pods of this namespace.
-      if (callers[service] === 'anyone') {
-        expect(http).toEqual([{ ports: [{ port: 'http' }] }]);
-      } else {
-        const from = http.flatMap((r: any) => r.from);
-        for (const peer of from) expect(Object.keys(peer)).toEqual(['podSelector']);
-        expect(from.map((peer: any) => peer.podSelector.matchLabels['app.kubernetes.io/name']).sort()).toEqual([...(callers[service] as string[])].sort());
-      }
-      // metrics: Prometheus in the monitoring namespace, nobody else.
-      expect(metrics).toEqual([
-        {
-          from: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } }, podSelector: { matchLabels: { 'app.kubernetes.io/name': 'prometheus' } } }],
-          ports: [{ port: 'metrics' }],
-        },
-      ]);
+  test('names where Postgres, Redis and RabbitMQ are (outside the cluster) in one place each, by address range', () => {
+    for (const name of ['postgres', 'redis', 'rabbitmq']) {
+      const policy = find(objects, 'NetworkPolicy', `${name}-egress`)!;
+      expect([name, Object.keys(policy.spec.egress[0].to[0])]).toEqual([name, ['ipBlock']]);
+      const base = find(renders.base, 'NetworkPolicy', `${name}-egress`)!;
+      expect(policy.spec.podSelector).toEqual(base.spec.podSelector);
+      expect(policy.spec.egress[0].ports).toEqual(base.spec.egress[0].ports);
     }
-  });
-
-  test('network policy: egress is restricted for the agent alone, to the HTTP ports of access, issues and statistics and to DNS', () => {
-    const policies = objects.filter((o) => o.kind === 'NetworkPolicy');
-    const egress = policies.filter((p) => p.spec.policyTypes.includes('Egress'));
-    expect(egress.map((p) => p.spec.podSelector)).toEqual([{ matchLabels: { 'app.kubernetes.io/name': 'agent' } }]);
-    const rules = egress[0]!.spec.egress;
-    const dns = rules.filter((r: any) => r.ports.every((p: any) => p.port === 53));
-    const http = rules.filter((r: any) => !dns.includes(r));
-    for (const rule of http) {
-      expect(rule.ports).toEqual([{ port: 'http' }]);
-      for (const peer of rule.to) expect(Object.keys(peer)).toEqual(['podSelector']);
-    }
-    expect(http.flatMap((r: any) => r.to.map((peer: any) => peer.podSelector.matchLabels['app.kubernetes.io/name'])).sort()).toEqual(['access', 'issues', 'statistics']);
-    expect(dns).toHaveLength(1);
-    expect(dns[0].to).toEqual([{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'kube-system' } }, podSelector: { matchLabels: { 'k8s-app': 'kube-dns' } } }]);
-    expect(dns[0].ports.map((p: any) => p.protocol).sort()).toEqual(['TCP', 'UDP']);
   });
 
   test('scales wider than the base and gives pods more headroom', () => {
@@ -195,6 +302,25 @@ describe('the production overlay', () => {
       const hpa = find(objects, 'HorizontalPodAutoscaler', service)!;
       expect(hpa.spec.minReplicas).toBeGreaterThan(find(renders.base, 'HorizontalPodAutoscaler', service)!.spec.minReplicas);
       expect(find(objects, 'Deployment', service)!.spec.template.spec.containers[0].resources.limits.memory).toBe('1Gi');
+    }
+  });
+});
+
+/** The real kustomize, where kubectl is installed: the renderer above must agree with it. */
+const kubectl = spawnSync('kubectl', ['version', '--client'], { encoding: 'utf8' });
+describe.each(Object.keys(renders) as Array<keyof typeof renders>)('the %s render and `kubectl kustomize`', (name) => {
+  const dir = name === 'base' ? path.join(K8S, 'base') : path.join(K8S, 'overlays/production');
+  (kubectl.status === 0 ? test : test.skip)('hold the same objects, policies and pod specs', () => {
+    const out = spawnSync('kubectl', ['kustomize', dir], { encoding: 'utf8' });
+    expect(out.stderr).toBe('');
+    const real = parseAllDocuments(out.stdout).map((d) => d.toJS()) as K8sObject[];
+    const normal = (o: K8sObject) => JSON.parse(JSON.stringify(o).replace(/tracker-config-[a-z0-9]{10}/g, 'tracker-config'));
+    const id = (o: K8sObject) => `${o.kind}/${normal(o).metadata.name}`;
+    expect(real.map(id).sort()).toEqual(renders[name].map(id).sort());
+    for (const object of renders[name]) {
+      const twin = real.find((r) => id(r) === id(object))!;
+      if (object.kind === 'NetworkPolicy') expect(normal(twin).spec).toEqual(normal(object).spec);
+      if (containersOf(object).length > 0) expect(normal(twin).spec.template.spec).toEqual(normal(object).spec.template.spec);
     }
   });
 });
