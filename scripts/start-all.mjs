@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Runs the five services in one terminal (what `pnpm start` does after migrating):
-// a shared internal signing secret, one prefixed log stream, and a clean stop on Ctrl-C.
+// fresh signing keys for this run, one prefixed log stream, and a clean stop on Ctrl-C.
 //
 // Ports: gateway 8080, access 8081, issues 8082, statistics 8083, agent 8084, each with
 // its /metrics listener on its port + 1000. <NAME>_PORT (GATEWAY_PORT, ACCESS_PORT, ...)
@@ -11,10 +11,12 @@
 // in the environment are ignored: the five services would all take the same port.
 // Ports that are not numbers or that two listeners would share stop the start (exit 78).
 import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SERVICES, listenPorts, upstreamUrls } from './start-all-ports.cjs';
+
+const { newSeed, publicKeyOf } = createRequire(import.meta.url)('./internal-keys.cjs');
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -26,11 +28,13 @@ try {
   process.exit(78);
 }
 
-// Each service would fall back to the development secret; one random secret per run is safer.
+// Each service would fall back to its development key, which anyone can derive: a key
+// pair of its own per service and per run is safer (INTERNAL_SIGNING_KEY, INTERNAL_TRUSTED_KEYS).
+const seeds = Object.fromEntries(SERVICES.map((name) => [name, newSeed()]));
 const env = {
   ...process.env,
   ...upstreamUrls(ports, process.env),
-  INTERNAL_SECRET: process.env.INTERNAL_SECRET ?? randomBytes(32).toString('hex'),
+  INTERNAL_TRUSTED_KEYS: SERVICES.map((name) => `${name}:${publicKeyOf(seeds[name])}`).join(','),
 };
 const children = new Map();
 let stopping = false;
@@ -38,7 +42,7 @@ let stopping = false;
 for (const name of SERVICES) {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
     cwd: path.join(root, 'services', name),
-    env: { ...env, PORT: String(ports[name].port), METRICS_PORT: String(ports[name].metricsPort) },
+    env: { ...env, INTERNAL_SIGNING_KEY: seeds[name], PORT: String(ports[name].port), METRICS_PORT: String(ports[name].metricsPort) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.set(name, child);

@@ -6,10 +6,13 @@
  *   every request's time, for exact percentiles.
  * Both may rotate over `keys` (the path's {key}) and keep each issue's version for
  * versioned PATCHes (body {"title": ..., "version": <last seen>}).
+ * A service called directly needs a ticket per request (`ticket`): made here, as the
+ * gateway makes it, for the request's own method, path and body.
  */
 import fs from 'node:fs';
 import http from 'node:http';
 import autocannon from 'autocannon';
+import { devSigningKey, issueTicket, PRINCIPAL_HEADER, type Signer, type UserPrincipal } from '@tracker/kit';
 import { answerTally, type AnswerCheck } from './checks';
 
 export interface LoadJob {
@@ -33,6 +36,13 @@ export interface LoadJob {
   timeoutSeconds?: number;
   /** Checks every answer's status and body (see checks.ts); failures are counted in `failedChecks`. */
   check?: AnswerCheck;
+  /**
+   * A service called directly: every request carries its own ticket for `user`, signed
+   * with the gateway's development key (the bench runs the services with development
+   * keys), since a ticket is good for one request only. Costs the load generator one
+   * Ed25519 signature per request, as it costs the gateway on the way through it.
+   */
+  ticket?: { audience: Signer; user: UserPrincipal };
 }
 
 export interface LoadResult {
@@ -91,13 +101,22 @@ function rotation(job: LoadJob, first: number, step: number) {
   };
 }
 
+let gatewayKey: ReturnType<typeof devSigningKey> | undefined;
+
+/** The ticket header for one request of `job`, or none. */
+function ticketHeaders(job: LoadJob, method: string, path: string, body: string | undefined): Record<string, string> {
+  if (!job.ticket) return {};
+  gatewayKey ??= devSigningKey('gateway');
+  return { [PRINCIPAL_HEADER]: issueTicket(gatewayKey, { audience: job.ticket.audience, method, path, body: body === undefined ? undefined : Buffer.from(body), user: job.ticket.user }) };
+}
+
 async function throughput(job: LoadJob): Promise<LoadResult> {
   const url = new URL(job.url);
   // One rotation for all connections. autocannon gives each request a fresh context
   // (with one request definition it resets the context every time), so the key travels
   // in it from setupRequest to onResponse; with pipelining 1 that is the answered one.
   const shared = rotation(job, 0, 1);
-  const dynamic = Boolean(job.keys?.length || job.bodies?.length);
+  const dynamic = Boolean(job.keys?.length || job.bodies?.length || job.ticket);
   const checked = answerTally(job.check);
   const result = await autocannon({
     url: url.origin,
@@ -115,7 +134,7 @@ async function throughput(job: LoadJob): Promise<LoadResult> {
           setupRequest: (req: any, context: any) => {
             const { path, body, key } = shared.next();
             context.key = key;
-            return { ...req, path, body };
+            return { ...req, path, body, headers: { ...req.headers, ...ticketHeaders(job, job.method ?? 'GET', path, body) } };
           },
         }),
         ...((dynamic || job.check) && {
@@ -155,7 +174,14 @@ async function latency(job: LoadJob): Promise<LoadResult> {
   const once = (path: string, body: string | undefined) =>
     new Promise<{ status: number; text: string }>((resolve, reject) => {
       const req = http.request(
-        { host: url.hostname, port: url.port, path, method: job.method ?? 'GET', agent, headers: { ...job.headers, ...(body && { 'content-length': Buffer.byteLength(body) }) } },
+        {
+          host: url.hostname,
+          port: url.port,
+          path,
+          method: job.method ?? 'GET',
+          agent,
+          headers: { ...job.headers, ...ticketHeaders(job, job.method ?? 'GET', path, body), ...(body && { 'content-length': Buffer.byteLength(body) }) },
+        },
         (res) => {
           const chunks: Buffer[] = [];
           res.on('data', (c: Buffer) => chunks.push(c));

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { Client } from 'pg';
-import { signPrincipal, type UserPrincipal } from '@tracker/kit';
+import { devSigningKey, issueTicket, type Signer, type UserPrincipal } from '@tracker/kit';
 import { freePort, startService, type ServiceProcess } from '@tracker/testing';
 import { ensureDatabase, readSeeded, REPO_ROOT, resetSchemas, SCHEMAS, seedIssues, writeSeeded, type Seeded } from './seed';
 
@@ -21,7 +21,6 @@ export interface BenchOptions {
 export interface BenchSystem {
   db: Client;
   seeded: Seeded;
-  secret: string;
   env: Record<string, string>;
   access: ServiceProcess;
   issues: ServiceProcess;
@@ -29,12 +28,16 @@ export interface BenchSystem {
   /** The agent tool interface (MCP at /mcp), behind the gateway (B8). */
   agent: ServiceProcess;
   gateway: ServiceProcess;
-  /** A gateway with authentication skipped (BENCH_FIXED_PRINCIPAL), for B2. */
-  fixedGateway: ServiceProcess;
   statisticsEnv: Record<string, string>;
+  /** The seeded admin, as the gateway vouches for them when a service is called directly. */
   principal: UserPrincipal;
-  /** A principal header for calling a service directly (valid 30 s: sign per run). */
-  principalHeader: () => string;
+  /**
+   * The ticket header for calling a service directly with one request (principal.ts: a
+   * ticket is bound to its method, path, body and service, and accepted once): signed
+   * with the gateway's development key, which the services trust as the bench runs them
+   * (no INTERNAL_SIGNING_KEY / INTERNAL_TRUSTED_KEYS: development keys).
+   */
+  ticket: (audience: Signer, method: string, path: string, body?: string) => string;
   queueIds: number[];
   /** Restarts the statistics service (B6 backlog). */
   restartStatistics: (stop: boolean) => Promise<void>;
@@ -51,9 +54,9 @@ export async function startBenchSystem(options: BenchOptions): Promise<BenchSyst
   await ensureDatabase(options.databaseUrl);
   const db = new Client({ connectionString: options.databaseUrl });
   await db.connect();
-  const secret = 'bench-internal-secret-0123456789abcdef0123456789';
+  // No INTERNAL_SIGNING_KEY / INTERNAL_TRUSTED_KEYS: every service signs and trusts with
+  // the development keys (never accepted in production), as on a developer's machine.
   const env = {
-    INTERNAL_SECRET: secret,
     AMQP_URL: options.amqpUrl,
     EVENTS_EXCHANGE: EXCHANGE,
     EVENTS_QUEUE,
@@ -68,8 +71,8 @@ export async function startBenchSystem(options: BenchOptions): Promise<BenchSyst
     await resetSchemas(db);
   }
   const started: ServiceProcess[] = [];
-  const start = async (name: Parameters<typeof startService>[0], extra: Record<string, string>, label: string = name) => {
-    const service = await startService(name, { ...env, ...extra }, { readyTimeoutMs: 60_000, nodeArgs: profileArgs(name, label) });
+  const start = async (name: Parameters<typeof startService>[0], extra: Record<string, string>) => {
+    const service = await startService(name, { ...env, ...extra }, { readyTimeoutMs: 60_000, nodeArgs: profileArgs(name) });
     started.push(service);
     return service;
   };
@@ -80,10 +83,10 @@ export async function startBenchSystem(options: BenchOptions): Promise<BenchSyst
     // Statistics comes later (after the replica is seeded); its URL is known now.
     const statisticsPort = await freePort();
     const statisticsUrl = `http://127.0.0.1:${statisticsPort}`;
-    // The agent needs no store: only the services its tools call (and the secret to sign for them).
+    // The agent needs no database: only the services its tools call (and Redis, for replay checks).
     const agent = await startService(
       'agent',
-      { INTERNAL_SECRET: secret, LOG_LEVEL: env.LOG_LEVEL, ...upstreams, STATISTICS_URL: statisticsUrl },
+      { LOG_LEVEL: env.LOG_LEVEL, REDIS_URL: env.REDIS_URL, ...upstreams, STATISTICS_URL: statisticsUrl },
       { readyTimeoutMs: 60_000, nodeArgs: profileArgs('agent') },
     );
     started.push(agent);
@@ -112,23 +115,22 @@ export async function startBenchSystem(options: BenchOptions): Promise<BenchSyst
     let statistics = await startService('statistics', statisticsEnv, { port: statisticsPort, readyTimeoutMs: 60_000, nodeArgs: profileArgs('statistics') });
     started.push(statistics);
     const principal: UserPrincipal = { kind: 'user', userId: s.userId, workspaceId: s.workspaceId, workspaceRole: 'admin', tokenId: 1 };
-    const fixedGateway = await start('gateway', { ...gatewayEnv, BENCH_FIXED_PRINCIPAL: JSON.stringify(principal) }, 'gateway-fixed-principal');
+    const gatewayKey = devSigningKey('gateway');
     const queueIds = (await db.query(`SELECT id FROM "${SCHEMAS.issues}".queues WHERE workspace_id = $1 ORDER BY id`, [s.workspaceId])).rows.map((r) => r.id as number);
 
     const system: BenchSystem = {
       db,
       seeded: s,
-      secret,
       env,
       access,
       issues,
       statistics,
       agent,
       gateway,
-      fixedGateway,
       statisticsEnv,
       principal,
-      principalHeader: () => signPrincipal(principal, secret),
+      ticket: (audience, method, path, body) =>
+        issueTicket(gatewayKey, { audience, method, path, body: body === undefined ? undefined : Buffer.from(body), user: principal }),
       queueIds,
       restartStatistics: async (stop) => {
         if (stop) {
@@ -155,13 +157,12 @@ export async function startBenchSystem(options: BenchOptions): Promise<BenchSyst
 /**
  * BENCH_CPU_PROFILE=issues,gateway (any of access, issues, statistics, agent, gateway):
  * those services run with V8's CPU profiler and write a .cpuprofile into
- * bench/results/profiles/<service> when stopped (open in Chrome DevTools); the B2 gateway
- * (authentication skipped) into profiles/gateway-fixed-principal. The profile covers the
- * whole process, start-up included; the file of the main thread ends in .0.001.
+ * bench/results/profiles/<service> when stopped (open in Chrome DevTools). The profile
+ * covers the whole process, start-up included; the file of the main thread ends in .0.001.
  */
-function profileArgs(name: string, label = name): string[] {
+function profileArgs(name: string): string[] {
   const wanted = (process.env.BENCH_CPU_PROFILE ?? '').split(',').map((s) => s.trim());
-  return wanted.includes(name) ? ['--cpu-prof', `--cpu-prof-dir=${path.join(REPO_ROOT, 'bench', 'results', 'profiles', label)}`] : [];
+  return wanted.includes(name) ? ['--cpu-prof', `--cpu-prof-dir=${path.join(REPO_ROOT, 'bench', 'results', 'profiles', name)}`] : [];
 }
 
 /** `pnpm -s admin <args> --json` against the bench's access schema; the parsed last line. */

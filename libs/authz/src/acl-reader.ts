@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { UserAcl, type QueueRole } from '@tracker/contracts';
-import { aclCacheKey, CACHE_FRESH_KEY, type Logger } from '@tracker/kit';
+import { aclCacheKey, CACHE_FRESH_KEY, cacheEntryReader, type Logger, type TrustedKeys } from '@tracker/kit';
 import { grantsOf, type AccessClient } from './access-client';
 
 export interface GrantsSource {
@@ -8,23 +8,41 @@ export interface GrantsSource {
   explicitGrants(userId: number, workspaceId: number, requestId: string | null): Promise<ReadonlyMap<number, QueueRole>>;
 }
 
+/** The user id an `aclCacheKey` names. */
+const userOfKey = (redisKey: string) => Number(/^acl:user:(\d+)$/.exec(redisKey)?.[1] ?? NaN);
+
 /**
  * Explicit grants: Redis first (written and invalidated only by the access service,
  * trusted only while its freshness key exists), the access service on a miss, when
- * the cache is not fresh, or while Redis is away. Nothing is kept in this process,
- * so a grant or revoke holds for the very next request.
+ * the cache is not fresh, or while Redis is away.
+ *
+ * An entry counts only if the access service signed it for this user's key and it has
+ * not expired (@tracker/kit cache-keys), checked with the `access` keys of `trusted`
+ * alone: a grant list written into Redis by anyone else (unsigned, signed by another
+ * part, copied from another user's key, expired, malformed) is a miss, logged (at most
+ * one warning per 10 s), and the access service decides. Verified entries are
+ * remembered by their exact text (one signature check per entry, not per request); the
+ * text is read from Redis on every request, so a grant or revoke holds for the very
+ * next one.
  */
-export function aclReader(redis: Redis, access: AccessClient, log: Logger): GrantsSource {
+export function aclReader(redis: Redis, access: AccessClient, log: Logger, trusted: TrustedKeys): GrantsSource {
+  const entries = cacheEntryReader<UserAcl>(trusted, {
+    log,
+    parse: (value, redisKey) => {
+      const parsed = UserAcl.safeParse(value);
+      return parsed.success && parsed.data.user_id === userOfKey(redisKey) ? parsed.data : null;
+    },
+  });
+
   async function cached(userId: number): Promise<UserAcl | null> {
     if (redis.status !== 'ready') return null;
     try {
-      const results = (await redis.pipeline().get(aclCacheKey(userId)).exists(CACHE_FRESH_KEY).exec()) ?? [];
+      const key = aclCacheKey(userId);
+      const results = (await redis.pipeline().get(key).exists(CACHE_FRESH_KEY).exec()) ?? [];
       const [[getError, raw] = [], [freshError, fresh] = []] = results;
       if (getError || freshError || fresh !== 1 || typeof raw !== 'string') return null;
-      const parsed = UserAcl.safeParse(JSON.parse(raw));
-      if (parsed.success && parsed.data.user_id === userId) return parsed.data;
-      log.warn({ userId }, 'ignoring a malformed ACL cache entry');
-      return null;
+      const read = entries.read(key, raw);
+      return read.ok && read.value.user_id === userId ? read.value : null;
     } catch (err) {
       log.debug({ err }, 'ACL cache read failed; asking the access service');
       return null;

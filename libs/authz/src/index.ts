@@ -2,3 +2,4 @@ export * from './access-client';
 export * from './acl-reader';
 export * from './redis';
 export * from './access-policy';
+export * from './seen-tickets';

@@ -220,7 +220,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * An issue with comments, worklogs, history, accessible links and subtasks
+         * An issue with its newest comments, worklogs, history, accessible links and subtasks (50 of each at most, with their totals)
          * @description Rights needed: read on the issue's queue.
          */
         get: operations["getIssue"];
@@ -243,10 +243,14 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * Comments of an issue, oldest first, a page at a time
+         * @description Rights needed: read on the issue's queue.
+         */
+        get: operations["listComments"];
         put?: never;
         /**
-         * Add a comment authored by the token owner
+         * Add a comment authored by the token owner; an issue holds at most 5,000 (422 beyond)
          * @description Rights needed: `read-write` or `admin` on the queue.
          */
         post: operations["addComment"];
@@ -263,13 +267,77 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * Worklogs of an issue, oldest first, a page at a time
+         * @description Rights needed: read on the issue's queue.
+         */
+        get: operations["listWorklogs"];
         put?: never;
         /**
-         * Record 1 to 1440 whole minutes of work
+         * Record 1 to 1440 whole minutes of work; an issue holds at most 10,000 worklogs (422 beyond)
          * @description Rights needed: `read-write` or `admin` on the queue.
          */
         post: operations["addWorklog"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/issues/{key}/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * History of an issue, oldest first, a page at a time
+         * @description Rights needed: read on the issue's queue.
+         */
+        get: operations["listHistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/issues/{key}/links": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Links of an issue to issues the caller can read, oldest first, a page at a time
+         * @description Rights needed: read on the issue's queue.
+         */
+        get: operations["listLinks"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/issues/{key}/subtasks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Subtasks of an issue that the caller can read, by id, a page at a time
+         * @description Rights needed: read on the issue's queue.
+         */
+        get: operations["listSubtasks"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -733,6 +801,35 @@ export interface components {
             /** Format: date-time */
             updated_at: string;
         };
+        IssueSummary: {
+            id: number;
+            key: string;
+            workspace_id: number;
+            queue_id: number;
+            title: string;
+            /** @description The first 500 characters of the description (GET /api/v1/issues/{key} has all). */
+            description: string;
+            status_id: number;
+            status: components["schemas"]["StatusRef"];
+            position: number;
+            assignee_id: number | null;
+            parent_id: number | null;
+            /** @enum {string} */
+            priority: "low" | "normal" | "high" | "critical";
+            type: string;
+            labels: string[];
+            due_date: string | null;
+            estimate_minutes: number;
+            spent_minutes: number;
+            version: number;
+            created_by: number;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            /** @description Whether the description is longer than shown. */
+            description_truncated: boolean;
+        };
         IssueRef: {
             id: number;
             key: string;
@@ -784,11 +881,26 @@ export interface components {
             created_at: string;
             /** Format: date-time */
             updated_at: string;
+            /** @description The newest 50 comments at most, oldest first; GET …/comments pages through all. */
             comments: components["schemas"]["Comment"][];
+            /** @description How many comments there are, counted up to 10,000. */
+            comments_total: number;
+            /** @description The newest 50 worklogs at most, oldest first; GET …/worklogs pages through all. */
             worklogs: components["schemas"]["Worklog"][];
+            /** @description How many worklogs there are, counted up to 10,000. */
+            worklogs_total: number;
+            /** @description The newest 50 history entries at most, oldest first; GET …/history pages through all. */
             history: components["schemas"]["HistoryEntry"][];
+            /** @description How many history entries there are, counted up to 10,000. */
+            history_total: number;
+            /** @description The newest 50 readable links at most, oldest first; GET …/links pages through all. */
             links: components["schemas"]["IssueLink"][];
+            /** @description How many readable links there are, counted up to 10,000. */
+            links_total: number;
+            /** @description The newest 50 readable subtasks at most, oldest first; GET …/subtasks pages through all. */
             subtasks: components["schemas"]["IssueRef"][];
+            /** @description How many readable subtasks there are, counted up to 10,000. */
+            subtasks_total: number;
         };
         Comment: {
             id: number;
@@ -811,9 +923,53 @@ export interface components {
             field: string;
             from: unknown;
             to: unknown;
+            /** @description Whether `from` is the first 1,000 characters of a longer text (history keeps no more). */
+            from_truncated: boolean;
+            /** @description Whether `to` is the first 1,000 characters of a longer text (history keeps no more). */
+            to_truncated: boolean;
             actor_id: number;
             /** Format: date-time */
             at: string;
+        };
+        CommentPage: {
+            /** @description Comments, oldest first, at most `limit`. */
+            items: components["schemas"]["Comment"][];
+            /** @description How many comments there are, counted up to 10,000. */
+            total: number;
+            /** @description The `after_id` of the next page; null on the last page. */
+            next_after_id: number | null;
+        };
+        WorklogPage: {
+            /** @description Worklogs, oldest first, at most `limit`. */
+            items: components["schemas"]["Worklog"][];
+            /** @description How many worklogs there are, counted up to 10,000. */
+            total: number;
+            /** @description The `after_id` of the next page; null on the last page. */
+            next_after_id: number | null;
+        };
+        HistoryPage: {
+            /** @description History entries, oldest first, at most `limit`. */
+            items: components["schemas"]["HistoryEntry"][];
+            /** @description How many history entries there are, counted up to 10,000. */
+            total: number;
+            /** @description The `after_id` of the next page; null on the last page. */
+            next_after_id: number | null;
+        };
+        LinkPage: {
+            /** @description Links the caller can read, oldest first, at most `limit`. */
+            items: components["schemas"]["IssueLink"][];
+            /** @description How many links the caller can read there are, counted up to 10,000. */
+            total: number;
+            /** @description The `after_id` of the next page; null on the last page. */
+            next_after_id: number | null;
+        };
+        SubtaskPage: {
+            /** @description Subtasks the caller can read, oldest first, at most `limit`. */
+            items: components["schemas"]["IssueRef"][];
+            /** @description How many subtasks the caller can read there are, counted up to 10,000. */
+            total: number;
+            /** @description The `after_id` of the next page; null on the last page. */
+            next_after_id: number | null;
         };
         WidgetFilters: {
             /**
@@ -1698,14 +1854,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The matching readable issues. */
+            /** @description The matching readable issues, each without comments, worklogs or history and with at most the first 500 characters of its description. */
             200: {
                 headers: {
                     "Search-Truncated": components["headers"]["Search-Truncated"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Issue"][];
+                    "application/json": components["schemas"]["IssueSummary"][];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -1795,6 +1951,52 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    listComments: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Where the page starts: 0 (the default) for the first page, then `next_after_id` of the previous page.
+                 * @example 0
+                 */
+                after_id?: number;
+                /**
+                 * @description Items per page, 1 to 50 (default 50).
+                 * @example 50
+                 */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description An issue key such as `WEB-12` (queue key, case-insensitive, then the number).
+                 * @example WEB-12
+                 */
+                key: components["parameters"]["IssueKey"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description At most `limit` items after `after_id`, the total, and where the next page starts. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CommentPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     addComment: {
         parameters: {
             query?: never;
@@ -1835,6 +2037,52 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    listWorklogs: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Where the page starts: 0 (the default) for the first page, then `next_after_id` of the previous page.
+                 * @example 0
+                 */
+                after_id?: number;
+                /**
+                 * @description Items per page, 1 to 50 (default 50).
+                 * @example 50
+                 */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description An issue key such as `WEB-12` (queue key, case-insensitive, then the number).
+                 * @example WEB-12
+                 */
+                key: components["parameters"]["IssueKey"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description At most `limit` items after `after_id`, the total, and where the next page starts. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorklogPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     addWorklog: {
         parameters: {
             query?: never;
@@ -1866,6 +2114,144 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listHistory: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Where the page starts: 0 (the default) for the first page, then `next_after_id` of the previous page.
+                 * @example 0
+                 */
+                after_id?: number;
+                /**
+                 * @description Items per page, 1 to 50 (default 50).
+                 * @example 50
+                 */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description An issue key such as `WEB-12` (queue key, case-insensitive, then the number).
+                 * @example WEB-12
+                 */
+                key: components["parameters"]["IssueKey"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description At most `limit` items after `after_id`, the total, and where the next page starts. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HistoryPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listLinks: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Where the page starts: 0 (the default) for the first page, then `next_after_id` of the previous page.
+                 * @example 0
+                 */
+                after_id?: number;
+                /**
+                 * @description Items per page, 1 to 50 (default 50).
+                 * @example 50
+                 */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description An issue key such as `WEB-12` (queue key, case-insensitive, then the number).
+                 * @example WEB-12
+                 */
+                key: components["parameters"]["IssueKey"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description At most `limit` items after `after_id`, the total, and where the next page starts. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LinkPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listSubtasks: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Where the page starts: 0 (the default) for the first page, then `next_after_id` of the previous page.
+                 * @example 0
+                 */
+                after_id?: number;
+                /**
+                 * @description Items per page, 1 to 50 (default 50).
+                 * @example 50
+                 */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description An issue key such as `WEB-12` (queue key, case-insensitive, then the number).
+                 * @example WEB-12
+                 */
+                key: components["parameters"]["IssueKey"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description At most `limit` items after `after_id`, the total, and where the next page starts. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SubtaskPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];

@@ -15,6 +15,28 @@ export const ISSUE_LIMITS = {
   position: 1e15,
   comment: 50_000,
   worklogDescription: 10_000,
+  /** Comments one issue may hold (422 `validation_failed` at `(body)` beyond). */
+  commentsPerIssue: 5_000,
+  /** Worklogs one issue may hold (422 `validation_failed` at `(body)` beyond). */
+  worklogsPerIssue: 10_000,
+} as const;
+
+/**
+ * What one issue read, one page of its lists and one search row may carry, so that no
+ * answer grows with what users add to an issue (README: Limits; services/issues/README.md).
+ */
+export const ISSUE_READ_LIMITS = {
+  /** The newest comments, worklogs, history entries, links and subtasks GET /issues/{key} embeds, each. */
+  embedded: 50,
+  /** Items per page of GET /issues/{key}/{comments,worklogs,history,links,subtasks}: at most (so no page is larger than a read), and by default. */
+  pageMax: 50,
+  pageDefault: 50,
+  /** `*_total` and a page's `total` count up to this many (so counting costs as little as the reading). */
+  counted: 10_000,
+  /** Characters a history entry keeps of a longer text value (`from`, `to` of `description`). */
+  historyText: 1_000,
+  /** Characters of the description a search row carries. */
+  searchDescription: 500,
 } as const;
 
 /** `YYYY-MM-DD`, a real calendar date from year 1 (Postgres has no year 0). */
@@ -152,8 +174,23 @@ export const Worklog = z.object({
 });
 export type Worklog = z.infer<typeof Worklog>;
 
-/** One changed field, or `field: "created"` (from and to null) for the creation. */
-export const HistoryEntry = z.object({ field: z.string(), from: z.unknown(), to: z.unknown(), actor_id: Id, at: timestamp });
+const cut = (side: 'from' | 'to') =>
+  z.boolean().meta({ description: `Whether \`${side}\` is the first ${ISSUE_READ_LIMITS.historyText.toLocaleString('en-US')} characters of a longer text (history keeps no more).` });
+
+/**
+ * One changed field, or `field: "created"` (from and to null) for the creation. A text
+ * value longer than ISSUE_READ_LIMITS.historyText characters is kept as its prefix of that
+ * many characters, with `from_truncated` / `to_truncated` true.
+ */
+export const HistoryEntry = z.object({
+  field: z.string(),
+  from: z.unknown(),
+  to: z.unknown(),
+  from_truncated: cut('from'),
+  to_truncated: cut('to'),
+  actor_id: Id,
+  at: timestamp,
+});
 export type HistoryEntry = z.infer<typeof HistoryEntry>;
 
 /**
@@ -167,12 +204,75 @@ export const IssueLink = IssueRef.extend({
 });
 export type IssueLink = z.infer<typeof IssueLink>;
 
-/** GET /issues/{key}: the issue with everything attached to it, each list oldest first. */
+const counted = ISSUE_READ_LIMITS.counted.toLocaleString('en-US');
+const embedded = (item: z.ZodType, what: string, path: string) =>
+  z.array(item).max(ISSUE_READ_LIMITS.embedded).meta({
+    description: `The newest ${ISSUE_READ_LIMITS.embedded} ${what} at most, oldest first; GET …/${path} pages through all.`,
+  });
+const total = (what: string) =>
+  z.number().int().min(0).max(ISSUE_READ_LIMITS.counted).meta({ description: `How many ${what} there are, counted up to ${counted}.` });
+
+/**
+ * GET /issues/{key}: the issue with the newest ISSUE_READ_LIMITS.embedded of each list
+ * attached to it (each oldest first) and how many there are; the list endpoints page
+ * through the rest.
+ */
 export const IssueDetails = Issue.extend({
-  comments: z.array(Comment),
-  worklogs: z.array(Worklog),
-  history: z.array(HistoryEntry),
-  links: z.array(IssueLink),
-  subtasks: z.array(IssueRef),
+  comments: embedded(Comment, 'comments', 'comments'),
+  comments_total: total('comments'),
+  worklogs: embedded(Worklog, 'worklogs', 'worklogs'),
+  worklogs_total: total('worklogs'),
+  history: embedded(HistoryEntry, 'history entries', 'history'),
+  history_total: total('history entries'),
+  links: embedded(IssueLink, 'readable links', 'links'),
+  links_total: total('readable links'),
+  subtasks: embedded(IssueRef, 'readable subtasks', 'subtasks'),
+  subtasks_total: total('readable subtasks'),
 });
 export type IssueDetails = z.infer<typeof IssueDetails>;
+
+/**
+ * An issue as search returns it: the fields of Issue, with `description` cut to its first
+ * ISSUE_READ_LIMITS.searchDescription characters (GET /issues/{key} has all of it).
+ */
+export const IssueSummary = Issue.extend({
+  description: z.string().meta({ description: `The first ${ISSUE_READ_LIMITS.searchDescription} characters of the description (GET /api/v1/issues/{key} has all).` }),
+  description_truncated: z.boolean().meta({ description: 'Whether the description is longer than shown.' }),
+});
+export type IssueSummary = z.infer<typeof IssueSummary>;
+
+/**
+ * Query of GET /issues/{key}/{comments,worklogs,history,links,subtasks}: keyset pages,
+ * oldest first. `after_id` is 0 for the first page, then the `next_after_id` of the last
+ * answer (the same paging as the internal snapshot).
+ */
+export const ListPage = z.strictObject({
+  after_id: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(2_147_483_647)
+    .default(0)
+    .meta({ description: 'Where the page starts: 0 (the default) for the first page, then `next_after_id` of the previous page.', examples: [0] }),
+  limit: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(ISSUE_READ_LIMITS.pageMax)
+    .default(ISSUE_READ_LIMITS.pageDefault)
+    .meta({ description: `Items per page, 1 to ${ISSUE_READ_LIMITS.pageMax} (default ${ISSUE_READ_LIMITS.pageDefault}).`, examples: [ISSUE_READ_LIMITS.pageDefault] }),
+});
+export type ListPage = z.infer<typeof ListPage>;
+
+const page = <T extends z.ZodType>(item: T, what: string) =>
+  z.object({
+    items: z.array(item).max(ISSUE_READ_LIMITS.pageMax).meta({ description: `${what}, oldest first, at most \`limit\`.` }),
+    total: total(what.toLowerCase()),
+    next_after_id: Id.nullable().meta({ description: 'The `after_id` of the next page; null on the last page.' }),
+  });
+
+export const CommentPage = page(Comment, 'Comments');
+export const WorklogPage = page(Worklog, 'Worklogs');
+export const HistoryPage = page(HistoryEntry, 'History entries');
+export const LinkPage = page(IssueLink, 'Links the caller can read');
+export const SubtaskPage = page(IssueRef, 'Subtasks the caller can read');

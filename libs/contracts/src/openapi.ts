@@ -4,16 +4,25 @@ import { Filters, SEARCH_LIMIT, SEARCH_TRUNCATED_HEADER } from './filters';
 import {
   Comment,
   CommentCreate,
+  CommentPage,
   HistoryEntry,
+  HistoryPage,
   Issue,
   IssueCreate,
   IssueDetails,
   IssueLink,
   IssueRef,
+  IssueSummary,
+  ISSUE_LIMITS,
+  ISSUE_READ_LIMITS,
   IssueUpdate,
+  LinkPage,
+  ListPage,
   StatusRef,
+  SubtaskPage,
   Worklog,
   WorklogCreate,
+  WorklogPage,
 } from './issues';
 import { PermissionChange, QueueMember, QueuePermission, QueuePermissionInput, QueuePermissions } from './permissions';
 import { FieldError, PROBLEM_CODES, Problems, type ProblemCode } from './problem';
@@ -59,6 +68,12 @@ const REQUEST_SCHEMAS = {
 } satisfies Record<string, [z.ZodObject, string]>;
 export type RequestSchemaName = keyof typeof REQUEST_SCHEMAS;
 
+/** Query parameters (each property one parameter), as the services parse them. */
+const QUERY_SCHEMAS = {
+  ListPage,
+} satisfies Record<string, z.ZodObject>;
+export type QuerySchemaName = keyof typeof QUERY_SCHEMAS;
+
 /** Answer bodies, as the services send them. */
 const RESPONSE_SCHEMAS = {
   Me: [Me, 'The caller and their workspace.'],
@@ -67,12 +82,24 @@ const RESPONSE_SCHEMAS = {
   Queue: [Queue, 'A queue with its statuses (in order) and the caller\'s effective role on it.'],
   StatusRef,
   Issue,
+  IssueSummary: [IssueSummary, `An issue as search returns it: the fields of Issue, the description cut to its first ${ISSUE_READ_LIMITS.searchDescription} characters.`],
   IssueRef: [IssueRef, 'Another issue, as links and subtasks show it.'],
   IssueLink,
-  IssueDetails: [IssueDetails, 'The issue with its comments, worklogs, history, readable links and subtasks, each oldest first.'],
+  IssueDetails: [
+    IssueDetails,
+    `The issue with the newest ${ISSUE_READ_LIMITS.embedded} of its comments, worklogs, history entries, readable links and readable subtasks, each list oldest first, and how many of each there are (\`comments_total\`, …). The list operations (GET /api/v1/issues/{key}/comments, …) page through the rest.`,
+  ],
   Comment,
   Worklog,
-  HistoryEntry: [HistoryEntry, 'One changed field (`from`, `to`), or `field: "created"` for the creation.'],
+  HistoryEntry: [
+    HistoryEntry,
+    `One changed field (\`from\`, \`to\`), or \`field: "created"\` for the creation. Of a text longer than ${ISSUE_READ_LIMITS.historyText.toLocaleString('en-US')} characters (a description) only its first ${ISSUE_READ_LIMITS.historyText.toLocaleString('en-US')} are kept, marked by \`from_truncated\` / \`to_truncated\`.`,
+  ],
+  CommentPage: [CommentPage, 'A page of an issue\'s comments.'],
+  WorklogPage: [WorklogPage, 'A page of an issue\'s worklogs.'],
+  HistoryPage: [HistoryPage, 'A page of an issue\'s history.'],
+  LinkPage: [LinkPage, 'A page of the links of an issue to issues the caller can read.'],
+  SubtaskPage: [SubtaskPage, 'A page of the subtasks of an issue that the caller can read.'],
   WidgetFilters: [Filters, 'Filters as stored in a widget (defaults filled in).'],
   DashboardWidget: [Widget, 'A widget as stored (defaults filled in).'],
   Dashboard,
@@ -192,6 +219,8 @@ export interface ApiOperation {
   rights: string;
   service: ServiceName;
   body?: RequestSchemaName;
+  /** Query parameters (none when absent); unknown ones are refused (422). */
+  query?: QuerySchemaName;
   /** The answer: one `schema`, or a list of them (`list`, at most `maxItems`); none for the document itself. */
   success: { status: 200 | 201; description: string; schema?: ResponseSchemaName; list?: true; maxItems?: number; headers?: Array<keyof typeof HEADERS> };
   /** Refusals beyond those every authenticated operation may answer. */
@@ -200,7 +229,22 @@ export interface ApiOperation {
   public?: true;
 }
 
-/** Every operation of /api/v1: the spec's endpoints and the document itself. */
+/** GET /api/v1/issues/{key}/<list>: a keyset page of one of the lists an issue read embeds the newest of. */
+function listOperation(list: string, operationId: string, summary: string, schema: ResponseSchemaName): ApiOperation[] {
+  return [
+    {
+      method: 'get', path: `/api/v1/issues/{key}/${list}`, operationId, tag: 'Issues', service: 'issues',
+      summary, rights: 'read on the issue\'s queue', query: 'ListPage',
+      errors: ['not_found'],
+      success: { status: 200, description: `At most \`limit\` items after \`after_id\`, the total, and where the next page starts.`, schema },
+    },
+  ];
+}
+
+/**
+ * Every operation of /api/v1: the spec's endpoints, the list operations that page through
+ * what an issue read embeds only the newest of (EXTENSION_OPERATIONS), and the document itself.
+ */
 export const API_OPERATIONS: readonly ApiOperation[] = [
   {
     method: 'get', path: '/api/v1/me', operationId: 'getMe', tag: 'Users', service: 'access',
@@ -268,14 +312,26 @@ export const API_OPERATIONS: readonly ApiOperation[] = [
     method: 'post', path: '/api/v1/issues/search', operationId: 'searchIssues', tag: 'Issues', service: 'issues',
     summary: `Search by text and filters, newest change first, at most ${SEARCH_LIMIT} results`, rights: 'read on the selected queues (naming a queue that is not readable is 403)',
     body: 'Filters', errors: ['forbidden'],
-    success: { status: 200, description: 'The matching readable issues.', schema: 'Issue', list: true, maxItems: SEARCH_LIMIT, headers: [SEARCH_TRUNCATED_HEADER] },
+    success: {
+      status: 200,
+      description: `The matching readable issues, each without comments, worklogs or history and with at most the first ${ISSUE_READ_LIMITS.searchDescription} characters of its description.`,
+      schema: 'IssueSummary',
+      list: true,
+      maxItems: SEARCH_LIMIT,
+      headers: [SEARCH_TRUNCATED_HEADER],
+    },
   },
   {
     method: 'get', path: '/api/v1/issues/{key}', operationId: 'getIssue', tag: 'Issues', service: 'issues',
-    summary: 'An issue with comments, worklogs, history, accessible links and subtasks', rights: 'read on the issue\'s queue',
+    summary: `An issue with its newest comments, worklogs, history, accessible links and subtasks (${ISSUE_READ_LIMITS.embedded} of each at most, with their totals)`, rights: 'read on the issue\'s queue',
     errors: ['not_found'],
     success: { status: 200, description: 'The issue.', schema: 'IssueDetails' },
   },
+  ...listOperation('comments', 'listComments', 'Comments of an issue, oldest first, a page at a time', 'CommentPage'),
+  ...listOperation('worklogs', 'listWorklogs', 'Worklogs of an issue, oldest first, a page at a time', 'WorklogPage'),
+  ...listOperation('history', 'listHistory', 'History of an issue, oldest first, a page at a time', 'HistoryPage'),
+  ...listOperation('links', 'listLinks', 'Links of an issue to issues the caller can read, oldest first, a page at a time', 'LinkPage'),
+  ...listOperation('subtasks', 'listSubtasks', 'Subtasks of an issue that the caller can read, by id, a page at a time', 'SubtaskPage'),
   {
     method: 'patch', path: '/api/v1/issues/{key}', operationId: 'updateIssue', tag: 'Issues', service: 'issues',
     summary: 'Change fields or move the issue to a status of its queue', rights: '`read-write` or `admin` on the queue',
@@ -284,13 +340,13 @@ export const API_OPERATIONS: readonly ApiOperation[] = [
   },
   {
     method: 'post', path: '/api/v1/issues/{key}/comments', operationId: 'addComment', tag: 'Issues', service: 'issues',
-    summary: 'Add a comment authored by the token owner', rights: '`read-write` or `admin` on the queue',
+    summary: `Add a comment authored by the token owner; an issue holds at most ${ISSUE_LIMITS.commentsPerIssue.toLocaleString('en-US')} (422 beyond)`, rights: '`read-write` or `admin` on the queue',
     body: 'CommentCreate', errors: ['forbidden', 'not_found'],
     success: { status: 201, description: 'The new comment.', schema: 'Comment' },
   },
   {
     method: 'post', path: '/api/v1/issues/{key}/worklogs', operationId: 'addWorklog', tag: 'Issues', service: 'issues',
-    summary: 'Record 1 to 1440 whole minutes of work', rights: '`read-write` or `admin` on the queue',
+    summary: `Record 1 to 1440 whole minutes of work; an issue holds at most ${ISSUE_LIMITS.worklogsPerIssue.toLocaleString('en-US')} worklogs (422 beyond)`, rights: '`read-write` or `admin` on the queue',
     body: 'WorklogCreate', errors: ['forbidden', 'not_found'],
     success: { status: 201, description: 'The new worklog.', schema: 'Worklog' },
   },
@@ -323,6 +379,9 @@ export const API_OPERATIONS: readonly ApiOperation[] = [
     success: { status: 200, description: 'The document.' },
   },
 ];
+
+/** Operations beyond the specification's endpoint table: the issue list pages. */
+export const EXTENSION_OPERATIONS = ['listComments', 'listWorklogs', 'listHistory', 'listLinks', 'listSubtasks'] as const;
 
 /** Refusals any authenticated operation may answer (gateway and service alike). */
 const COMMON_ERRORS: ProblemCode[] = [
@@ -370,6 +429,26 @@ function successSchema({ success }: ApiOperation): Record<string, unknown> {
 export const requestSchemaOf = (operation: ApiOperation): z.ZodObject | undefined =>
   operation.body ? REQUEST_SCHEMAS[operation.body][0] : undefined;
 
+/** The zod schema of an operation's query parameters (undefined: it takes none). */
+export const querySchemaOf = (operation: ApiOperation): z.ZodObject | undefined => (operation.query ? QUERY_SCHEMAS[operation.query] : undefined);
+
+/** The query parameters of an operation as OpenAPI parameter objects, from its zod schema. */
+function queryParameters(operation: ApiOperation) {
+  const schema = querySchemaOf(operation);
+  if (!schema) return [];
+  const { properties = {} } = z.toJSONSchema(schema, { io: 'input', target: 'draft-2020-12', unrepresentable: 'throw' }) as {
+    properties?: Record<string, { description?: string; examples?: unknown[] } & Record<string, unknown>>;
+  };
+  return Object.entries(properties).map(([name, { description, examples, ...rest }]) => ({
+    name,
+    in: 'query',
+    required: false,
+    description,
+    ...(examples ? { example: examples[0] } : {}),
+    schema: rest,
+  }));
+}
+
 /** The zod schema of an operation's success answer (a list is an array of it). */
 export function responseSchemaOf(operation: ApiOperation): z.ZodType | undefined {
   if (!operation.success.schema) return undefined;
@@ -385,8 +464,13 @@ function operationObject(operation: ApiOperation) {
     summary: operation.summary,
     description: `Rights needed: ${operation.rights}.`,
     ...(operation.public ? { security: [] } : {}),
-    ...(pathParams(operation.path).length
-      ? { parameters: pathParams(operation.path).map((p) => ({ $ref: `#/components/parameters/${PARAMETER_NAMES[p]}` })) }
+    ...(pathParams(operation.path).length || operation.query
+      ? {
+          parameters: [
+            ...pathParams(operation.path).map((p) => ({ $ref: `#/components/parameters/${PARAMETER_NAMES[p]}` })),
+            ...queryParameters(operation),
+          ],
+        }
       : {}),
     ...(operation.body
       ? { requestBody: { required: true, content: { 'application/json': { schema: ref(operation.body) } } } }
@@ -408,7 +492,8 @@ const DESCRIPTION = `The REST API of Tracker, a team issue tracker organised in 
 - Requests and answers are JSON; a request body is sent with \`Content-Type: application/json\`, at most 1 MiB. Unknown fields are rejected.
 - Request bodies are UTF-8. A string or field name holding a lone UTF-16 surrogate (\`\\uD800\`–\`\\uDFFF\` without its pair) is refused with 422 \`validation_failed\` naming its path. A body that is not valid UTF-8, nests more than 32 levels, or has more than 2,000 object members or 5,000 array elements in all is refused with 422 at path \`(body)\` before it is parsed.
 - Errors are RFC 9457 problem details (\`application/problem+json\`) with a stable \`code\`. An unknown path or an unserved method is 404.
-- Search and statistics work on at most ${SEARCH_LIMIT} issues.
+- Search and statistics work on at most ${SEARCH_LIMIT} issues. A search row carries the first ${ISSUE_READ_LIMITS.searchDescription} characters of the description (\`description_truncated\` says when there is more).
+- An issue read embeds the newest ${ISSUE_READ_LIMITS.embedded} of its comments, worklogs, history entries, links and subtasks, and how many there are (\`comments_total\`, …); GET /api/v1/issues/{key}/comments (worklogs, history, links, subtasks) pages through all of them with \`after_id\` and \`limit\` (1 to ${ISSUE_READ_LIMITS.pageMax}). History keeps at most ${ISSUE_READ_LIMITS.historyText.toLocaleString('en-US')} characters of a changed text. An issue holds at most ${ISSUE_LIMITS.commentsPerIssue.toLocaleString('en-US')} comments and ${ISSUE_LIMITS.worklogsPerIssue.toLocaleString('en-US')} worklogs.
 - Each token may make a limited number of requests per minute (429 \`rate_limited\` with \`Retry-After\` beyond it; \`RateLimit-Limit\` and \`RateLimit-Remaining\` tell where it stands). A client address with more than 60 failed authentications in a minute gets 429 on every request for the rest of that minute.
 - A request is judged when it has arrived whole: its body must follow its headers within 10 s (408 otherwise), and a token revoked or a role changed before the body's last byte no longer counts for it.
 - Every answer carries \`X-Request-Id\` (a valid one sent by the client is kept) and \`Cache-Control: no-store\`.

@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import path from 'node:path';
-import { API_OPERATIONS, errorCodesOf, openApiDocument, PROBLEM_CODES } from '../src';
+import { API_OPERATIONS, errorCodesOf, EXTENSION_OPERATIONS, ISSUE_READ_LIMITS, openApiDocument, PROBLEM_CODES } from '../src';
 
 const doc = openApiDocument();
 const schemas = doc.components.schemas;
@@ -28,6 +28,8 @@ const SPEC_ENDPOINTS = [
   'PATCH /api/v1/queues/{queue_id}',
   'PATCH /api/v1/users/{user_id}',
 ];
+/** Beyond the spec's table: the pages of what an issue read embeds only the newest of (services/issues/README.md). */
+const LIST_ENDPOINTS = ['comments', 'worklogs', 'history', 'links', 'subtasks'].map((list) => `GET /api/v1/issues/{key}/${list}`);
 const CREATIONS = ['POST /api/v1/queues', 'POST /api/v1/issues', 'POST /api/v1/issues/{key}/comments', 'POST /api/v1/issues/{key}/worklogs', 'POST /api/v1/dashboards'];
 
 const documented = () =>
@@ -58,8 +60,39 @@ describe('the OpenAPI document', () => {
     expect((await validateOpenApi(broken)).valid).toBe(false);
   });
 
-  test('then it documents exactly the spec endpoints and the document itself', () => {
-    expect(documented().map((o) => o.name).sort()).toEqual([...SPEC_ENDPOINTS, 'GET /api/v1/openapi.json'].sort());
+  test('then it documents exactly the spec endpoints, the issue list pages and the document itself', () => {
+    expect(documented().map((o) => o.name).sort()).toEqual([...SPEC_ENDPOINTS, ...LIST_ENDPOINTS, 'GET /api/v1/openapi.json'].sort());
+    const extensions = API_OPERATIONS.filter((o) => (EXTENSION_OPERATIONS as readonly string[]).includes(o.operationId));
+    expect(extensions.map((o) => `${o.method.toUpperCase()} ${o.path}`).sort()).toEqual([...LIST_ENDPOINTS].sort());
+  });
+
+  test('then the list pages take after_id and limit in the query, and answer items, total and next_after_id', () => {
+    for (const name of LIST_ENDPOINTS) {
+      const operation = documented().find((o) => o.name === name)!.operation;
+      const query = operation.parameters.filter((p: any) => p.in === 'query');
+      expect([name, query.map((p: any) => [p.name, p.required, p.schema])]).toEqual([
+        name,
+        [
+          ['after_id', false, { type: 'integer', minimum: 0, maximum: 2_147_483_647, default: 0 }],
+          ['limit', false, { type: 'integer', minimum: 1, maximum: ISSUE_READ_LIMITS.pageMax, default: ISSUE_READ_LIMITS.pageDefault }],
+        ],
+      ]);
+      const schema = schemas[operation.responses['200'].content['application/json'].schema.$ref.split('/').pop()];
+      expect([name, schema.required, schema.properties.items.maxItems]).toEqual([name, ['items', 'total', 'next_after_id'], ISSUE_READ_LIMITS.pageMax]);
+    }
+  });
+
+  test('then an issue read documents its embedded lists as bounded, with their totals, and search rows a cut description', () => {
+    for (const list of ['comments', 'worklogs', 'history', 'links', 'subtasks']) {
+      expect([list, schemas.IssueDetails.properties[list].maxItems]).toEqual([list, ISSUE_READ_LIMITS.embedded]);
+      expect([list, schemas.IssueDetails.required]).toEqual([list, expect.arrayContaining([list, `${list}_total`])]);
+      expect(schemas.IssueDetails.properties[`${list}_total`]).toMatchObject({ type: 'integer', minimum: 0, maximum: ISSUE_READ_LIMITS.counted });
+    }
+    expect(schemas.HistoryEntry.required).toEqual(expect.arrayContaining(['from_truncated', 'to_truncated']));
+    expect(schemas.HistoryEntry.properties.from_truncated.description).toContain('1,000 characters');
+    expect(doc.paths['/api/v1/issues/search'].post.responses['200'].content['application/json'].schema.items).toEqual({ $ref: '#/components/schemas/IssueSummary' });
+    expect(schemas.IssueSummary.required).toContain('description_truncated');
+    expect(schemas.IssueSummary.properties.description.description).toContain('500 characters');
   });
 
   test('then creations answer 201 and everything else 200, as the spec says', () => {
@@ -89,7 +122,7 @@ describe('the OpenAPI document', () => {
       .filter(({ operation }) => !operation.responses['403'])
       .map((o) => o.name);
     expect(withoutForbidden.sort()).toEqual(
-      ['GET /api/v1/me', 'GET /api/v1/users', 'GET /api/v1/queues', 'GET /api/v1/statuses', 'GET /api/v1/issues/{key}', 'GET /api/v1/dashboards', 'GET /api/v1/openapi.json'].sort(),
+      ['GET /api/v1/me', 'GET /api/v1/users', 'GET /api/v1/queues', 'GET /api/v1/statuses', 'GET /api/v1/issues/{key}', ...LIST_ENDPOINTS, 'GET /api/v1/dashboards', 'GET /api/v1/openapi.json'].sort(),
     );
   });
 
@@ -153,7 +186,7 @@ describe('the OpenAPI document', () => {
     expect(schemas.IssueCreate.required).toEqual(['queue_id', 'title']);
     expect(schemas.IssueCreate.properties.priority.default).toBe('normal');
     expect(schemas.IssueUpdate.required).toBeUndefined();
-    for (const name of ['Me', 'User', 'Queue', 'Status', 'Issue', 'IssueDetails', 'Comment', 'Worklog', 'Dashboard', 'StatisticsResult', 'QueuePermissions', 'QueuePermission']) {
+    for (const name of ['Me', 'User', 'Queue', 'Status', 'Issue', 'IssueSummary', 'IssueDetails', 'Comment', 'Worklog', 'CommentPage', 'HistoryPage', 'Dashboard', 'StatisticsResult', 'QueuePermissions', 'QueuePermission']) {
       expect([name, schemas[name].additionalProperties]).toEqual([name, false]);
     }
   });

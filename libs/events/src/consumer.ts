@@ -1,4 +1,5 @@
 import type { ChannelModel, ConfirmChannel, ConsumeMessage, MessagePropertyHeaders } from 'amqplib';
+import type { TrustedKeys } from '@tracker/kit/src/signing';
 import {
   backoffDelay,
   closeQuietly,
@@ -10,6 +11,7 @@ import {
   type ReconnectOptions,
 } from './broker';
 import { EVENTS_EXCHANGE, parseEvent, type EventEnvelope } from './events';
+import { checkEventSignature, EVENT_SIGNATURE_HEADER, type SignatureRefusal } from './signature';
 
 export interface DeliveryMeta {
   /** 1 on the first try, up to maxAttempts. */
@@ -30,6 +32,29 @@ export interface DeliveryMeta {
  */
 export type EventHandler = (event: EventEnvelope, meta: DeliveryMeta) => Promise<void>;
 
+/**
+ * Thrown by a handler for an event it must never apply, whatever the attempt (e.g. it
+ * contradicts what the consumer holds): the message is dead-lettered at once, with one
+ * `warn` line and the outcome reason `refused`, instead of being retried.
+ */
+export class EventRefused extends Error {
+  readonly refused = true;
+  constructor(
+    message: string,
+    /** Logged with the warning. */
+    readonly details: Record<string, unknown> = {},
+  ) {
+    super(message);
+    this.name = 'EventRefused';
+  }
+}
+
+const isRefusal = (error: unknown): error is EventRefused => error instanceof EventRefused || (error as { refused?: unknown } | null)?.refused === true;
+
+/** Default bound of a dead-letter queue: messages (`x-max-length`) and bytes (`x-max-length-bytes`). */
+export const DEAD_LETTER_MAX_LENGTH = 10_000;
+export const DEAD_LETTER_MAX_BYTES = 256 * 1024 * 1024;
+
 export interface ConsumerOptions {
   amqpUrl: string;
   /** Durable queue of the consuming service, e.g. `statistics.events`. */
@@ -37,6 +62,12 @@ export interface ConsumerOptions {
   /** Topic patterns bound on the exchange, e.g. `tracker.issue.*` or `tracker.#`. */
   bindings: string[];
   handler: EventHandler;
+  /**
+   * Public keys of the publishers (`config.internal.trusted`). A message is handed to the
+   * handler only if it carries a signature of the event type's source (`eventSourceOf`)
+   * over its exact body; anything else is dead-lettered at once (signature.ts).
+   */
+  trusted: TrustedKeys;
   logger: EventsLogger;
   /** Unacked deliveries handled at once. Default 50, at most 1000. */
   prefetch?: number;
@@ -46,6 +77,14 @@ export interface ConsumerOptions {
   retryDelayMs?: number;
   /** Default `tracker.events`; tests pass their own (the dead-letter exchange is `<exchange>.dlx`). */
   exchange?: string;
+  /**
+   * Bound of the dead-letter queue `<queue>.dlq`: at most this many messages (default
+   * 10,000) and bytes (default 256 MiB); past either, the oldest dead letters are dropped
+   * (`x-overflow: drop-head`). Queue arguments are fixed when the queue is created: a
+   * consumer declaring other values than the existing queue has fails (see the README).
+   */
+  deadLetterMaxLength?: number;
+  deadLetterMaxBytes?: number;
   reconnect?: ReconnectOptions;
   connectionName?: string;
   /** Told how each delivery ended (metrics). */
@@ -56,7 +95,12 @@ export interface DeliveryOutcome {
   queue: string;
   /** acked: applied; retried: sent to the retry queue; dead_lettered: given up (see reason). */
   outcome: 'acked' | 'retried' | 'dead_lettered';
-  reason?: 'poison' | 'handler_failed';
+  /**
+   * Why it was dead-lettered: `poison` (not an event), `unsigned` / `bad_signature` /
+   * `wrong_source` (not signed by the event type's publisher), `refused` (the handler threw
+   * EventRefused), `handler_failed` (every attempt failed).
+   */
+  reason?: 'poison' | SignatureRefusal | 'refused' | 'handler_failed';
   /** Seen before: redelivered by the broker or back from the retry queue. */
   redelivered: boolean;
 }
@@ -70,9 +114,13 @@ export interface Consumer {
   depth(): Promise<{ waiting: number; dead: number }>;
 }
 
-/** Names of the queues a consumer declares for `queue`. */
+/**
+ * Names of the queues a consumer declares for `queue`. `dead` is the bounded dead-letter
+ * queue; `legacyDead` the unbounded one of earlier versions, which a consumer unbinds
+ * (and deletes once empty) when it connects: a queue's arguments cannot be changed.
+ */
 export function consumerQueues(queue: string, exchange = EVENTS_EXCHANGE) {
-  return { queue, dead: `${queue}.dead`, retry: `${queue}.retry`, deadLetterExchange: deadLetterExchangeOf(exchange) };
+  return { queue, dead: `${queue}.dlq`, legacyDead: `${queue}.dead`, retry: `${queue}.retry`, deadLetterExchange: deadLetterExchangeOf(exchange) };
 }
 
 const ATTEMPTS_HEADER = 'x-attempts';
@@ -82,11 +130,13 @@ const ROUTING_KEY_HEADER = 'x-original-routing-key';
  * Consumes integration events from a durable queue bound to the events exchange, with
  * manual acks:
  * - a message that is not a valid event (bad JSON, fails parseEvent) is rejected without
- *   requeue at once, so the broker dead-letters it to `<queue>.dead`;
+ *   requeue at once, so the broker dead-letters it to `<queue>.dlq`;
+ * - so is a valid event not signed by its publisher (see signature.ts), and one the
+ *   handler refuses (EventRefused);
  * - a handler error sends a copy to `<queue>.retry`, where it waits retryDelayMs and is
  *   dead-lettered back into the queue with `x-attempts` incremented; the original is acked
  *   only after the broker confirmed the copy. After maxAttempts failures it is rejected to
- *   `<queue>.dead`.
+ *   `<queue>.dlq` (bounded: deadLetterMaxLength, deadLetterMaxBytes, oldest dropped).
  * The consumer reconnects by itself after a broker restart or a lost connection.
  */
 export function startConsumer(options: ConsumerOptions): Consumer {
@@ -96,10 +146,15 @@ export function startConsumer(options: ConsumerOptions): Consumer {
   const prefetch = options.prefetch ?? 50;
   const maxAttempts = options.maxAttempts ?? 5;
   const retryDelayMs = options.retryDelayMs ?? 1000;
+  const deadLetterMaxLength = options.deadLetterMaxLength ?? DEAD_LETTER_MAX_LENGTH;
+  const deadLetterMaxBytes = options.deadLetterMaxBytes ?? DEAD_LETTER_MAX_BYTES;
   const connectionName = options.connectionName ?? `consumer:${names.queue}`;
   if (!Number.isInteger(prefetch) || prefetch < 1 || prefetch > 1000) throw new Error(`prefetch must be an integer from 1 to 1000, got ${prefetch}`);
   if (!Number.isInteger(maxAttempts) || maxAttempts < 1) throw new Error(`maxAttempts must be a positive integer, got ${maxAttempts}`);
   if (options.bindings.length === 0) throw new Error('a consumer needs at least one binding');
+  if (!Number.isInteger(deadLetterMaxLength) || deadLetterMaxLength < 1) throw new Error(`deadLetterMaxLength must be a positive integer, got ${deadLetterMaxLength}`);
+  if (!Number.isInteger(deadLetterMaxBytes) || deadLetterMaxBytes < 1) throw new Error(`deadLetterMaxBytes must be a positive integer, got ${deadLetterMaxBytes}`);
+  if (!options.trusted) throw new Error('a consumer needs the trusted keys of the publishers');
   const log = { queue: names.queue, exchange };
 
   let connection: ChannelModel | null = null;
@@ -108,6 +163,7 @@ export function startConsumer(options: ConsumerOptions): Consumer {
   let stopping = false;
   let stopped: Promise<void> | null = null;
   let everConnected = false;
+  let legacyReported = false;
   const waker = new Waker();
   const inFlight = new Set<Promise<void>>();
   const readyWaiters: { resolve: () => void; reject: (error: Error) => void }[] = [];
@@ -127,7 +183,7 @@ export function startConsumer(options: ConsumerOptions): Consumer {
       ch.on('close', () => endSession(new Error('channel closed')));
       await ch.assertExchange(exchange, 'topic', { durable: true });
       await ch.assertExchange(names.deadLetterExchange, 'direct', { durable: true });
-      await ch.assertQueue(names.dead, { durable: true });
+      await assertDeadLetterQueue(ch);
       await ch.bindQueue(names.dead, names.deadLetterExchange, names.queue);
       await ch.assertQueue(names.queue, { durable: true, deadLetterExchange: names.deadLetterExchange, deadLetterRoutingKey: names.queue });
       // Messages wait here for their per-message expiration, then return to the queue.
@@ -144,6 +200,7 @@ export function startConsumer(options: ConsumerOptions): Consumer {
     }
     logger.info(log, everConnected ? 'consumer reconnected to the broker' : 'consumer connected to the broker');
     everConnected = true;
+    await retireLegacyDeadQueue(conn);
     for (const waiter of readyWaiters.splice(0)) waiter.resolve();
 
     const reason = await ended;
@@ -154,6 +211,53 @@ export function startConsumer(options: ConsumerOptions): Consumer {
       connection = null;
       await closeQuietly(ch);
       await closeQuietly(conn);
+    }
+  }
+
+  /** Declares the bounded dead-letter queue; one that exists with other arguments is a configuration error, said plainly. */
+  async function assertDeadLetterQueue(ch: ConfirmChannel): Promise<void> {
+    const args = { 'x-max-length': deadLetterMaxLength, 'x-max-length-bytes': deadLetterMaxBytes, 'x-overflow': 'drop-head' };
+    try {
+      await ch.assertQueue(names.dead, { durable: true, arguments: args });
+    } catch (error) {
+      if (!/PRECONDITION.FAILED/.test(errorMessage(error))) throw error;
+      const problem = new Error(
+        `dead-letter queue ${names.dead} exists with other arguments than ${JSON.stringify(args)}: ` +
+          `move its messages elsewhere and delete it, or configure the same bound (${errorMessage(error)})`,
+      );
+      logger.error({ ...log, err: problem }, 'consumer cannot declare its dead-letter queue');
+      throw problem;
+    }
+  }
+
+  /**
+   * Upgrade from the unbounded `<queue>.dead` of earlier versions: on every connect it is
+   * unbound from the dead-letter exchange (so it gets no more dead letters, even if a
+   * consumer of the old version bound it again meanwhile) and deleted once empty; one still
+   * holding messages is kept for an operator, with one warning. On a side channel: a
+   * missing queue closes it (404), which must not end the session.
+   */
+  async function retireLegacyDeadQueue(conn: ChannelModel): Promise<void> {
+    let side: Awaited<ReturnType<ChannelModel['createChannel']>> | null = null;
+    try {
+      side = await conn.createChannel();
+      side.on('error', () => undefined); // a missing queue closes this side channel (404): nothing to retire
+      const { messageCount } = await side.checkQueue(names.legacyDead);
+      await side.unbindQueue(names.legacyDead, names.deadLetterExchange, names.queue);
+      if (messageCount === 0) {
+        await side.deleteQueue(names.legacyDead, { ifEmpty: true });
+        logger.info({ ...log, legacyQueue: names.legacyDead }, 'deleted the empty unbounded dead-letter queue of an earlier version');
+      } else if (!legacyReported) {
+        legacyReported = true;
+        logger.warn(
+          { ...log, legacyQueue: names.legacyDead, messages: messageCount, dead: names.dead },
+          'the unbounded dead-letter queue of an earlier version still holds messages; it gets no new ones: inspect them, then delete it',
+        );
+      }
+    } catch {
+      // Gone (404), not empty any more, or the connection is going: nothing to do now.
+    } finally {
+      await closeQuietly(side);
     }
   }
 
@@ -192,6 +296,18 @@ export function startConsumer(options: ConsumerOptions): Consumer {
       return;
     }
 
+    // Only the event type's publisher may have sent it (signature.ts): never retried, never handled.
+    const signature = checkEventSignature(headers[EVENT_SIGNATURE_HEADER], event, msg.content, options.trusted);
+    if (!signature.ok) {
+      logger.warn(
+        { ...about, eventId: event.event_id, type: event.type, reason: signature.reason, expectedSigner: signature.expected, claimedSigner: signature.claimed },
+        `event refused: ${SIGNATURE_MESSAGES[signature.reason]}; dead-lettered`,
+      );
+      settle(() => ch.nack(msg, false, false));
+      report('dead_lettered', signature.reason);
+      return;
+    }
+
     const attempt = failedBefore + 1;
     const meta: DeliveryMeta = {
       attempt,
@@ -203,6 +319,12 @@ export function startConsumer(options: ConsumerOptions): Consumer {
     try {
       await handler(event, meta);
     } catch (error) {
+      if (isRefusal(error)) {
+        logger.warn({ ...about, eventId: event.event_id, type: event.type, attempt, ...error.details, refusal: error.message }, 'event refused by the handler; dead-lettered');
+        settle(() => ch.nack(msg, false, false));
+        report('dead_lettered', 'refused');
+        return;
+      }
       const details = { ...about, eventId: event.event_id, type: event.type, attempt, maxAttempts, err: error };
       if (attempt >= maxAttempts) {
         logger.error(details, 'event handler failed on every attempt; dead-lettered');
@@ -321,6 +443,12 @@ export function startConsumer(options: ConsumerOptions): Consumer {
     },
   };
 }
+
+const SIGNATURE_MESSAGES: Record<SignatureRefusal, string> = {
+  unsigned: 'not signed',
+  bad_signature: 'signature invalid for this message',
+  wrong_source: 'signed by a component that does not publish this event type',
+};
 
 /** A zod error lists every issue; one line of log needs the first few. */
 function summarize(error: unknown): string {

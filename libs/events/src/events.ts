@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { Signer } from '@tracker/kit/src/signing';
 import { z } from 'zod';
 
 /**
@@ -48,7 +49,19 @@ export const IssueState = z.object({
   updated_at: timestamp,
 });
 
-export const FieldChange = z.object({ field: z.string(), from: z.unknown(), to: z.unknown() });
+/**
+ * One changed field of `issue.updated`, as the issue's history shows it: a text longer
+ * than the history keeps (ISSUE_READ_LIMITS.historyText, 1,000 characters) is cut, and
+ * `from_truncated` / `to_truncated` say so (absent in events written before they existed).
+ * The event's issue state carries the whole new text.
+ */
+export const FieldChange = z.object({
+  field: z.string(),
+  from: z.unknown(),
+  to: z.unknown(),
+  from_truncated: z.boolean().optional(),
+  to_truncated: z.boolean().optional(),
+});
 
 export const eventData = {
   'queue.created': z.object({ queue: QueueState }),
@@ -76,6 +89,22 @@ export const aggregateOf: Record<EventType, 'queue' | 'issue' | 'queue_permissio
   'worklog.added': 'issue',
   'permission.changed': 'queue_permission',
   'user.updated': 'user',
+};
+
+/**
+ * The one component that publishes each event type: its relay signs the message with its
+ * key, and a consumer accepts the event only under that component's trusted keys (see
+ * signature.ts). A new event type does not compile until it has its source here.
+ */
+export const eventSourceOf: Record<EventType, Extract<Signer, 'issues' | 'access'>> = {
+  'queue.created': 'issues',
+  'queue.updated': 'issues',
+  'issue.created': 'issues',
+  'issue.updated': 'issues',
+  'comment.added': 'issues',
+  'worklog.added': 'issues',
+  'permission.changed': 'access',
+  'user.updated': 'access',
 };
 
 const envelopeBase = z.object({

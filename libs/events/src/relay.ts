@@ -1,13 +1,21 @@
 import type { ChannelModel, ConfirmChannel, Options } from 'amqplib';
 import { Pool as PgPool, type Pool } from 'pg';
+import type { SigningKey } from '@tracker/kit/src/signing';
 import { backoffDelay, closeQuietly, errorMessage, openConnection, Waker, type EventsLogger, type ReconnectOptions } from './broker';
-import { EVENTS_EXCHANGE } from './events';
+import { EVENTS_EXCHANGE, eventSourceOf, type EventType } from './events';
+import { EVENT_SIGNATURE_HEADER, signEventMessage } from './signature';
 
 export interface OutboxRelayOptions {
   pool: Pool;
   /** The publishing service's Postgres schema, where its outbox_events table lives. */
   schema: string;
   amqpUrl: string;
+  /**
+   * The publishing service's key (`config.internal.key`): every message is signed with it
+   * at relay time (signature.ts). Rows of event types another component publishes
+   * (`eventSourceOf`) are not sent: they stay unpublished with `last_error` set.
+   */
+  key: SigningKey;
   logger: EventsLogger;
   /** Rows per transaction. Default 100. */
   batchSize?: number;
@@ -36,7 +44,7 @@ interface PendingRow {
   event_id: string;
   type: string;
   routing_key: string;
-  payload: { occurred_at?: string; request_id?: string | null } & Record<string, unknown>;
+  payload: { event_id?: string; type?: string; occurred_at?: string; request_id?: string | null } & Record<string, unknown>;
   created_at: Date;
 }
 
@@ -59,7 +67,7 @@ export function outboxTable(schema: string): string {
  * lost mid-batch), the row is published again next round.
  */
 export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
-  const { pool, amqpUrl, logger } = options;
+  const { pool, amqpUrl, logger, key } = options;
   const table = outboxTable(options.schema);
   const exchange = options.exchange ?? EVENTS_EXCHANGE;
   const batchSize = options.batchSize ?? 100;
@@ -171,8 +179,15 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
         settle({ id: row.id, ok: false, error: `not sent: the channel did not drain within ${confirmTimeoutMs} ms` });
         continue;
       }
+      const notOurs = foreignRow(row);
+      if (notOurs) {
+        settle({ id: row.id, ok: false, error: notOurs });
+        continue;
+      }
       try {
-        const writable = ch.publish(exchange, row.routing_key, Buffer.from(JSON.stringify(row.payload)), publishOptions(row), (err: unknown) =>
+        // The signature covers these exact bytes: the body is serialized once, hashed and sent.
+        const content = Buffer.from(JSON.stringify(row.payload));
+        const writable = ch.publish(exchange, row.routing_key, content, publishOptions(row, content), (err: unknown) =>
           settle(err ? { id: row.id, ok: false, error: `broker nack: ${errorMessage(err)}` } : { id: row.id, ok: true }),
         );
         if (!writable) stuck = (await drained(ch, deadline - Date.now())) === 'timeout';
@@ -195,16 +210,28 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
     return all;
   }
 
-  function publishOptions(row: PendingRow): Options.Publish {
+  /** Why this service must not publish the row (an event type of another component), or null. */
+  function foreignRow(row: PendingRow): string | null {
+    const type = row.payload.type;
+    const source = typeof type === 'string' && Object.hasOwn(eventSourceOf, type) ? eventSourceOf[type as EventType] : undefined;
+    if (source === key.signer) return null;
+    return source
+      ? `not sent: ${type} events are published by ${source}, not by ${key.signer}`
+      : `not sent: the payload's type ${JSON.stringify(type)} is not an event type`;
+  }
+
+  function publishOptions(row: PendingRow, content: Buffer): Options.Publish {
     const occurredAt = Date.parse(row.payload.occurred_at ?? '');
     const requestId = row.payload.request_id;
+    // Signed with what the body says (not the row's columns): the consumer compares with the body.
+    const signature = signEventMessage(key, { event_id: String(row.payload.event_id), type: String(row.payload.type) }, content);
     return {
       persistent: true,
       contentType: 'application/json',
       messageId: row.event_id,
       type: row.type,
       timestamp: Math.floor((Number.isFinite(occurredAt) ? occurredAt : row.created_at.getTime()) / 1000),
-      headers: requestId ? { 'x-request-id': requestId } : {},
+      headers: requestId ? { 'x-request-id': requestId, [EVENT_SIGNATURE_HEADER]: signature } : { [EVENT_SIGNATURE_HEADER]: signature },
     };
   }
 
@@ -308,6 +335,8 @@ export function startServiceRelay(options: {
   databaseUrl: string;
   schema: string;
   amqpUrl: string;
+  /** The service's signing key (`config.internal.key`). */
+  key: SigningKey;
   logger: EventsLogger;
   pollIntervalMs: number;
   exchange?: string;

@@ -1,6 +1,20 @@
 import { amqpUrlVia, hostPort, startTcpProxy, testAmqpUrl } from '@tracker/testing';
-import { consumerQueues, startConsumer, type Consumer, type ConsumerOptions, type DeliveryMeta, type EventEnvelope } from '../src';
-import { captureLogger, issueCreated, sleep, testBroker, waitFor } from './support';
+import { randomBytes } from 'node:crypto';
+import { signingKeyFromSeed, type SigningKey } from '@tracker/kit/src/signing';
+import {
+  consumerQueues,
+  EVENT_SIGNATURE_HEADER,
+  EventRefused,
+  signedEventHeaders,
+  signEventMessage,
+  startConsumer,
+  type Consumer,
+  type ConsumerOptions,
+  type DeliveryMeta,
+  type DeliveryOutcome,
+  type EventEnvelope,
+} from '../src';
+import { captureLogger, issueCreated, KEYS, sleep, testBroker, TRUSTED, userUpdated, waitFor } from './support';
 
 let broker: Awaited<ReturnType<typeof testBroker>>;
 let consumers: Consumer[];
@@ -26,6 +40,7 @@ async function consume(handler: ConsumerOptions['handler'], overrides: Partial<C
     queue,
     bindings: ['tracker.issue.*', 'tracker.queue.*'],
     handler,
+    trusted: TRUSTED,
     logger,
     retryDelayMs: 100,
     ...overrides,
@@ -35,13 +50,36 @@ async function consume(handler: ConsumerOptions['handler'], overrides: Partial<C
   return { consumer, logger, names: consumerQueues(queue, broker.names.exchange) };
 }
 
+/** Publishes as the issues relay does: an event object is signed with the issues key; text and bytes go unsigned. */
 function publish(event: EventEnvelope | string | Buffer, routingKey = 'tracker.issue.created', messageId?: string) {
   const content = Buffer.isBuffer(event) ? event : Buffer.from(typeof event === 'string' ? event : JSON.stringify(event));
   const id = messageId ?? (typeof event === 'object' && !Buffer.isBuffer(event) ? event.event_id : undefined);
-  broker.channel.publish(broker.names.exchange, routingKey, content, { persistent: true, contentType: 'application/json', messageId: id, headers: { 'x-request-id': 'req-7' } });
+  const signature = typeof event === 'object' && !Buffer.isBuffer(event) ? signedEventHeaders(KEYS.issues, event, content) : {};
+  broker.channel.publish(broker.names.exchange, routingKey, content, {
+    persistent: true,
+    contentType: 'application/json',
+    messageId: id,
+    headers: { 'x-request-id': 'req-7', ...signature },
+  });
 }
 
+/** Publishes `content` with exactly these headers: what anyone with access to the exchange can do. */
+function publishAs(content: Buffer | EventEnvelope, headers: Record<string, unknown>, routingKey = 'tracker.issue.created', messageId?: string) {
+  const body = Buffer.isBuffer(content) ? content : Buffer.from(JSON.stringify(content));
+  const id = messageId ?? (Buffer.isBuffer(content) ? undefined : content.event_id);
+  broker.channel.publish(broker.names.exchange, routingKey, body, { persistent: true, contentType: 'application/json', messageId: id, headers });
+}
+
+const signedBy = (key: SigningKey, event: EventEnvelope, body = Buffer.from(JSON.stringify(event))) => ({ [EVENT_SIGNATURE_HEADER]: signEventMessage(key, event, body) });
+
 const depth = async (queue: string) => (await broker.channel.checkQueue(queue)).messageCount;
+
+/** Every message in `queue`, taken off it. */
+async function drain(queue: string) {
+  const messages = [];
+  for (let m = await broker.channel.get(queue, { noAck: true }); m; m = await broker.channel.get(queue, { noAck: true })) messages.push(m);
+  return messages;
+}
 
 describe('event consumer', () => {
   test('when an event is published, then the handler gets the parsed event with its delivery details and the message is acked', async () => {
@@ -214,3 +252,182 @@ describe('event consumer', () => {
     await expect(consumer.ready()).rejects.toThrow(/stopped/);
   });
 });
+
+describe('who published an event', () => {
+  test('when events come from a forger (unsigned, signed by another component, by the source of another type, or altered after signing), then none reaches the handler and each lands in the dead-letter queue', async () => {
+    const calls: Call[] = [];
+    const outcomes: DeliveryOutcome[] = [];
+    const { names, logger } = await consume(async (event, meta) => void calls.push({ event, meta }), {
+      bindings: ['tracker.#'],
+      onOutcome: (o) => outcomes.push(o),
+    });
+    const stranger = signingKeyFromSeed('issues', randomBytes(32).toString('base64url'));
+    const unsigned = issueCreated();
+    const byAgent = issueCreated();
+    const byGateway = issueCreated();
+    const byStranger = issueCreated();
+    const userByIssues = userUpdated(31);
+    const altered = issueCreated();
+    const alteredBody = Buffer.from(JSON.stringify({ ...altered, workspace_id: 2, data: { issue: { ...altered.data.issue, workspace_id: 2 } } }));
+    const lifted = issueCreated();
+    const genuine = issueCreated();
+    const genuineUser = userUpdated(32);
+
+    publishAs(unsigned, { 'x-request-id': 'req-forged' });
+    publishAs(byAgent, signedBy(KEYS.agent, byAgent));
+    publishAs(byGateway, signedBy(KEYS.gateway, byGateway));
+    publishAs(byStranger, signedBy(stranger, byStranger));
+    publishAs(userByIssues, signedBy(KEYS.issues, userByIssues), 'tracker.user.updated');
+    publishAs(alteredBody, signedBy(KEYS.issues, altered), 'tracker.issue.created', altered.event_id);
+    // A genuine signature of another message, copied onto this one.
+    publishAs(lifted, signedBy(KEYS.issues, genuine));
+    publishAs(genuine, signedBy(KEYS.issues, genuine));
+    publishAs(genuineUser, signedBy(KEYS.access, genuineUser), 'tracker.user.updated');
+
+    await waitFor(async () => (await depth(names.dead)) === 7, 5000, 'seven dead letters');
+    await waitFor(() => calls.length === 2, 5000, 'the genuine events');
+    await sleep(300);
+    expect(calls.map((c) => c.event.event_id).sort()).toEqual([genuine.event_id, genuineUser.event_id].sort());
+    expect(await depth(names.dead)).toBe(7);
+    expect(await depth(names.retry)).toBe(0);
+
+    const refused = logger.lines('warn', /^event refused: .*; dead-lettered$/).map((l) => [l.obj.eventId, l.obj.reason, l.obj.claimedSigner]);
+    expect(refused).toEqual([
+      [unsigned.event_id, 'unsigned', undefined],
+      [byAgent.event_id, 'wrong_source', 'agent'],
+      [byGateway.event_id, 'wrong_source', 'gateway'],
+      [byStranger.event_id, 'bad_signature', 'issues'],
+      [userByIssues.event_id, 'wrong_source', 'issues'],
+      [altered.event_id, 'bad_signature', 'issues'],
+      [lifted.event_id, 'bad_signature', 'issues'],
+    ]);
+    expect(logger.lines('warn', /refused/).find((l) => l.obj.eventId === userByIssues.event_id)?.obj.expectedSigner).toBe('access');
+    expect(outcomes.filter((o) => o.outcome === 'dead_lettered').map((o) => o.reason)).toEqual([
+      'unsigned',
+      'wrong_source',
+      'wrong_source',
+      'bad_signature',
+      'wrong_source',
+      'bad_signature',
+      'bad_signature',
+    ]);
+    expect(outcomes.filter((o) => o.outcome === 'acked')).toHaveLength(2);
+
+    const dead = await drain(names.dead);
+    expect(dead.map((m) => m.properties.messageId)).toEqual([unsigned, byAgent, byGateway, byStranger, userByIssues, altered, lifted].map((e) => e.event_id));
+    // Dead letters keep the body and headers they came with, for whoever investigates.
+    expect(dead[5]!.content.equals(alteredBody)).toBe(true);
+    expect(dead[0]!.properties.headers).toMatchObject({ 'x-request-id': 'req-forged', 'x-death': [expect.objectContaining({ reason: 'rejected', queue: names.queue })] });
+  });
+
+  test('when a signed event fails once, then its retry copy keeps the signature and is applied', async () => {
+    const attempts: number[] = [];
+    const { names } = await consume(async (_event, meta) => {
+      attempts.push(meta.attempt);
+      if (meta.attempt === 1) throw new Error('transient');
+    });
+    publish(issueCreated());
+    await waitFor(() => attempts.length === 2, 5000, 'the retry');
+    await sleep(200);
+    expect(await depth(names.dead)).toBe(0);
+  });
+
+  test('when the handler refuses an event, then it is dead-lettered at once with one warning, not retried', async () => {
+    const attempts: number[] = [];
+    const outcomes: DeliveryOutcome[] = [];
+    const { names, logger } = await consume(
+      async (_event, meta) => {
+        attempts.push(meta.attempt);
+        throw new EventRefused('workspace mismatch', { heldWorkspaceId: 4 });
+      },
+      { maxAttempts: 5, onOutcome: (o) => outcomes.push(o) },
+    );
+    const event = issueCreated();
+    publish(event);
+
+    await waitFor(async () => (await depth(names.dead)) === 1, 5000, 'the dead letter');
+    await sleep(400);
+    expect(attempts).toEqual([1]);
+    expect(outcomes).toEqual([{ queue: names.queue, outcome: 'dead_lettered', reason: 'refused', redelivered: false }]);
+    expect(logger.lines('warn', /refused by the handler/).map((l) => [l.obj.eventId, l.obj.refusal, l.obj.heldWorkspaceId])).toEqual([[event.event_id, 'workspace mismatch', 4]]);
+    expect(logger.entries.filter((e) => e.level === 'error')).toEqual([]);
+  });
+});
+
+describe('the dead-letter queue', () => {
+  test('when more messages are dead-lettered than its bound, then it keeps the newest ones up to the bound', async () => {
+    const { names } = await consume(async () => undefined, { deadLetterMaxLength: 3 });
+    for (let i = 1; i <= 6; i += 1) publish(`not json ${i}`, 'tracker.issue.created', `poison-${i}`);
+
+    await waitFor(async () => (await depth(names.queue)) === 0, 5000, 'the queue to drain');
+    await sleep(300);
+    expect(await depth(names.dead)).toBe(3);
+    expect((await drain(names.dead)).map((m) => m.properties.messageId)).toEqual(['poison-4', 'poison-5', 'poison-6']);
+  });
+
+  test('when it is bounded by bytes, then the total size stays under the bound', async () => {
+    const { names } = await consume(async () => undefined, { deadLetterMaxBytes: 2500 });
+    for (let i = 1; i <= 5; i += 1) publish(Buffer.alloc(1000, 120), 'tracker.issue.created', `big-${i}`);
+
+    await waitFor(async () => (await depth(names.queue)) === 0, 5000, 'the queue to drain');
+    await sleep(300);
+    expect((await drain(names.dead)).map((m) => m.properties.messageId)).toEqual(['big-4', 'big-5']);
+  });
+
+  test('when the unbounded dead-letter queue of an earlier version holds messages, then it is unbound and kept, and new dead letters go to the bounded one', async () => {
+    const queue = broker.names.queue('legacy');
+    const names = consumerQueues(queue, broker.names.exchange);
+    // The topology of the earlier version, with one dead letter in it.
+    await broker.channel.assertExchange(names.deadLetterExchange, 'direct', { durable: true });
+    await broker.channel.assertQueue(names.legacyDead, { durable: true });
+    await broker.channel.bindQueue(names.legacyDead, names.deadLetterExchange, queue);
+    await broker.channel.assertQueue(queue, { durable: true, deadLetterExchange: names.deadLetterExchange, deadLetterRoutingKey: queue });
+    broker.channel.sendToQueue(names.legacyDead, Buffer.from('old dead letter'));
+
+    const { logger } = await consume(async () => undefined, { queue });
+    publish('{"poison', 'tracker.issue.created', 'new-poison');
+
+    await waitFor(async () => (await depth(names.dead)) === 1, 5000, 'the new dead letter');
+    await sleep(200);
+    expect(await depth(names.legacyDead)).toBe(1);
+    expect((await drain(names.dead)).map((m) => m.properties.messageId)).toEqual(['new-poison']);
+    expect(logger.lines('warn', /earlier version still holds messages/).map((l) => [l.obj.legacyQueue, l.obj.messages])).toEqual([[names.legacyDead, 1]]);
+  });
+
+  test('when the unbounded dead-letter queue of an earlier version is empty, then it is deleted', async () => {
+    const queue = broker.names.queue('legacy');
+    const names = consumerQueues(queue, broker.names.exchange);
+    await broker.channel.assertExchange(names.deadLetterExchange, 'direct', { durable: true });
+    await broker.channel.assertQueue(names.legacyDead, { durable: true });
+    await broker.channel.bindQueue(names.legacyDead, names.deadLetterExchange, queue);
+
+    const { logger } = await consume(async () => undefined, { queue });
+
+    expect(logger.lines('info', /deleted the empty unbounded dead-letter queue/)).toHaveLength(1);
+    const probe = await broker.connection.createChannel();
+    probe.on('error', () => undefined);
+    await expect(probe.checkQueue(names.legacyDead)).rejects.toThrow(/NOT_FOUND/);
+  });
+
+  test('when the dead-letter queue exists with another bound, then the consumer says so instead of consuming', async () => {
+    const queue = broker.names.queue('rebound');
+    const names = consumerQueues(queue, broker.names.exchange);
+    await broker.channel.assertQueue(names.dead, { durable: true, arguments: { 'x-max-length': 5 } });
+    const logger = captureLogger();
+    const consumer = startConsumer({
+      amqpUrl: testAmqpUrl(),
+      exchange: broker.names.exchange,
+      queue,
+      bindings: ['tracker.issue.*'],
+      handler: async () => undefined,
+      trusted: TRUSTED,
+      logger,
+      reconnect: { initialDelayMs: 50, maxDelayMs: 100 },
+    });
+    consumers.push(consumer);
+
+    await waitFor(() => logger.lines('error', /cannot declare its dead-letter queue/).length >= 1, 5000, 'the error');
+    expect(String(logger.lines('error', /cannot declare its dead-letter queue/)[0]!.obj.err)).toMatch(/exists with other arguments/);
+  });
+});
+

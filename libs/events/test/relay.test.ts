@@ -1,7 +1,7 @@
 import { hostPort, startTcpProxy, amqpUrlVia, testAmqpUrl } from '@tracker/testing';
 import { Pool, type PoolClient } from 'pg';
-import { outboxBacklog, startOutboxRelay, type OutboxRelay } from '../src';
-import { captureLogger, countBy, insertOutbox, issueCreated, outboxDatabase, sleep, testBroker, waitFor } from './support';
+import { checkEventSignature, EVENT_SIGNATURE_HEADER, outboxBacklog, parseEvent, startOutboxRelay, type OutboxRelay } from '../src';
+import { captureLogger, countBy, insertOutbox, issueCreated, KEYS, outboxDatabase, sleep, testBroker, TRUSTED, userUpdated, waitFor } from './support';
 
 type Setup = { database: Awaited<ReturnType<typeof outboxDatabase>>; broker: Awaited<ReturnType<typeof testBroker>>; relays: OutboxRelay[] };
 let t: Setup;
@@ -23,6 +23,7 @@ function relay(overrides: Partial<Parameters<typeof startOutboxRelay>[0]> = {}) 
     schema: t.database.db.schema,
     amqpUrl: testAmqpUrl(),
     exchange: t.broker.names.exchange,
+    key: KEYS.issues,
     logger,
     batchSize: 100,
     pollIntervalMs: 50,
@@ -236,5 +237,49 @@ describe('outbox relay', () => {
     } finally {
       await proxy.close();
     }
+  });
+
+  test('when rows are relayed, then every message carries the publishing service\'s signature over its exact body, rows written before the upgrade included', async () => {
+    const received = await t.broker.collect(t.broker.names.queue('collector'));
+    // Rows carry no signature: the relay signs when it publishes, so a backlog written by an older version goes out signed too.
+    const issues = [issueCreated({ requestId: 'req-1' }), issueCreated()];
+    await insertOutbox(t.database.db, t.database.db.schema, issues);
+    relay();
+    await waitFor(() => received.length === 2, 10_000, 'the issues events');
+
+    const accessDb = await outboxDatabase('relay-access');
+    try {
+      const user = userUpdated();
+      await insertOutbox(accessDb.db, accessDb.db.schema, [user]);
+      relay({ pool: accessDb.pool, schema: accessDb.db.schema, key: KEYS.access });
+      await waitFor(() => received.length === 3, 10_000, 'the access event');
+    } finally {
+      await Promise.all(t.relays.splice(1).map((r) => r.stop()));
+      await accessDb.close();
+    }
+
+    const checks = received.map((m) => checkEventSignature(m.properties.headers?.[EVENT_SIGNATURE_HEADER], parseEvent(JSON.parse(m.content.toString())), m.content, TRUSTED));
+    expect(checks).toEqual([
+      { ok: true, signer: 'issues' },
+      { ok: true, signer: 'issues' },
+      { ok: true, signer: 'access' },
+    ]);
+    expect(received[0].properties.headers).toEqual({ 'x-request-id': 'req-1', [EVENT_SIGNATURE_HEADER]: expect.stringMatching(/^v1\./) });
+  });
+
+  test('when a row holds an event type another service publishes, then it is not sent and stays unpublished with the reason, and the rows around it go out', async () => {
+    const received = await t.broker.collect(t.broker.names.queue('collector'));
+    const [before, foreign, after] = [issueCreated(), userUpdated(), issueCreated()];
+    await insertOutbox(t.database.db, t.database.db.schema, [before, foreign, after]);
+
+    const started = relay();
+    await waitFor(() => received.length === 2, 10_000, 'the two issues events');
+    await waitFor(async () => (await rows())[1]!.attempts >= 1, 5000, 'the refused row to be counted');
+    await sleep(200);
+
+    expect(received.map((m) => m.properties.messageId)).toEqual([before.event_id, after.event_id]);
+    const [, refused] = await rows();
+    expect(refused).toMatchObject({ event_id: foreign.event_id, published_at: null, last_error: 'not sent: user.updated events are published by access, not by issues' });
+    expect(started.logger.lines('warn', /did not confirm/).length).toBeGreaterThan(0);
   });
 });

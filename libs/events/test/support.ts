@@ -2,7 +2,18 @@ import path from 'node:path';
 import { connect, type Channel, type ChannelModel, type ConsumeMessage } from 'amqplib';
 import { Pool } from 'pg';
 import { amqpTestNames, createTestSchema, testAmqpUrl, type AmqpTestNames, type TestSchema } from '@tracker/testing';
+import { devSigningKey, devTrustedKeysText, parseTrustedKeys } from '@tracker/kit/src/signing';
 import { buildEvent, outboxInsert, outboxTable, type EventEnvelope, type EventsLogger } from '../src';
+
+/** The development keys: what each component signs with, and everyone's public keys. */
+export const KEYS = {
+  issues: devSigningKey('issues'),
+  access: devSigningKey('access'),
+  agent: devSigningKey('agent'),
+  gateway: devSigningKey('gateway'),
+  statistics: devSigningKey('statistics'),
+};
+export const TRUSTED = parseTrustedKeys(devTrustedKeysText());
 
 export const OUTBOX_SQL_DIR = path.join(__dirname, '../sql');
 
@@ -34,6 +45,10 @@ export async function waitFor(condition: () => boolean | Promise<boolean>, timeo
 }
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export function userUpdated(userId = 9): EventEnvelope<'user.updated'> {
+  return buildEvent({ type: 'user.updated', workspaceId: 1, aggregateId: userId, revision: 1, actorId: 5, data: { user: { id: userId, name: 'Ada', role: 'member', active: true } } });
+}
 
 let issueId = 0;
 export function issueCreated(overrides: { requestId?: string | null; revision?: number } = {}): EventEnvelope<'issue.created'> {

@@ -4,10 +4,12 @@ import { z } from 'zod';
 import { isDatabaseUnavailable } from './database-errors';
 import { AppError, problemBody } from './errors';
 import { dependencyUnavailable, UpstreamUnavailableError } from './internal-client';
-import { jsonBody } from './json-body';
+import { jsonBody, receivedBodyDigest } from './json-body';
 import type { Logger } from './logger';
 import { httpMetrics, type Metrics } from './metrics';
-import { PRINCIPAL_HEADER, verifyPrincipal, type Principal, type UserPrincipal } from './principal';
+import { checkTicket, PRINCIPAL_HEADER, type Principal, type UserPrincipal } from './principal';
+import type { SeenTickets } from './seen-tickets';
+import type { Signer, TrustedKeys } from './signing';
 import { fieldErrors } from './validation';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -25,9 +27,17 @@ export interface BaseAppOptions {
 }
 
 export interface ServiceAppOptions extends BaseAppOptions {
-  /** Secrets accepted on the signed principal header (current first). */
-  secrets: readonly string[];
-  /** Mounts the service's routes; `userPaths` and /internal already require a signed principal. */
+  name: Signer;
+  /** The public keys tickets are verified with (signing.ts). */
+  trusted: TrustedKeys;
+  /** Where accepted tickets are remembered, shared by the replicas (each ticket is good once). */
+  seenTickets: SeenTickets;
+  /**
+   * Who may call each /internal route, as `'METHOD /path/:param'` → callers. A service
+   * ticket for a route not listed, or from a caller not named, is 403.
+   */
+  internalCallers?: Readonly<Record<string, readonly Signer[]>>;
+  /** Mounts the service's routes; `userPaths` and /internal already require a valid ticket. */
   routes: (router: Router) => void;
   bodyLimit?: string;
   /** The paths callers reach through the gateway, as a signed user (default /api/v1). */
@@ -39,8 +49,8 @@ export function createServiceApp(options: ServiceAppOptions): express.Express {
   const app = createBaseApp(options);
   const userPaths = options.userPaths ?? ['/api/v1'];
   app.use([...userPaths, '/internal'], requireJsonBody, ...jsonBody(options.bodyLimit ?? '1mb'));
-  app.use(userPaths, requirePrincipal(options.secrets, 'user'));
-  app.use('/internal', requirePrincipal(options.secrets, 'service'));
+  app.use(userPaths, requireTicket(options, 'user'));
+  app.use('/internal', requireTicket(options, 'service'));
   const router = express.Router();
   options.routes(router);
   app.use(router);
@@ -128,15 +138,51 @@ function requireJsonBody(req: Request, _res: Response, next: NextFunction) {
   next();
 }
 
-function requirePrincipal(secrets: readonly string[], kind: Principal['kind']) {
-  return (req: Request, res: Response, next: NextFunction) => {
-    const principal = verifyPrincipal(req.header(PRINCIPAL_HEADER), secrets);
-    if (!principal || principal.kind !== kind) {
-      return next(new AppError('unauthorized', 'This service accepts only requests forwarded by the gateway.'));
+const REFUSED = 'This service accepts only requests forwarded by the gateway.';
+
+/**
+ * Accepts a request only with a valid ticket made for it (principal.ts), seen for the
+ * first time, of the kind the path serves; a service only on the routes it is listed for.
+ */
+function requireTicket(options: ServiceAppOptions, kind: Principal['kind']) {
+  const callers = Object.entries(options.internalCallers ?? {}).map(([route, allowed]) => ({ match: routeMatcher(route), allowed }));
+  return async (req: Request, res: Response, next: NextFunction) => {
+    const path = req.originalUrl;
+    const check = checkTicket(req.header(PRINCIPAL_HEADER), options.trusted, {
+      audience: options.name,
+      method: req.method,
+      path,
+      bodyDigest: receivedBodyDigest(req),
+    });
+    if (!check.ok || check.principal.kind !== kind) {
+      logOf(res).info({ reason: check.ok ? `a ${check.principal.kind} ticket on a ${kind} path` : check.reason }, 'ticket refused');
+      return next(new AppError('unauthorized', REFUSED));
+    }
+    const principal = check.principal;
+    if (principal.kind === 'service') {
+      const route = `${req.method} ${path.split('?')[0]}`;
+      if (!callers.some(({ match, allowed }) => match.test(route) && allowed.includes(principal.service))) {
+        logOf(res).warn({ caller: principal.service, route }, 'internal call outside the caller\'s scope');
+        return next(new AppError('forbidden', `The ${principal.service} service may not call this route.`));
+      }
+    }
+    try {
+      if (!(await options.seenTickets.firstSight(options.name, check.jti, check.expiresAt))) {
+        logOf(res).warn({ reason: 'replayed' }, 'ticket refused');
+        return next(new AppError('unauthorized', REFUSED));
+      }
+    } catch (err) {
+      return next(err);
     }
     res.locals.principal = principal;
     next();
   };
+}
+
+/** `'GET /internal/acl/users/:user_id'` → a pattern for `METHOD /path` (a parameter is one segment). */
+function routeMatcher(route: string): RegExp {
+  const pattern = route.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:[A-Za-z_]+/g, '[^/]+');
+  return new RegExp(`^${pattern}$`);
 }
 
 async function runChecks(checks: Record<string, () => Promise<unknown>>): Promise<Record<string, string>> {

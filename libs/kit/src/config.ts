@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DEV_PUBLIC_KEYS, devSeedOf, devTrustedKeysText, parseTrustedKeys, signingKeyFromSeed, type Signer, type SigningKey, type TrustedKeys } from './signing';
 
 /**
  * Parses the environment once at start-up into a frozen, typed object.
@@ -25,17 +26,15 @@ function deepFreeze<T>(value: T): T {
   return value;
 }
 
-/** Development-only signing secret, so each service can start alone on a laptop. */
-export const DEV_INTERNAL_SECRET = 'tracker-development-internal-secret-do-not-use-in-production';
-
 /** Env fields every service shares (ports, URLs, local defaults: README, Configuration). */
 export const commonEnv = {
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
   HOST: z.string().min(1).default('127.0.0.1'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  INTERNAL_SECRET: z.string().min(32, 'must be at least 32 characters').default(DEV_INTERNAL_SECRET),
-  /** Still accepted on incoming principals while the signing secret is rotated. */
-  INTERNAL_SECRET_PREVIOUS: z.string().min(32, 'must be at least 32 characters').optional(),
+  /** This part's Ed25519 private key (signing.ts); unset outside production: its development key. */
+  INTERNAL_SIGNING_KEY: z.string().optional(),
+  /** Every part's public keys, `signer:key,...`; unset outside production: the development keys. */
+  INTERNAL_TRUSTED_KEYS: z.string().optional(),
   /** Port of the separate /metrics listener (Prometheus); unset = none. */
   METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(120_000).default(10_000),
@@ -48,23 +47,99 @@ export const DEFAULT_DATABASE_URL = 'postgresql://postgres@127.0.0.1:5432/tracke
 export const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
 export const DEFAULT_AMQP_URL = 'amqp://guest:guest@127.0.0.1:5672';
 
-/** Refuses the development secret in production. */
-export function requireRealSecretInProduction(env: { NODE_ENV?: string; INTERNAL_SECRET?: string }, ctx: z.RefinementCtx) {
-  if (env?.NODE_ENV === 'production' && (env.INTERNAL_SECRET ?? DEV_INTERNAL_SECRET) === DEV_INTERNAL_SECRET) {
-    ctx.addIssue({ code: 'custom', path: ['INTERNAL_SECRET'], message: 'must be set in production' });
+export interface InternalKeys {
+  /** What this part signs with. */
+  key: SigningKey;
+  /** Whom it believes. */
+  trusted: TrustedKeys;
+}
+
+type KeyEnv = { NODE_ENV?: string; INTERNAL_SIGNING_KEY?: string; INTERNAL_TRUSTED_KEYS?: string };
+
+/** The keys of `signer` as configured, development keys where unset (refused in production by serviceEnv). */
+export function internalKeysOf(signer: Signer, env: KeyEnv): InternalKeys {
+  return {
+    key: signingKeyFromSeed(signer, env.INTERNAL_SIGNING_KEY ?? devSeedOf(signer)),
+    trusted: parseTrustedKeys(env.INTERNAL_TRUSTED_KEYS ?? devTrustedKeysText()),
+  };
+}
+
+/** Checks the key variables; in production they are required and the development keys refused. */
+function checkKeys(signer: Signer, env: KeyEnv, ctx: z.RefinementCtx) {
+  const production = env.NODE_ENV === 'production';
+  const seed = env.INTERNAL_SIGNING_KEY;
+  if (seed === undefined) {
+    if (production) ctx.addIssue({ code: 'custom', path: ['INTERNAL_SIGNING_KEY'], message: 'must be set in production' });
+  } else {
+    try {
+      const key = signingKeyFromSeed(signer, seed);
+      if (production && DEV_PUBLIC_KEYS.has(key.publicKey)) ctx.addIssue({ code: 'custom', path: ['INTERNAL_SIGNING_KEY'], message: 'is a development key' });
+      else if (production && new Set(Buffer.from(seed, 'base64url')).size < 16) ctx.addIssue({ code: 'custom', path: ['INTERNAL_SIGNING_KEY'], message: 'is not random enough' });
+    } catch (err) {
+      ctx.addIssue({ code: 'custom', path: ['INTERNAL_SIGNING_KEY'], message: (err as Error).message });
+    }
+  }
+  const trusted = env.INTERNAL_TRUSTED_KEYS;
+  if (trusted === undefined) {
+    if (production) ctx.addIssue({ code: 'custom', path: ['INTERNAL_TRUSTED_KEYS'], message: 'must be set in production' });
+    return;
+  }
+  try {
+    parseTrustedKeys(trusted);
+    if (production && trusted.split(',').some((entry) => DEV_PUBLIC_KEYS.has(entry.trim().split(':')[1] ?? ''))) {
+      ctx.addIssue({ code: 'custom', path: ['INTERNAL_TRUSTED_KEYS'], message: 'names a development key' });
+    }
+  } catch (err) {
+    ctx.addIssue({ code: 'custom', path: ['INTERNAL_TRUSTED_KEYS'], message: (err as Error).message });
+  }
+}
+
+/** Passwords that ship with the software this system uses, or with this repository's examples. */
+const KNOWN_PASSWORDS = new Set(['guest', 'postgres', 'password', 'secret', 'tracker', 'redis', 'rabbitmq', 'admin', 'changeme', 'example']);
+
+/**
+ * A secret too weak for production: shorter than 16 characters, or under 64 bits by a
+ * per-character frequency estimate ("a" x 32 has none), or a known default.
+ */
+export function weakSecret(value: string): boolean {
+  if (value.length < 16 || KNOWN_PASSWORDS.has(value.toLowerCase())) return true;
+  const counts = new Map<string, number>();
+  for (const char of value) counts.set(char, (counts.get(char) ?? 0) + 1);
+  let bitsPerChar = 0;
+  for (const count of counts.values()) bitsPerChar -= (count / value.length) * Math.log2(count / value.length);
+  return bitsPerChar * value.length < 64;
+}
+
+/** In production every connection URL carries a password, and not a weak one. */
+function checkUrlSecrets(env: Record<string, unknown>, ctx: z.RefinementCtx) {
+  if (env.NODE_ENV !== 'production') return;
+  for (const [name, value] of Object.entries(env)) {
+    if (!name.endsWith('_URL') || typeof value !== 'string' || !/^(postgres(ql)?|rediss?|amqps?):/.test(value)) continue;
+    let password = '';
+    try {
+      password = decodeURIComponent(new URL(value).password);
+    } catch {
+      continue; // the field's own schema reports a malformed URL
+    }
+    if (!password) ctx.addIssue({ code: 'custom', path: [name], message: 'must carry a password in production' });
+    else if (weakSecret(password)) ctx.addIssue({ code: 'custom', path: [name], message: 'has a default or weak password (16+ random characters needed)' });
   }
 }
 
 /**
- * A service's env schema: the common fields plus its own. The production-secret
- * check runs even when other variables are invalid, so one start-up lists every problem.
+ * A service's env schema: the common fields plus its own, and `internal`, its keys.
+ * The secret checks run even when other variables are invalid, so one start-up lists
+ * every problem.
  */
-export function serviceEnv<Shape extends z.ZodRawShape>(shape: Shape) {
+export function serviceEnv<Shape extends z.ZodRawShape>(signer: Signer, shape: Shape) {
   return z
     .object({ ...commonEnv, ...shape })
-    .superRefine((env, ctx) => requireRealSecretInProduction(env as never, ctx), { when: () => true });
+    .superRefine(
+      (env, ctx) => {
+        checkKeys(signer, env as KeyEnv, ctx);
+        checkUrlSecrets(env as Record<string, unknown>, ctx);
+      },
+      { when: () => true },
+    )
+    .transform((env) => ({ ...env, internal: internalKeysOf(signer, env as KeyEnv) }));
 }
-
-/** Secrets a service accepts on the principal header: the current one first. */
-export const acceptedSecrets = (env: { INTERNAL_SECRET: string; INTERNAL_SECRET_PREVIOUS?: string }) =>
-  env.INTERNAL_SECRET_PREVIOUS ? [env.INTERNAL_SECRET, env.INTERNAL_SECRET_PREVIOUS] : [env.INTERNAL_SECRET];

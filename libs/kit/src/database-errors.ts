@@ -1,3 +1,5 @@
+import { z } from 'zod';
+
 /**
  * Whether an error from node-postgres (or Prisma over adapter-pg) means the database is away or not usable
  * right now (unreachable, restarting, out of connections, not migrated), as opposed to
@@ -16,7 +18,7 @@ const UNAVAILABLE_KINDS = new Set([
 ]);
 
 // Postgres classes: 08 connection exception, 53 insufficient resources, 57 operator
-// intervention (shutdown, statement timeout), 40001/40P01 serialization and deadlock,
+// intervention (shutdown; 57014 query_canceled: statement_timeout), 40001/40P01 serialization and deadlock,
 // 55P03 lock wait over lock_timeout, 25P03 transaction idle past its limit.
 const UNAVAILABLE_SQLSTATE = /^(08|53|57|40001|40P01|55P03|25P03)/;
 
@@ -43,19 +45,41 @@ export const POOL_CONNECT_TIMEOUT_MS = 5000;
 export const LOCK_TIMEOUT_MS = 10_000;
 /** A transaction left idle this long (a stuck request) is ended by the server, releasing its locks. */
 export const IDLE_IN_TRANSACTION_TIMEOUT_MS = 20_000;
+/**
+ * Longest a single statement may run (its lock waits included) before the server cancels
+ * it (57014 query_canceled: 503 with Retry-After, the transaction rolled back). Every
+ * request's statements are bounded, whatever the data a tenant has piled up; work that
+ * legitimately runs longer (a replica rebuild) raises it for its own transactions
+ * (`SET LOCAL statement_timeout`). Env `DATABASE_STATEMENT_TIMEOUT_MS`.
+ */
+export const DEFAULT_STATEMENT_TIMEOUT_MS = 5000;
+
+/** `DATABASE_STATEMENT_TIMEOUT_MS` of a service config: 100 ms to 10 minutes. */
+export const statementTimeoutEnv = () => z.coerce.number().int().min(100).max(600_000).default(DEFAULT_STATEMENT_TIMEOUT_MS);
+
+export interface ServiceDatabase {
+  url: string;
+  schema: string;
+  poolMax: number;
+  /** Per statement; DEFAULT_STATEMENT_TIMEOUT_MS when absent. */
+  statementTimeoutMs?: number;
+}
 
 /**
  * node-postgres pool settings of a service's own schema: the schema on the search_path
  * (raw SQL finds the same tables as Prisma), a bounded wait for a free connection, and
- * bounded lock waits and idle transactions on every connection.
+ * bounded lock waits, statements and idle transactions on every connection.
  */
-export function servicePoolConfig(database: { url: string; schema: string; poolMax: number }) {
+export function servicePoolConfig(database: ServiceDatabase) {
   const url = new URL(database.url);
   url.searchParams.delete('schema');
+  const statementTimeoutMs = Math.trunc(database.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS);
   return {
     connectionString: url.toString(),
     max: database.poolMax,
-    options: `-c search_path="${database.schema}" -c lock_timeout=${LOCK_TIMEOUT_MS} -c idle_in_transaction_session_timeout=${IDLE_IN_TRANSACTION_TIMEOUT_MS}`,
+    options:
+      `-c search_path="${database.schema}" -c lock_timeout=${LOCK_TIMEOUT_MS} ` +
+      `-c idle_in_transaction_session_timeout=${IDLE_IN_TRANSACTION_TIMEOUT_MS} -c statement_timeout=${statementTimeoutMs}`,
     connectionTimeoutMillis: POOL_CONNECT_TIMEOUT_MS,
   };
 }

@@ -7,6 +7,8 @@ export * from './internal-client';
 export * from './json-body';
 export * from './logger';
 export * from './principal';
+export * from './seen-tickets';
+export * from './signing';
 export * from './server';
 export * from './tokens';
 export * from './validation';

@@ -1,6 +1,7 @@
 import http from 'node:http';
 import { AppError } from './errors';
-import { PRINCIPAL_HEADER, signPrincipal, type Principal } from './principal';
+import { issueTicket, PRINCIPAL_HEADER, type UserPrincipal } from './principal';
+import type { Signer, SigningKey } from './signing';
 
 export class UpstreamUnavailableError extends Error {}
 
@@ -13,22 +14,24 @@ export interface UpstreamAnswer {
 
 export interface ServiceClient {
   /**
-   * One call to the service, signed as `principal`: its answer whatever the status.
-   * A service that is down, slow or cut off mid-answer is an UpstreamUnavailableError.
+   * One call to the service with a ticket made for it (principal.ts): for `user` when
+   * given (with `onBehalfOf`, the agent's proof), else as this service itself. Its answer
+   * whatever the status; a service that is down, slow or cut off mid-answer is an
+   * UpstreamUnavailableError.
    */
   request: (
     method: string,
     path: string,
-    options: { principal: Principal; body?: unknown; requestId?: string },
+    options: { user?: UserPrincipal; onBehalfOf?: string; body?: unknown; requestId?: string },
   ) => Promise<UpstreamAnswer>;
 }
 
-/** Calls to one service over keep-alive connections, in bounded time, with a signed principal. */
-export function serviceClient(options: { baseUrl: string; secret: string; timeoutMs: number }): ServiceClient {
+/** Calls to one service over keep-alive connections, in bounded time, each with its own ticket. */
+export function serviceClient(options: { baseUrl: string; audience: Signer; key: SigningKey; timeoutMs: number }): ServiceClient {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 256, timeout: 30_000 });
   const base = new URL(options.baseUrl);
   return {
-    request: (method, path, { principal, body, requestId }) =>
+    request: (method, path, { user, onBehalfOf, body, requestId }) =>
       new Promise((resolve, reject) => {
         const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
         const request = http.request(
@@ -40,7 +43,7 @@ export function serviceClient(options: { baseUrl: string; secret: string; timeou
             agent,
             timeout: options.timeoutMs,
             headers: {
-              [PRINCIPAL_HEADER]: signPrincipal(principal, options.secret),
+              [PRINCIPAL_HEADER]: issueTicket(options.key, { audience: options.audience, method, path, body: payload, user, onBehalfOf }),
               ...(requestId ? { 'x-request-id': requestId } : {}),
               ...(payload ? { 'content-type': 'application/json', 'content-length': payload.length } : {}),
             },
@@ -67,16 +70,15 @@ export interface InternalClient {
 }
 
 /**
- * Service-to-service calls, signed as `service`. A target that is down, slow or
- * failing (5xx) is an UpstreamUnavailableError, which routes turn into 503.
+ * Service-to-service calls, as the service whose key signs them. A target that is down,
+ * slow or failing (5xx) is an UpstreamUnavailableError, which routes turn into 503.
  */
-export function internalClient(options: { baseUrl: string; secret: string; service: string; timeoutMs: number }): InternalClient {
+export function internalClient(options: { baseUrl: string; audience: Signer; key: SigningKey; timeoutMs: number }): InternalClient {
   const client = serviceClient(options);
-  const principal: Principal = { kind: 'service', service: options.service };
   const host = new URL(options.baseUrl).host;
   return {
     async call(method, path, { body, requestId } = {}) {
-      const { status, text } = await client.request(method, path, { principal, body, requestId });
+      const { status, text } = await client.request(method, path, { body, requestId });
       if (status >= 500) throw new UpstreamUnavailableError(`${host} answered ${status}`);
       try {
         return { status, body: (text ? JSON.parse(text) : undefined) as never };

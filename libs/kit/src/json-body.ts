@@ -1,7 +1,9 @@
 import { isUtf8 } from 'node:buffer';
+import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { AppError, type FieldError } from './errors';
+import { bodyDigest } from './principal';
 
 /**
  * Request bodies, one rule for every service: UTF-8 only, no string or field name with a
@@ -175,6 +177,22 @@ const withSurrogateEscape = new WeakSet<IncomingMessage>();
  * Runs on the raw body before JSON.parse (body-parser's `verify`). A thrown AppError
  * keeps its 422: body-parser only adds its 403 to errors without a status.
  */
+/** The digest of each request's body bytes as they came (before any Content-Encoding is undone), for its ticket (principal.ts). */
+const digests = new WeakMap<IncomingMessage, string>();
+export const receivedBodyDigest = (req: IncomingMessage) => digests.get(req) ?? EMPTY_DIGEST;
+const EMPTY_DIGEST = bodyDigest(undefined);
+
+/**
+ * Hashes the body as it streams past to the parser. Listening from here on is safe:
+ * the parser attaches in this same tick, before any chunk can arrive.
+ */
+function digestBody(req: Request, _res: Response, next: NextFunction) {
+  const hash = createHash('sha256');
+  req.on('data', (chunk: Buffer) => hash.update(chunk));
+  req.on('end', () => digests.set(req, hash.digest('base64url')));
+  next();
+}
+
 function verifyBody(req: IncomingMessage, _res: unknown, bytes: Buffer, encoding: string): void {
   // RFC 8259: JSON between systems is UTF-8; the scan below reads UTF-8 bytes only.
   if (!/^utf-?8$/i.test(encoding)) throw refused(BODY_MESSAGES.notUtf8Charset);
@@ -195,7 +213,11 @@ function refuseLoneSurrogates(req: Request, _res: Response, next: NextFunction) 
   next(errors.length ? new AppError('validation_failed', 'The request body is not valid.', { errors }) : undefined);
 }
 
-/** JSON body parsing with the checks above: express.json, then the surrogate walk when needed. */
+/**
+ * JSON body parsing with the checks above: express.json, then the surrogate walk when
+ * needed. A body of another type (a GET may carry one) is read as bytes, unparsed, so
+ * that its digest can be checked against the request's ticket.
+ */
 export function jsonBody(limit: string): RequestHandler[] {
-  return [express.json({ limit, strict: true, verify: verifyBody }), refuseLoneSurrogates];
+  return [digestBody, express.json({ limit, strict: true, verify: verifyBody }), express.raw({ limit, type: () => true }), refuseLoneSurrogates];
 }

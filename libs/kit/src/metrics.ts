@@ -198,7 +198,7 @@ export function consumerMetrics(metrics: Metrics) {
       );
       metrics.gauge(
         'tracker_consumer_dead_letter_messages',
-        'Events in the dead-letter queue, waiting for an operator.',
+        'Events in the dead-letter queue, waiting for an operator (bounded at 10,000: the oldest are dropped past it).',
         async () => (await depths()).map((d) => ({ labels: { queue: d.queue }, value: d.dead })),
         ['queue'],
       );

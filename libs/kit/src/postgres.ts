@@ -1,5 +1,5 @@
 import { Pool, type PoolClient, type QueryResultRow } from 'pg';
-import { servicePoolConfig } from './database-errors';
+import { servicePoolConfig, type ServiceDatabase } from './database-errors';
 import type { Logger } from './logger';
 
 /**
@@ -12,11 +12,12 @@ import type { Logger } from './logger';
 export type Sql = Pool | PoolClient;
 
 /**
- * The pool of a service's schema (search_path set per connection, bounded waits). An
- * idle connection the server drops (restart, administrator) is logged and replaced:
- * without a listener its 'error' event would end the process.
+ * The pool of a service's schema (search_path set per connection, bounded waits and
+ * statements: servicePoolConfig). An idle connection the server drops (restart,
+ * administrator) is logged and replaced: without a listener its 'error' event would end
+ * the process.
  */
-export function createPool(database: { url: string; schema: string; poolMax: number }, logger: Pick<Logger, 'warn'>): Pool {
+export function createPool(database: ServiceDatabase, logger: Pick<Logger, 'warn'>): Pool {
   const pool = new Pool(servicePoolConfig(database));
   pool.on('error', (err) => logger.warn({ err }, 'an idle database connection was lost; the pool opens a new one when needed'));
   return pool;
@@ -44,13 +45,23 @@ export async function rowCountOf(sql: Sql, query: { text: string; values: unknow
  * Runs `work` in one transaction on one pooled connection: COMMIT when it returns,
  * ROLLBACK when it throws. A connection that cannot even roll back is dropped from
  * the pool, not handed to the next request. How long a transaction may wait for row
- * locks or sit idle is bounded per connection (servicePoolConfig).
+ * locks or sit idle, and how long each statement may run, is bounded per connection
+ * (servicePoolConfig); `statementTimeoutMs` sets another statement limit for this
+ * transaction alone (work that legitimately runs long, such as a replica rebuild).
  */
-export async function inTransaction<T>(pool: Pool, work: (client: PoolClient) => Promise<T>): Promise<T> {
+export async function inTransaction<T>(
+  pool: Pool,
+  work: (client: PoolClient) => Promise<T>,
+  options: { statementTimeoutMs?: number } = {},
+): Promise<T> {
   const client = await pool.connect();
   let broken: Error | undefined;
   try {
     await client.query('BEGIN');
+    if (options.statementTimeoutMs !== undefined) {
+      // SET takes no parameters; the value is a whole number of milliseconds, never text.
+      await client.query(`SET LOCAL statement_timeout = ${Math.max(0, Math.trunc(options.statementTimeoutMs))}`);
+    }
     const result = await work(client);
     await client.query('COMMIT');
     return result;

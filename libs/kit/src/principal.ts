@@ -1,10 +1,19 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
+import { isSigner, signPayload, verifiedPayload, type Signer, type SigningKey, type TrustedKeys } from './signing';
 
 /**
- * The gateway authenticates the caller once and forwards who they are in a
- * header signed with the shared internal secret (HMAC-SHA256, short expiry).
- * Services trust only a valid signature, so reaching a service port directly
- * is not a way in.
+ * Every call to a service carries a ticket in this header: who is calling, signed by
+ * the part that vouches for it (signing.ts), and bound to the one request it was made
+ * for: its method, path and query, a digest of its body, the service it is addressed to
+ * (`aud`), when it was issued and a unique id. Services verify all of it and accept each
+ * ticket once (tickets.ts), so a captured header opens no other route, method, body or
+ * service, and cannot be replayed.
+ *
+ * - A user, as the gateway authenticated them: signed by the gateway alone.
+ * - A user through the agent: signed by the agent, carrying the gateway's ticket for the
+ *   user's /mcp request (`act`), so the agent can act only for a user calling it now.
+ * - A service calling another service's /internal API: signed by itself; what it may
+ *   call there is the callee's list (ServiceAppOptions.internalCallers).
  */
 export const PRINCIPAL_HEADER = 'x-tracker-principal';
 
@@ -15,54 +24,123 @@ export type WorkspaceRole = 'admin' | 'member';
 
 export type Principal =
   | { kind: 'user'; userId: number; workspaceId: number; workspaceRole: WorkspaceRole; tokenId: number }
-  | { kind: 'service'; service: string };
+  | { kind: 'service'; service: Signer };
 
 export type UserPrincipal = Extract<Principal, { kind: 'user' }>;
 
-const VERSION = 'v1';
-export const PRINCIPAL_TTL_SECONDS = 30;
+/** How long a ticket is good for: the hop it is made for takes milliseconds. */
+export const TICKET_TTL_SECONDS = 15;
+/** Clocks may differ this much; a ticket issued further in the future is refused. */
+export const CLOCK_SKEW_SECONDS = 5;
+const MAX_HEADER_LENGTH = 4096;
 
-function mac(secret: string, payload: string): Buffer {
-  return createHmac('sha256', secret).update(`${VERSION}.${payload}`).digest();
+export interface TicketRequest {
+  audience: Signer;
+  method: string;
+  /** Path and query exactly as sent. */
+  path: string;
+  body?: Uint8Array;
+  /** The user the call is for; unset for a service's own call. */
+  user?: UserPrincipal;
+  /** The agent's proof that `user` is calling it now: the gateway's ticket for that /mcp request. */
+  onBehalfOf?: string;
 }
 
-export function signPrincipal(principal: Principal, secret: string, now = Date.now()): string {
-  const payload = Buffer.from(JSON.stringify({ ...principal, exp: Math.floor(now / 1000) + PRINCIPAL_TTL_SECONDS })).toString(
-    'base64url',
-  );
-  return `${VERSION}.${payload}.${mac(secret, payload).toString('base64url')}`;
+export const bodyDigest = (body: Uint8Array | undefined) => createHash('sha256').update(body ?? new Uint8Array()).digest('base64url');
+
+export function issueTicket(key: SigningKey, request: TicketRequest, now = Date.now()): string {
+  const iat = Math.floor(now / 1000);
+  return signPayload(key, {
+    iss: key.signer,
+    aud: request.audience,
+    ...(request.user ? { sub: request.user } : {}),
+    ...(request.onBehalfOf ? { act: request.onBehalfOf } : {}),
+    m: request.method.toUpperCase(),
+    p: request.path,
+    bd: bodyDigest(request.body),
+    iat,
+    exp: iat + TICKET_TTL_SECONDS,
+    jti: randomBytes(12).toString('base64url'),
+  });
 }
+
+/** The request a ticket is checked against, as the service received it. */
+export interface ReceivedRequest {
+  audience: Signer;
+  method: string;
+  path: string;
+  /** bodyDigest of the bytes received. */
+  bodyDigest: string;
+}
+
+export type TicketCheck =
+  | { ok: true; principal: Principal; jti: string; expiresAt: number }
+  | { ok: false; reason: string };
 
 /**
- * Returns the principal of a valid, unexpired header, or null. Several secrets
- * may be given so the signing secret can be rotated without downtime.
+ * Verifies a ticket against the request it arrived with. Replays are not detected here
+ * (that needs memory shared by the service's replicas: tickets.ts).
  */
-export function verifyPrincipal(header: string | undefined, secrets: readonly string[], now = Date.now()): Principal | null {
-  if (!header || header.length > 2048) return null;
-  const [version, payload, signature, ...rest] = header.split('.');
-  if (version !== VERSION || !payload || !signature || rest.length > 0) return null;
-  const given = Buffer.from(signature, 'base64url');
-  const valid = secrets.some((secret) => {
-    const expected = mac(secret, payload);
-    return given.length === expected.length && timingSafeEqual(given, expected);
-  });
-  if (!valid) return null;
+export function checkTicket(header: string | undefined, trusted: TrustedKeys, request: ReceivedRequest, now = Date.now()): TicketCheck {
+  if (!header || header.length > MAX_HEADER_LENGTH) return { ok: false, reason: 'no ticket' };
+  const claims = verifiedPayload(header, claimedIssuer(header), trusted, MAX_HEADER_LENGTH);
+  if (!claims) return { ok: false, reason: 'bad signature' };
+  const timing = timingProblem(claims, now);
+  if (timing) return { ok: false, reason: timing };
+  if (claims.aud !== request.audience) return { ok: false, reason: 'addressed to another service' };
+  if (claims.m !== request.method || claims.p !== request.path || claims.bd !== request.bodyDigest) {
+    return { ok: false, reason: 'made for another request' };
+  }
+  if (typeof claims.jti !== 'string' || !/^[A-Za-z0-9_-]{16,64}$/.test(claims.jti)) return { ok: false, reason: 'no ticket id' };
+  const principal = principalOf(claims, trusted, now);
+  if (!principal) return { ok: false, reason: 'not a principal its signer may vouch for' };
+  return { ok: true, principal, jti: claims.jti, expiresAt: ((claims.exp as number) + CLOCK_SKEW_SECONDS) * 1000 };
+}
+
+/** The issuer a ticket names: only to choose whose keys to try. */
+function claimedIssuer(header: string): Signer {
   try {
-    const { exp, ...principal } = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
-    if (typeof exp !== 'number' || exp * 1000 < now) return null;
-    return isPrincipal(principal) ? principal : null;
+    const iss = JSON.parse(Buffer.from(header.split('.')[1] ?? '', 'base64url').toString('utf8'))?.iss;
+    return isSigner(iss) ? iss : 'gateway';
   } catch {
-    return null;
+    return 'gateway';
   }
 }
 
-function isPrincipal(value: Record<string, unknown>): value is Principal {
-  if (value.kind === 'service') return typeof value.service === 'string';
+/** Issued no later than now (give or take the skew), unexpired, and never made to live longer than the TTL. */
+function timingProblem(claims: Record<string, unknown>, now: number): string | null {
+  const { iat, exp } = claims;
+  if (!Number.isSafeInteger(iat) || !Number.isSafeInteger(exp)) return 'no lifetime';
+  const seconds = now / 1000;
+  if ((iat as number) > seconds + CLOCK_SKEW_SECONDS) return 'issued in the future';
+  if ((exp as number) - (iat as number) > TICKET_TTL_SECONDS || (exp as number) < (iat as number)) return 'lifetime too long';
+  if ((exp as number) <= seconds - CLOCK_SKEW_SECONDS) return 'expired';
+  return null;
+}
+
+function principalOf(claims: Record<string, unknown>, trusted: TrustedKeys, now: number): Principal | null {
+  const issuer = claims.iss as Signer;
+  if (claims.act !== undefined) {
+    // The agent, for the user whose /mcp request the gateway signed.
+    if (issuer !== 'agent' || claims.sub !== undefined) return null;
+    const gateway = verifiedPayload(claims.act, 'gateway', trusted, MAX_HEADER_LENGTH);
+    if (!gateway || gateway.iss !== 'gateway' || gateway.aud !== 'agent' || timingProblem(gateway, now)) return null;
+    return isUserPrincipal(gateway.sub) ? gateway.sub : null;
+  }
+  if (claims.sub !== undefined) return issuer === 'gateway' && isUserPrincipal(claims.sub) ? claims.sub : null;
+  return { kind: 'service', service: issuer };
+}
+
+function isUserPrincipal(value: unknown): value is UserPrincipal {
+  const v = value as Record<string, unknown> | null;
   return (
-    value.kind === 'user' &&
-    Number.isSafeInteger(value.userId) &&
-    Number.isSafeInteger(value.workspaceId) &&
-    Number.isSafeInteger(value.tokenId) &&
-    (value.workspaceRole === 'admin' || value.workspaceRole === 'member')
+    typeof v === 'object' &&
+    v !== null &&
+    v.kind === 'user' &&
+    Number.isSafeInteger(v.userId) &&
+    Number.isSafeInteger(v.workspaceId) &&
+    Number.isSafeInteger(v.tokenId) &&
+    (v.workspaceRole === 'admin' || v.workspaceRole === 'member') &&
+    Object.keys(v).length === 5
   );
 }

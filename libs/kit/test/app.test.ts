@@ -1,22 +1,24 @@
+import http from 'node:http';
 import net from 'node:net';
+import { gzipSync } from 'node:zlib';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
 import { createServiceApp, principalOf } from '../src/app';
 import { AppError, type ErrorCode } from '../src/errors';
 import { createLogger } from '../src/logger';
-import { signPrincipal, type Principal } from '../src/principal';
+import { devSigningKey } from '../src/signing';
+import { issueTicket, type Principal } from '../src/principal';
+import { as, ticketedFetch as fetch, ticketOptions } from './tickets';
 import { serve, type RunningServer } from '../src/server';
 import { parseBody, parseId } from '../src/validation';
 
-const SECRET = 'kit-app-test-secret-0123456789abcdef';
 const logger = createLogger('test', 'silent');
 const LEAKY_MESSAGE = 'connection to db-password-hunter2 refused';
 const MiB = 1024 * 1024;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 const user: Principal = { kind: 'user', userId: 11, workspaceId: 4, workspaceRole: 'member', tokenId: 99 };
-const service: Principal = { kind: 'service', service: 'gateway' };
-const as = (principal: Principal) => ({ 'x-tracker-principal': signPrincipal(principal, SECRET) });
+const service: Principal = { kind: 'service', service: 'statistics' };
 
 const healthy = () => Promise.resolve('ok');
 const checks: Record<'database' | 'cache', () => Promise<unknown>> = { database: healthy, cache: healthy };
@@ -29,9 +31,9 @@ interface StartOptions {
 function start(options: StartOptions = {}): Promise<RunningServer> {
   const Echo = z.strictObject({ name: z.string() });
   const app = createServiceApp({
-    name: 'kit-test',
+    ...ticketOptions(),
+    internalCallers: { 'GET /internal/whoami': ['statistics'] },
     logger,
-    secrets: [SECRET],
     readiness: { database: () => checks.database(), cache: () => checks.cache() },
     routes: (router) => {
       router.get('/api/v1/me', (_req, res) => {
@@ -293,13 +295,13 @@ describe('health', () => {
   test('when /healthz is asked, then 200 naming the service', async () => {
     const res = await call('/healthz');
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ status: 'ok', service: 'kit-test' });
+    expect(res.body).toEqual({ status: 'ok', service: 'issues' });
   });
 
   test('when every readiness check passes, then /readyz is 200 listing each as ok', async () => {
     const res = await call('/readyz');
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ status: 'ready', service: 'kit-test', checks: { database: 'ok', cache: 'ok' } });
+    expect(res.body).toEqual({ status: 'ready', service: 'issues', checks: { database: 'ok', cache: 'ok' } });
   });
 
   test.each<[string, () => Promise<unknown>]>([
@@ -311,7 +313,7 @@ describe('health', () => {
     checks.cache = failing;
     const res = await call('/readyz');
     expect(res.status).toBe(503);
-    expect(res.body).toEqual({ status: 'not_ready', service: 'kit-test', checks: { database: 'ok', cache: 'unavailable' } });
+    expect(res.body).toEqual({ status: 'not_ready', service: 'issues', checks: { database: 'ok', cache: 'unavailable' } });
   });
 
   test('when a readiness check never settles, then /readyz answers 503 after about 2 s', async () => {
@@ -329,8 +331,8 @@ describe('health', () => {
 describe('principal', () => {
   test.each<[string, Record<string, string>]>([
     ['no principal header', {}],
-    ['a principal signed with another secret', { 'x-tracker-principal': signPrincipal(user, 'another-secret-0123456789abcdefghij') }],
-    ['an expired principal', { 'x-tracker-principal': signPrincipal(user, SECRET, Date.now() - 60_000) }],
+    ['a user ticket signed by a service', { 'x-tracker-principal': issueTicket(devSigningKey('statistics'), { audience: 'issues', method: 'GET', path: '/api/v1/me', user }) }],
+    ['an expired ticket', { 'x-tracker-principal': issueTicket(devSigningKey('gateway'), { audience: 'issues', method: 'GET', path: '/api/v1/me', user }, Date.now() - 60_000) }],
     ['a service principal', as(service)],
     ['garbage', { 'x-tracker-principal': 'v1.abc.def' }],
   ])('when an /api/v1 request has %s, then 401 unauthorized and the route does not run', async (_name, headers) => {
@@ -345,7 +347,7 @@ describe('principal', () => {
     expect(res.body.code).toBe('unauthorized');
   });
 
-  test('when an /api/v1 request carries a principal signed with the service secret, then the route runs and principalOf gives it', async () => {
+  test('when an /api/v1 request carries a gateway ticket made for it, then the route runs and principalOf gives it', async () => {
     const res = await call('/api/v1/me', { headers: as(user) });
     expect(res.status).toBe(200);
     expect(res.body).toEqual(user);
@@ -361,6 +363,39 @@ describe('principal', () => {
     const res = await call('/internal/whoami', { headers: as(user) });
     expect(res.status).toBe(401);
     expect(res.body.code).toBe('unauthorized');
+  });
+
+  test('when a service not listed for an /internal route calls it, then 403 and the route does not run', async () => {
+    for (const caller of ['gateway', 'access', 'agent'] as const) {
+      const res = await call('/internal/whoami', { headers: as({ kind: 'service', service: caller }) });
+      expect({ caller, status: res.status, body: res.body }).toEqual({ caller, status: 403, body: problem(403, 'forbidden') });
+    }
+  });
+
+  test('when a ticket is sent a second time, then the repeat is 401 and the route does not run again', async () => {
+    const ticket = issueTicket(devSigningKey('gateway'), { audience: 'issues', method: 'POST', path: '/api/v1/echo', body: Buffer.from('{"name":"Ada"}'), user });
+    const send = () => call('/api/v1/echo', { method: 'POST', headers: { 'content-type': 'application/json', 'x-tracker-principal': ticket }, body: '{"name":"Ada"}' });
+    expect((await send()).status).toBe(200);
+    expect((await send()).body).toEqual(problem(401, 'unauthorized'));
+  });
+
+  test('when the body is compressed, then the ticket covers the bytes as sent, and the route gets them decoded', async () => {
+    const compressed = gzipSync('{"name":"Ada"}');
+    const res = await call('/api/v1/echo', { method: 'POST', headers: { 'content-type': 'application/json', 'content-encoding': 'gzip', ...as(user) }, body: compressed });
+    expect({ status: res.status, body: res.body }).toEqual({ status: 200, body: { name: 'Ada' } });
+  });
+
+  test('when a GET carries a body, then the ticket must cover it too', async () => {
+    const ticket = issueTicket(devSigningKey('gateway'), { audience: 'issues', method: 'GET', path: '/api/v1/me', user });
+    const status = await new Promise<number | undefined>((resolve, reject) => {
+      const req = http.request(`${base}/api/v1/me`, { method: 'GET', headers: { 'content-type': 'text/plain', 'content-length': '8', 'x-tracker-principal': ticket } }, (res) => {
+        res.resume();
+        resolve(res.statusCode);
+      });
+      req.on('error', reject);
+      req.end('smuggled');
+    });
+    expect(status).toBe(401);
   });
 });
 

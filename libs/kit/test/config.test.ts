@@ -1,13 +1,19 @@
-import { DEFAULT_DATABASE_URL, DEV_INTERNAL_SECRET, loadConfig, port, serviceEnv, url } from '../src/config';
+import { randomBytes } from 'node:crypto';
+import { DEFAULT_DATABASE_URL, loadConfig, port, serviceEnv, url, weakSecret } from '../src/config';
+import { devSeedOf, devSigningKey, devTrustedKeysText, SIGNERS, signingKeyFromSeed } from '../src/signing';
 
-const REAL_SECRET = 'a-real-production-secret-0123456789abcdef';
+const realSeed = () => randomBytes(32).toString('base64url');
+const realTrusted = () => SIGNERS.map((signer) => `${signer}:${signingKeyFromSeed(signer, realSeed()).publicKey}`).join(',');
+const STRONG_DB_URL = 'postgresql://access_app:Xq7v2LpZ9mR4tK8wB3nJ@db.internal:5432/tracker';
+/** A production environment that passes every secret check. */
+const production = () => ({ NODE_ENV: 'production', INTERNAL_SIGNING_KEY: realSeed(), INTERNAL_TRUSTED_KEYS: realTrusted(), DATABASE_URL: STRONG_DB_URL });
 
-const Env = serviceEnv({ PORT: port(8081), DATABASE_URL: url(DEFAULT_DATABASE_URL) }).transform((env) => ({
+const Env = serviceEnv('access', { PORT: port(8081), DATABASE_URL: url(DEFAULT_DATABASE_URL) }).transform((env) => ({
   env: env.NODE_ENV,
   http: { host: env.HOST, port: env.PORT, shutdownGraceMs: env.SHUTDOWN_GRACE_MS },
   log: { level: env.LOG_LEVEL },
   database: { url: env.DATABASE_URL },
-  internal: { secrets: [env.INTERNAL_SECRET] },
+  internal: env.internal,
 }));
 
 class Exited extends Error {
@@ -43,7 +49,7 @@ describe('loadConfig', () => {
       http: { host: '127.0.0.1', port: 8081, shutdownGraceMs: 10_000 },
       log: { level: 'info' },
       database: { url: DEFAULT_DATABASE_URL },
-      internal: { secrets: [DEV_INTERNAL_SECRET] },
+      internal: { key: expect.objectContaining({ signer: 'access', publicKey: devSigningKey('access').publicKey }), trusted: expect.any(Map) },
     });
     expect(exit).not.toHaveBeenCalled();
     expect(stderr).not.toHaveBeenCalled();
@@ -56,7 +62,7 @@ describe('loadConfig', () => {
 
   test('when the config is loaded, then it and every nested object and array are frozen', () => {
     const config = loadConfig(Env, {}, exit);
-    for (const part of [config, config.http, config.log, config.database, config.internal, config.internal.secrets]) {
+    for (const part of [config, config.http, config.log, config.database, config.internal]) {
       expect(Object.isFrozen(part)).toBe(true);
     }
     expect(() => {
@@ -70,12 +76,12 @@ describe('loadConfig', () => {
       NODE_ENV: 'staging',
       PORT: 'eighty',
       LOG_LEVEL: 'loud',
-      INTERNAL_SECRET: 'short',
+      INTERNAL_SIGNING_KEY: 'short',
       SHUTDOWN_GRACE_MS: '-1',
       DATABASE_URL: 'not a url',
       HOST: 'db.internal',
     });
-    for (const key of ['NODE_ENV', 'PORT', 'LOG_LEVEL', 'INTERNAL_SECRET', 'SHUTDOWN_GRACE_MS', 'DATABASE_URL']) {
+    for (const key of ['NODE_ENV', 'PORT', 'LOG_LEVEL', 'INTERNAL_SIGNING_KEY', 'SHUTDOWN_GRACE_MS', 'DATABASE_URL']) {
       expect(out).toMatch(new RegExp(`^  ${key}: .+$`, 'm'));
     }
     expect(out).not.toContain('HOST');
@@ -87,32 +93,59 @@ describe('loadConfig', () => {
     ['a fractional grace period', 'SHUTDOWN_GRACE_MS', { SHUTDOWN_GRACE_MS: '1.5' }],
     ['a grace period over two minutes', 'SHUTDOWN_GRACE_MS', { SHUTDOWN_GRACE_MS: '120001' }],
     ['an empty host', 'HOST', { HOST: '' }],
-    ['a 31-character secret', 'INTERNAL_SECRET', { INTERNAL_SECRET: 's'.repeat(31) }],
+    ['a signing key that is not 32 bytes', 'INTERNAL_SIGNING_KEY', { INTERNAL_SIGNING_KEY: 'A'.repeat(42) }],
+    ['a signing key in padded base64', 'INTERNAL_SIGNING_KEY', { INTERNAL_SIGNING_KEY: `${realSeed()}=` }],
+    ['trusted keys naming an unknown part', 'INTERNAL_TRUSTED_KEYS', { INTERNAL_TRUSTED_KEYS: `mallory:${devSigningKey('gateway').publicKey}` }],
+    ['trusted keys with a short key', 'INTERNAL_TRUSTED_KEYS', { INTERNAL_TRUSTED_KEYS: 'gateway:abc' }],
   ])('when the environment has %s, then %s is reported and the process exits', (_name, key, env) => {
     expect(failingLoad(env)).toMatch(new RegExp(`^  ${key}: `, 'm'));
   });
 });
 
-describe('serviceEnv: the production secret check (requireRealSecretInProduction)', () => {
+describe('serviceEnv: secrets in production', () => {
   test.each([
-    ['no INTERNAL_SECRET', { NODE_ENV: 'production' }],
-    ['the development secret set explicitly', { NODE_ENV: 'production', INTERNAL_SECRET: DEV_INTERNAL_SECRET }],
-  ])('when NODE_ENV is production with %s, then INTERNAL_SECRET is reported and the process exits', (_name, env) => {
-    expect(failingLoad(env)).toMatch(/^  INTERNAL_SECRET: must be set in production$/m);
+    ['no signing key', 'INTERNAL_SIGNING_KEY', { INTERNAL_SIGNING_KEY: undefined }, 'must be set in production'],
+    ['the development signing key', 'INTERNAL_SIGNING_KEY', { INTERNAL_SIGNING_KEY: devSeedOf('access') }, 'is a development key'],
+    ['another part\'s development key', 'INTERNAL_SIGNING_KEY', { INTERNAL_SIGNING_KEY: devSeedOf('gateway') }, 'is a development key'],
+    ['a signing key of one repeated byte', 'INTERNAL_SIGNING_KEY', { INTERNAL_SIGNING_KEY: Buffer.alloc(32, 7).toString('base64url') }, 'is not random enough'],
+    ['no trusted keys', 'INTERNAL_TRUSTED_KEYS', { INTERNAL_TRUSTED_KEYS: undefined }, 'must be set in production'],
+    ['the development trusted keys', 'INTERNAL_TRUSTED_KEYS', { INTERNAL_TRUSTED_KEYS: devTrustedKeysText() }, 'names a development key'],
+    ['a URL without a password', 'DATABASE_URL', { DATABASE_URL: 'postgresql://access_app@db.internal:5432/tracker' }, 'must carry a password in production'],
+    ['a URL with a default password', 'DATABASE_URL', { DATABASE_URL: 'postgresql://postgres:postgres@db.internal:5432/tracker' }, 'has a default or weak password (16+ random characters needed)'],
+    ['a URL whose password is "a" x 32', 'DATABASE_URL', { DATABASE_URL: `postgresql://app:${'a'.repeat(32)}@db.internal:5432/tracker` }, 'has a default or weak password (16+ random characters needed)'],
+  ])('when NODE_ENV is production with %s, then %s is reported and the process exits', (_name, key, change, message) => {
+    const env: Record<string, string | undefined> = { ...production(), ...change };
+    expect(failingLoad(env as NodeJS.ProcessEnv)).toMatch(new RegExp(`^  ${key}: ${message.replace(/[()+]/g, '\\$&')}$`, 'm'));
   });
 
-  test('when NODE_ENV is production with a real secret, then the config loads', () => {
-    expect(loadConfig(Env, { NODE_ENV: 'production', INTERNAL_SECRET: REAL_SECRET }, exit).internal.secrets).toEqual([REAL_SECRET]);
+  test('when NODE_ENV is production with real keys and a strong password, then the config loads with those keys', () => {
+    const env = production();
+    const config = loadConfig(Env, env, exit);
+    expect(config.internal.key.publicKey).toBe(signingKeyFromSeed('access', env.INTERNAL_SIGNING_KEY).publicKey);
+    expect([...config.internal.trusted.keys()].sort()).toEqual([...SIGNERS].sort());
   });
 
-  test.each(['development', 'test'])('when NODE_ENV is %s, then the development secret is allowed', (nodeEnv) => {
-    expect(loadConfig(Env, { NODE_ENV: nodeEnv }, exit).internal.secrets).toEqual([DEV_INTERNAL_SECRET]);
+  test.each(['development', 'test'])('when NODE_ENV is %s, then the development keys are used where none are set', (nodeEnv) => {
+    const config = loadConfig(Env, { NODE_ENV: nodeEnv }, exit);
+    expect(config.internal.key.publicKey).toBe(devSigningKey('access').publicKey);
+    expect(config.internal.trusted.get('gateway')).toHaveLength(1);
   });
 
-  // The style guide: "on failure the process exits listing every invalid key".
-  test('when production uses the development secret and another key is invalid, then both keys are reported at once', () => {
-    const out = failingLoad({ NODE_ENV: 'production', PORT: 'eighty' });
+  test('when production lacks its keys and another variable is invalid, then every problem is reported at once', () => {
+    const out = failingLoad({ NODE_ENV: 'production', PORT: 'eighty', DATABASE_URL: STRONG_DB_URL });
     expect(out).toMatch(/^  PORT: /m);
-    expect(out).toMatch(/^  INTERNAL_SECRET: must be set in production$/m);
+    expect(out).toMatch(/^  INTERNAL_SIGNING_KEY: must be set in production$/m);
+    expect(out).toMatch(/^  INTERNAL_TRUSTED_KEYS: must be set in production$/m);
+  });
+
+  test.each([
+    ['a 16-character random password', 'Xq7v2LpZ9mR4tK8w', false],
+    ['48 random characters', randomBytes(36).toString('base64'), false],
+    ['a known default', 'guest', true],
+    ['"a" x 32', 'a'.repeat(32), true],
+    ['two characters alternating', 'ab'.repeat(20), true],
+    ['15 characters', 'Xq7v2LpZ9mR4tK8', true],
+  ])('weakSecret: %s → %s', (_name, value, weak) => {
+    expect(weakSecret(value)).toBe(weak);
   });
 });

@@ -6,19 +6,17 @@ import { createServiceApp } from '../src/app';
 import { MAX_FIELD_ERRORS } from '../src/errors';
 import { BODY_LIMITS, BODY_MESSAGES } from '../src/json-body';
 import { createLogger } from '../src/logger';
-import { signPrincipal } from '../src/principal';
+import { as, ticketedFetch as fetch, ticketOptions } from './tickets';
 import { serve, SERVER_TIMEOUTS, type RunningServer, type ServerTimeouts } from '../src/server';
 import { parseBody } from '../src/validation';
 
-const SECRET = 'kit-hostile-test-secret-0123456789abcdef';
 const logger = createLogger('test', 'silent');
-const principal = signPrincipal({ kind: 'user', userId: 1, workspaceId: 1, workspaceRole: 'member', tokenId: 1 }, SECRET);
+const principal = as({ kind: 'user', userId: 1, workspaceId: 1, workspaceRole: 'member', tokenId: 1 })['x-tracker-principal'];
 
 function start(timeouts?: Partial<ServerTimeouts>): Promise<RunningServer> {
   const app = createServiceApp({
-    name: 'kit-hostile',
+    ...ticketOptions(),
     logger,
-    secrets: [SECRET],
     routes: (router) => {
       router.post('/api/v1/echo', (req, res) => {
         res.json(parseBody(z.strictObject({ name: z.string().max(10) }), req.body));

@@ -3,7 +3,7 @@ import { DASHBOARD_LIMITS, DashboardInput, FILTER_LIMITS } from '@tracker/contra
 import { createServiceApp } from '../src/app';
 import { BODY_LIMITS, BODY_MESSAGES, loneSurrogates, scanJson, type BodyLimits } from '../src/json-body';
 import { createLogger } from '../src/logger';
-import { signPrincipal } from '../src/principal';
+import { as, ticketedFetch as fetch, ticketOptions } from './tickets';
 import { serve, type RunningServer } from '../src/server';
 import { parseBody } from '../src/validation';
 
@@ -173,15 +173,13 @@ describe('loneSurrogates', () => {
 });
 
 describe('through a service app', () => {
-  const SECRET = 'kit-json-body-test-secret-0123456789abcdef';
-  const principal = signPrincipal({ kind: 'user', userId: 1, workspaceId: 1, workspaceRole: 'member', tokenId: 1 }, SECRET);
+  const principal = as({ kind: 'user', userId: 1, workspaceId: 1, workspaceRole: 'member', tokenId: 1 })['x-tracker-principal'];
   const Echo = z.strictObject({ name: z.string(), tags: z.array(z.string()).max(10).optional() });
   let running: RunningServer;
   beforeAll(async () => {
     const app = createServiceApp({
-      name: 'kit-json-body',
+      ...ticketOptions(),
       logger: createLogger('test', 'silent'),
-      secrets: [SECRET],
       routes: (router) => {
         router.post('/api/v1/echo', (req, res) => {
           res.json(parseBody(Echo, req.body));

@@ -25,9 +25,9 @@ export interface AmqpTestNames {
   suffix: string;
   /** `tracker.events.<suffix>`: pass it as the `exchange` option of the relay and the consumer. */
   exchange: string;
-  /** `<name>.<suffix>`; remembered, so cleanup deletes it with its `.dead` and `.retry` queues. */
+  /** `<name>.<suffix>`; remembered, so cleanup deletes it with its `.dead`, `.dlq` and `.retry` queues. */
   queue: (name: string) => string;
-  /** Deletes every queue handed out (and its `.dead`/`.retry` siblings), the exchange and its `.dlx`. */
+  /** Deletes every queue handed out (and its `.dead`/`.dlq`/`.retry` siblings), the exchange and its `.dlx`. */
   cleanup: (channel: AmqpAdminChannel) => Promise<void>;
 }
 
@@ -50,7 +50,7 @@ export function amqpTestNames(label: string): AmqpTestNames {
     cleanup: async (channel) => {
       // Deleting a queue or exchange that does not exist succeeds on RabbitMQ 3.x.
       for (const queue of queues) {
-        for (const name of [queue, `${queue}.dead`, `${queue}.retry`]) await channel.deleteQueue(name);
+        for (const name of [queue, `${queue}.dead`, `${queue}.dlq`, `${queue}.retry`]) await channel.deleteQueue(name);
       }
       await channel.deleteExchange(exchange);
       await channel.deleteExchange(`${exchange}.dlx`);

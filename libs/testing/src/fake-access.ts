@@ -1,11 +1,13 @@
 import http from 'node:http';
 import { randomInt } from 'node:crypto';
 import { RegisterQueue, UsersLookup, type QueueRole, type UserAcl } from '@tracker/contracts';
-import { PRINCIPAL_HEADER, verifyPrincipal } from '@tracker/kit';
+import type { Signer } from '@tracker/kit';
+import { serviceCallerOf } from './tickets';
 
 /**
  * A stand-in for the access service's internal API (libs/contracts/src/internal.ts)
  * over in-memory maps. Like the real one it accepts only signed service principals.
+ * Its tickets are checked with the development keys.
  * Unlike the real one it never writes the Redis ACL cache: tests that exercise the
  * cache write the key themselves.
  *
@@ -27,8 +29,8 @@ export interface FakeAccess {
   close: () => Promise<void>;
 }
 
-/** `service`: the signed service principal name the fake accepts (the service under test). */
-export async function startFakeAccess(secret: string, service: string): Promise<FakeAccess> {
+/** `service`: the service whose tickets the fake accepts (the service under test). */
+export async function startFakeAccess(service: Signer): Promise<FakeAccess> {
   let nextId = 1_000_000_000 + randomInt(0, 1_000_000_000);
   const users = new Map<number, { workspaceId: number; active: boolean; grants: Map<number, QueueRole> }>();
   const registeredQueues = new Map<number, { workspaceId: number; key: string }>();
@@ -52,8 +54,7 @@ export async function startFakeAccess(secret: string, service: string): Promise<
         res.writeHead(status, { 'content-type': 'application/json' });
         res.end(json === undefined ? '' : JSON.stringify(json));
       };
-      const principal = verifyPrincipal(req.headers[PRINCIPAL_HEADER] as string | undefined, [secret]);
-      if (principal?.kind !== 'service' || principal.service !== service) return send(401, { code: 'unauthorized' });
+      if (serviceCallerOf(req, Buffer.from(text), 'access') !== service) return send(401, { code: 'unauthorized' });
       if (down) return send(500, { code: 'internal_error' });
 
       const acl = /^\/internal\/acl\/users\/(\d+)$/.exec(req.url ?? '');

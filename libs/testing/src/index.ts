@@ -13,3 +13,4 @@ export * from './documented-responses';
 export * from './agent';
 export * from './header-relay';
 export * from './round-robin';
+export * from './tickets';

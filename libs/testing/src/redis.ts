@@ -18,6 +18,17 @@ export async function flushTestRedis(): Promise<void> {
   }
 }
 
+/**
+ * `redisUrl` reached at another host and port (a relay), keeping its user, password and
+ * database: never rebuild a Redis URL from its host and port alone.
+ */
+export function redisUrlVia(port: number, host = '127.0.0.1', redisUrl = testRedisUrl()): string {
+  const url = new URL(redisUrl);
+  url.hostname = host;
+  url.port = String(port);
+  return url.toString();
+}
+
 export function testRedisUrl(): string {
   const url = process.env.TEST_REDIS_URL;
   if (!url) throw new Error('TEST_REDIS_URL is not set: run tests through jest (its global setup finds Redis).');

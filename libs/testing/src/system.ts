@@ -3,11 +3,12 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { connect } from 'amqplib';
+import { signingKeyFromSeed, type SigningKey } from '@tracker/kit';
 import { amqpTestNames, amqpUrlVia, testAmqpUrl } from './amqp';
 import { createTestSchema, type TestSchema } from './database';
 import { checkDocumentedAnswer } from './documented-responses';
 import { SERVICE_NAMES, startService, type ServiceName, type ServiceProcess } from './processes';
-import { flushTestRedis, testRedisDb, testRedisUrl } from './redis';
+import { flushTestRedis, redisUrlVia, testRedisUrl } from './redis';
 import { startRoundRobin, type RoundRobin } from './round-robin';
 import { hostPort, startTcpProxy, type TcpProxy } from './tcp-proxy';
 
@@ -41,7 +42,8 @@ export interface System {
   /** The URL the test and the services reach a service by: the round-robin in front of its replicas, or the one process. */
   urls: Record<ServiceName, string>;
   gatewayUrl: string;
-  secret: string;
+  /** Every process's signing key, fresh for this system (each process is given its own; all trust all). */
+  keys: Record<ServiceName, SigningKey>;
   schema: TestSchema;
   issuesSchema: TestSchema;
   statisticsSchema: TestSchema;
@@ -52,6 +54,8 @@ export interface System {
   /** RabbitMQ as every service reaches it. */
   amqpRelay: TcpProxy;
   serviceEnv: Record<string, string>;
+  /** serviceEnv with the signing key of `name`: to start another process of that service. */
+  envOf: (name: ServiceName) => Record<string, string>;
   /** The operator command line (`pnpm -s admin <args> --json`) against this system; the parsed last line. */
   admin: (...args: string[]) => Promise<any>;
   api: (method: string, path: string, options?: { token?: string; body?: unknown; raw?: string; headers?: Record<string, string>; baseUrl?: string }) => Promise<ApiResponse>;
@@ -100,19 +104,21 @@ export async function startSystem(
   const redisRelay = await startTcpProxy(redisHost, redisPort);
   const accessRedisRelay = await startTcpProxy(redisHost, redisPort);
   const amqpRelay = await startTcpProxy(...hostPort(amqpUrl));
-  const secret = randomBytes(32).toString('hex');
+  const seeds = Object.fromEntries(SERVICE_NAMES.map((name) => [name, randomBytes(32).toString('base64url')])) as Record<ServiceName, string>;
+  const keys = Object.fromEntries(SERVICE_NAMES.map((name) => [name, signingKeyFromSeed(name, seeds[name])])) as Record<ServiceName, SigningKey>;
+  const withKey = (name: ServiceName, env: Record<string, string>) => ({ ...env, INTERNAL_SIGNING_KEY: seeds[name] });
   // This system's own exchange and queues on the shared broker.
   const amqpNames = amqpTestNames('e2e');
   const serviceEnv = {
-    INTERNAL_SECRET: secret,
+    INTERNAL_TRUSTED_KEYS: SERVICE_NAMES.map((name) => `${name}:${keys[name].publicKey}`).join(','),
     AMQP_URL: amqpUrlVia(amqpRelay.port, '127.0.0.1', amqpUrl),
     EVENTS_EXCHANGE: amqpNames.exchange,
     EVENTS_QUEUE: amqpNames.queue('statistics.events'),
     DATABASE_URL: schema.databaseUrl,
     DATABASE_SCHEMA: schema.schema,
-    REDIS_URL: `${redisRelay.url('redis')}/${testRedisDb()}`,
+    REDIS_URL: redisUrlVia(redisRelay.port),
   };
-  const accessEnv = { ...serviceEnv, REDIS_URL: `${accessRedisRelay.url('redis')}/${testRedisDb()}` };
+  const accessEnv = { ...serviceEnv, REDIS_URL: redisUrlVia(accessRedisRelay.port) };
   const started: ServiceProcess[] = [];
   const roundRobins: RoundRobin[] = [];
   const replicas = Object.fromEntries(SERVICE_NAMES.map((name) => [name, [] as ServiceProcess[]])) as Record<ServiceName, ServiceProcess[]>;
@@ -120,7 +126,7 @@ export async function startSystem(
   /** Every replica of a service at once, and the URL its callers use: the one process, or a round-robin in front of them. */
   const launch = async (name: ServiceName, env: Record<string, string>) => {
     // Settled, not raced: a failed start must not leave a replica still starting.
-    const results = await Promise.allSettled(Array.from({ length: count }, () => startService(name, env)));
+    const results = await Promise.allSettled(Array.from({ length: count }, () => startService(name, withKey(name, env))));
     for (const result of results) if (result.status === 'fulfilled') started.push(result.value);
     const failed = results.find((result) => result.status === 'rejected');
     if (failed) throw failed.reason;
@@ -144,10 +150,10 @@ export async function startSystem(
   try {
     const access = await launch('access', accessEnv);
     const issues = await launch('issues', { ...serviceEnv, DATABASE_SCHEMA: issuesSchema.schema, ACCESS_URL: urls.access });
-    statisticsEnv = { ...serviceEnv, DATABASE_SCHEMA: statisticsSchema.schema, ACCESS_URL: urls.access, ISSUES_URL: urls.issues, REPLICA_CHECK_INTERVAL_MS: '500' };
+    statisticsEnv = withKey('statistics', { ...serviceEnv, DATABASE_SCHEMA: statisticsSchema.schema, ACCESS_URL: urls.access, ISSUES_URL: urls.issues, REPLICA_CHECK_INTERVAL_MS: '500' });
     const statistics = await launch('statistics', statisticsEnv);
     const serviceUrls = { ACCESS_URL: urls.access, ISSUES_URL: urls.issues, STATISTICS_URL: urls.statistics };
-    agentEnv = { INTERNAL_SECRET: secret, ...serviceUrls };
+    agentEnv = { INTERNAL_TRUSTED_KEYS: serviceEnv.INTERNAL_TRUSTED_KEYS, REDIS_URL: serviceEnv.REDIS_URL, ...serviceUrls };
     const agent = await launch('agent', agentEnv);
     upstreams = { ...serviceUrls, AGENT_URL: urls.agent };
     const gateway = await launch('gateway', { ...gatewayDefaults, ...serviceEnv, ...upstreams, ...options.gatewayEnv });
@@ -161,12 +167,12 @@ export async function startSystem(
   }
   const extraProcesses: ServiceProcess[] = [];
   const startAgent = async () => {
-    const replica = await startService('agent', agentEnv);
+    const replica = await startService('agent', withKey('agent', agentEnv));
     extraProcesses.push(replica);
     return replica;
   };
   const startGateway = async (env: Record<string, string> = {}) => {
-    const gateway = await startService('gateway', { ...gatewayDefaults, ...serviceEnv, ...upstreams, ...env });
+    const gateway = await startService('gateway', withKey('gateway', { ...gatewayDefaults, ...serviceEnv, ...upstreams, ...env }));
     extraProcesses.push(gateway);
     return gateway;
   };
@@ -180,7 +186,7 @@ export async function startSystem(
     instances,
     urls,
     gatewayUrl: urls.gateway,
-    secret,
+    keys,
     schema,
     issuesSchema,
     statisticsSchema,
@@ -189,6 +195,7 @@ export async function startSystem(
     accessRedisRelay,
     amqpRelay,
     serviceEnv,
+    envOf: (name) => withKey(name, serviceEnv),
     startGateway,
     startAgent,
     async admin(...args) {
@@ -196,7 +203,7 @@ export async function startSystem(
       // processes of pnpm and tsx: it seeds every user of every test (admin-cli.test runs the real thing).
       const { stdout } = await run(process.execPath, ['--import', 'tsx', 'services/access/src/cli/main.ts', ...args, '--json'], {
         cwd: REPO_ROOT,
-        env: { ...process.env, ...accessEnv, LOG_LEVEL: 'silent' },
+        env: { ...process.env, ...withKey('access', accessEnv), LOG_LEVEL: 'silent' },
       });
       const lines = stdout.trim().split('\n');
       return JSON.parse(lines[lines.length - 1]!);

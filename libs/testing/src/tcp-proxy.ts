@@ -55,8 +55,10 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
   };
 }
 
-/** host and port of a redis:// or amqp:// URL. */
+const DEFAULT_PORTS: Record<string, number> = { 'redis:': 6379, 'rediss:': 6379, 'amqp:': 5672, 'amqps:': 5671, 'postgres:': 5432, 'postgresql:': 5432 };
+
+/** host and port of a redis:// or amqp:// URL (the scheme's default port when it names none). */
 export function hostPort(url: string): [string, number] {
   const parsed = new URL(url);
-  return [parsed.hostname, Number(parsed.port)];
+  return [parsed.hostname.replace(/^\[|\]$/g, ''), parsed.port ? Number(parsed.port) : (DEFAULT_PORTS[parsed.protocol] ?? NaN)];
 }

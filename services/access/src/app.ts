@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { createRedis } from '@tracker/authz';
+import { createRedis, redisSeenTickets } from '@tracker/authz';
 import { createLogger, createMetrics, createServiceApp, type Logger, type Metrics } from '@tracker/kit';
 import type { AccessConfig } from './config';
 import { sharedCache } from './data-access/shared-cache';
@@ -33,14 +33,22 @@ export function createAccessService(config: AccessConfig, options: { isShuttingD
     tokens: tokensRepository(db),
     workspaces: workspacesRepository(db),
     permissions: permissionsRepository(db),
-    cache: sharedCache(redis, db, config.authCache.ttlSeconds, logger),
+    cache: sharedCache(redis, db, config.authCache.ttlSeconds, logger, config.internal.key),
   };
   const metrics = createMetrics('access');
   const app = createServiceApp({
     name: 'access',
     logger,
     metrics,
-    secrets: config.internal.secrets,
+    trusted: config.internal.trusted,
+    seenTickets: redisSeenTickets(redis, logger),
+    internalCallers: {
+      'POST /internal/auth/resolve': ['gateway'],
+      'POST /internal/queues': ['issues', 'statistics'],
+      'POST /internal/queues/lookup': ['issues', 'statistics'],
+      'GET /internal/acl/users/:user_id': ['issues', 'statistics'],
+      'POST /internal/users/lookup': ['issues', 'statistics'],
+    },
     isShuttingDown: options.isShuttingDown,
     readiness: {
       database: () => db.$queryRaw`SELECT 1`,

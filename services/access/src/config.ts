@@ -1,11 +1,13 @@
 import { z } from 'zod';
-import { acceptedSecrets, DEFAULT_AMQP_URL, DEFAULT_DATABASE_URL, DEFAULT_REDIS_URL, loadConfig, port, serviceEnv, url } from '@tracker/kit';
+import { DEFAULT_AMQP_URL, DEFAULT_DATABASE_URL, DEFAULT_REDIS_URL, loadConfig, port, serviceEnv, statementTimeoutEnv, url } from '@tracker/kit';
 
-const Env = serviceEnv({
+const Env = serviceEnv('access', {
   PORT: port(8081),
   DATABASE_URL: url(DEFAULT_DATABASE_URL),
   DATABASE_SCHEMA: z.string().regex(/^[a-z_][a-z0-9_]{0,62}$/, 'must be a lower-case SQL identifier').default('access'),
   DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
+  /** Longest a statement may run, lock waits included (503 with Retry-After past it). */
+  DATABASE_STATEMENT_TIMEOUT_MS: statementTimeoutEnv(),
   AMQP_URL: url(DEFAULT_AMQP_URL),
   /** How often the outbox relay looks for new rows when idle. */
   OUTBOX_POLL_MS: z.coerce.number().int().min(10).max(60_000).default(100),
@@ -19,11 +21,11 @@ const Env = serviceEnv({
     http: { host: env.HOST, port: env.PORT, shutdownGraceMs: env.SHUTDOWN_GRACE_MS },
     log: { level: env.LOG_LEVEL },
     metrics: { port: env.METRICS_PORT },
-    database: { url: env.DATABASE_URL, schema: env.DATABASE_SCHEMA, poolMax: env.DATABASE_POOL_MAX },
+    database: { url: env.DATABASE_URL, schema: env.DATABASE_SCHEMA, poolMax: env.DATABASE_POOL_MAX, statementTimeoutMs: env.DATABASE_STATEMENT_TIMEOUT_MS },
     outbox: { amqpUrl: env.AMQP_URL, pollIntervalMs: env.OUTBOX_POLL_MS, exchange: env.EVENTS_EXCHANGE },
     redis: { url: env.REDIS_URL },
     authCache: { ttlSeconds: env.AUTH_CACHE_TTL_SECONDS },
-    internal: { secrets: acceptedSecrets(env) },
+    internal: env.internal,
   }));
 
 export type AccessConfig = z.output<typeof Env>;

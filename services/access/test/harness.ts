@@ -1,13 +1,12 @@
 import path from 'node:path';
 import { Redis } from 'ioredis';
-import { serve, signPrincipal, type Principal, type RunningServer, type UserPrincipal } from '@tracker/kit';
-import { createTestSchema, testRedisUrl, type TestSchema } from '@tracker/testing';
+import { serve, type Principal, type RunningServer, type UserPrincipal } from '@tracker/kit';
+import { createTestSchema, testRedisUrl, ticketFor, type TestSchema } from '@tracker/testing';
 import { createAccessService, type AccessService } from '../src/app';
 import { loadAccessConfig } from '../src/config';
 import { addUser } from '../src/domain/add-user.use-case';
 import { createWorkspace } from '../src/domain/create-workspace.use-case';
 
-export const SECRET = 'access-component-test-secret-0123456789abcdef';
 const MIGRATIONS = path.join(__dirname, '../prisma/migrations');
 
 export interface Member {
@@ -37,7 +36,6 @@ export async function startAccess(env: Record<string, string> = {}): Promise<Acc
     DATABASE_URL: schema.databaseUrl,
     DATABASE_SCHEMA: schema.schema,
     REDIS_URL: testRedisUrl(),
-    INTERNAL_SECRET: SECRET,
     ...env,
   });
   const service = createAccessService(config);
@@ -75,12 +73,12 @@ export async function startAccess(env: Record<string, string> = {}): Promise<Acc
     },
     async call(method, path, options = {}) {
       const headers: Record<string, string> = { ...options.headers };
-      if (options.as) headers['x-tracker-principal'] = signPrincipal(options.as, SECRET);
       let body: string | undefined = options.raw;
       if (options.body !== undefined) {
         body = JSON.stringify(options.body);
         headers['content-type'] ??= 'application/json';
       }
+      if (options.as) headers['x-tracker-principal'] = ticketFor(options.as, { audience: 'access', method, path, body });
       const response = await fetch(url + path, { method, headers, body });
       const text = await response.text();
       return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined };

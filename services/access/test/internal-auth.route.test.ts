@@ -1,10 +1,12 @@
-import { authCacheKey, hashToken, UNKNOWN_TOKEN_TTL_SECONDS } from '@tracker/kit';
+import { authCacheKey, devSigningKey, devTrustedKeysText, hashToken, parseTrustedKeys, UNKNOWN_TOKEN_TTL_SECONDS, verifiedPayload } from '@tracker/kit';
 import { sharedCache } from '../src/data-access/shared-cache';
 import { createToken } from '../src/domain/create-token.use-case';
 import { revokeToken } from '../src/domain/revoke-token.use-case';
 import { startAccess, type AccessHarness } from './harness';
 
-const gateway = { kind: 'service' as const, service: 'gateway' };
+const gateway = { kind: 'service', service: 'gateway' } as const;
+/** The value of a cache entry, which the access service signs (libs/kit cache-keys). */
+const signedValue = (text: string | null) => verifiedPayload(text, 'access', parseTrustedKeys(devTrustedKeysText()))?.value;
 
 let access: AccessHarness;
 beforeAll(async () => {
@@ -22,7 +24,7 @@ describe('POST /internal/auth/resolve', () => {
     expect(res.status).toBe(200);
     expect(res.body.principal).toEqual({ kind: 'user', userId: ws.admin.id, workspaceId: ws.id, workspaceRole: 'admin', tokenId: expect.any(Number) });
     const cached = await access.redis.get(authCacheKey(hashToken(ws.admin.token)));
-    expect(JSON.parse(cached!)).toEqual(res.body.principal);
+    expect(signedValue(cached)).toEqual(res.body.principal);
     expect(await access.redis.ttl(authCacheKey(hashToken(ws.admin.token)))).toBeGreaterThan(0);
   });
 
@@ -30,7 +32,7 @@ describe('POST /internal/auth/resolve', () => {
     const token = `trk_${'a'.repeat(40)}`;
     const res = await resolve(token);
     expect(res.body).toEqual({ principal: null });
-    expect(JSON.parse((await access.redis.get(authCacheKey(hashToken(token))))!)).toEqual({ kind: 'unknown-token' });
+    expect(signedValue(await access.redis.get(authCacheKey(hashToken(token))))).toEqual({ kind: 'unknown-token' });
     expect(await access.redis.ttl(authCacheKey(hashToken(token)))).toBeGreaterThan(0);
     expect(await access.redis.ttl(authCacheKey(hashToken(token)))).toBeLessThanOrEqual(UNKNOWN_TOKEN_TTL_SECONDS);
   });
@@ -115,7 +117,7 @@ describe('with Redis unreachable', () => {
       expect(debts).toEqual([{ key: authCacheKey(hashToken(member.token)) }]);
 
       // Redis is back (a client that reaches it): the recorded delete is carried out.
-      const settled = await sharedCache(offline.redis, offline.service.db, 60, offline.service.logger).settleDebts();
+      const settled = await sharedCache(offline.redis, offline.service.db, 60, offline.service.logger, devSigningKey('access')).settleDebts();
       expect(settled).toBe(1);
       expect(await offline.redis.exists(authCacheKey(hashToken(member.token)))).toBe(0);
       expect(await offline.schema.query(`SELECT key FROM "${offline.schema.schema}".auth_cache_debts`)).toEqual([]);

@@ -4,7 +4,9 @@ import { startAccess, type AccessHarness } from './harness';
 /** With every pool connection busy, a request answers 503 with Retry-After in bounded time, never 500 or a hang. */
 let access: AccessHarness;
 beforeAll(async () => {
-  access = await startAccess({ DATABASE_POOL_MAX: '1' });
+  // A statement limit longer than the pool wait (5 s): the held PATCH must keep the only connection meanwhile
+  // (statement-timeout.test.ts checks what the limit itself does).
+  access = await startAccess({ DATABASE_POOL_MAX: '1', DATABASE_STATEMENT_TIMEOUT_MS: '30000' });
 });
 afterAll(() => access.close());
 

@@ -1,7 +1,7 @@
-import { aclCacheKey } from '@tracker/kit';
+import { aclCacheKey, devTrustedKeysText, parseTrustedKeys, verifiedPayload } from '@tracker/kit';
 import { startAccess, type AccessHarness } from './harness';
 
-const gateway = { kind: 'service' as const, service: 'issues' };
+const gateway = { kind: 'service', service: 'issues' } as const;
 let access: AccessHarness;
 let nextQueueId = 1000;
 
@@ -245,7 +245,7 @@ describe('internal API', () => {
     await access.call('POST', '/internal/queues', { as: gateway, body: { queue_id: foreignQueue, workspace_id: other.id, key: 'FRN' } });
     const fresh = ++nextQueueId;
     expect((await access.call('POST', '/internal/queues', { as: gateway, body: { queue_id: fresh, workspace_id: s.ws.id, key: 'NEW' } })).status).toBe(200);
-    const statistics = { kind: 'service' as const, service: 'statistics' };
+    const statistics = { kind: 'service', service: 'statistics' } as const;
     const res = await access.call('POST', '/internal/queues/lookup', {
       as: statistics,
       body: { workspace_id: s.ws.id, queue_ids: [fresh, foreignQueue, 987654321, s.queueId, fresh] },
@@ -257,7 +257,7 @@ describe('internal API', () => {
 
   test('queues lookup takes at most 1000 ids and only from a service principal', async () => {
     const s = await setup();
-    const statistics = { kind: 'service' as const, service: 'statistics' };
+    const statistics = { kind: 'service', service: 'statistics' } as const;
     const ids = (n: number) => Array.from({ length: n }, (_, i) => i + 1);
     expect((await access.call('POST', '/internal/queues/lookup', { as: statistics, body: { workspace_id: s.ws.id, queue_ids: ids(1000) } })).status).toBe(200);
     const tooMany = await access.call('POST', '/internal/queues/lookup', { as: statistics, body: { workspace_id: s.ws.id, queue_ids: ids(1001) } });
@@ -279,7 +279,7 @@ describe('internal API', () => {
       ]);
       const cached = await access.redis.get(aclCacheKey(s.m1.id));
       const expected = role === null ? [] : [{ queue_id: s.queueId, role }];
-      if (cached) expect(JSON.parse(cached).grants).toEqual(expected);
+      if (cached) expect((verifiedPayload(cached, 'access', parseTrustedKeys(devTrustedKeysText()))?.value as { grants: unknown }).grants).toEqual(expected);
       expect((await access.call('GET', `/internal/acl/users/${s.m1.id}`, { as: gateway })).body.grants).toEqual(expected);
     }
   });

@@ -1,6 +1,6 @@
 import { Redis } from 'ioredis';
-import { CACHE_FRESH_KEY, CACHE_FRESH_TTL_MS, createLogger } from '@tracker/kit';
-import { hostPort, startTcpProxy, testRedisDb, testRedisUrl, type TcpProxy } from '@tracker/testing';
+import { CACHE_FRESH_KEY, CACHE_FRESH_TTL_MS, createLogger, devSigningKey } from '@tracker/kit';
+import { hostPort, redisUrlVia, startTcpProxy, testRedisUrl, type TcpProxy } from '@tracker/testing';
 import { sharedCache } from '../src/data-access/shared-cache';
 import { startAccess, type AccessHarness } from './harness';
 
@@ -28,10 +28,10 @@ beforeEach(async () => {
 
 async function connectedCache() {
   redis?.disconnect();
-  redis = new Redis(`${relay.url('redis')}/${testRedisDb()}`, { enableOfflineQueue: false, maxRetriesPerRequest: 0, commandTimeout: 300, retryStrategy: () => 100 });
+  redis = new Redis(redisUrlVia(relay.port), { enableOfflineQueue: false, maxRetriesPerRequest: 0, commandTimeout: 300, retryStrategy: () => 100 });
   redis.on('error', () => {});
   await new Promise<void>((resolve) => redis.once('ready', () => resolve()));
-  return sharedCache(redis, access.service.db, 60, createLogger('test', 'silent'));
+  return sharedCache(redis, access.service.db, 60, createLogger('test', 'silent'), devSigningKey('access'));
 }
 
 describe('cache freshness', () => {

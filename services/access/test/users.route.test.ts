@@ -209,13 +209,14 @@ describe('PATCH /api/v1/users/{user_id}', () => {
 describe('requests not vouched for by the gateway', () => {
   test('when the principal header is missing, forged, expired or a service principal, then 401', async () => {
     const ws = await access.workspace();
-    const { signPrincipal } = await import('@tracker/kit');
-    const forged = signPrincipal(ws.admin.principal, 'another-secret-another-secret-another-secret');
-    const expired = signPrincipal(ws.admin.principal, (await import('./harness')).SECRET, Date.now() - 120_000);
-    const valid = signPrincipal(ws.admin.principal, (await import('./harness')).SECRET);
+    const { devSigningKey, issueTicket } = await import('@tracker/kit');
+    const request = { audience: 'access', method: 'GET', path: '/api/v1/users', user: ws.admin.principal } as const;
+    const forged = issueTicket(devSigningKey('issues'), request);
+    const expired = issueTicket(devSigningKey('gateway'), request, Date.now() - 120_000);
+    const valid = issueTicket(devSigningKey('gateway'), request);
     const tampered = valid.replace(/\.([^.]+)\./, (_m, payload: string) => {
       const json = JSON.parse(Buffer.from(payload, 'base64url').toString());
-      return `.${Buffer.from(JSON.stringify({ ...json, workspaceId: json.workspaceId + 1 })).toString('base64url')}.`;
+      return `.${Buffer.from(JSON.stringify({ ...json, sub: { ...json.sub, workspaceId: json.sub.workspaceId + 1 } })).toString('base64url')}.`;
     });
     for (const header of [undefined, forged, expired, tampered, 'garbage', 'v1.e30.AAAA']) {
       const res = await access.call('GET', '/api/v1/users', { headers: header ? { 'x-tracker-principal': header } : {} });

@@ -1,3 +1,5 @@
+import type { Redis } from 'ioredis';
+import { createRedis, redisSeenTickets } from '@tracker/authz';
 import { createLogger, createMetrics, createServiceApp, type Logger, type Metrics } from '@tracker/kit';
 import type { AgentConfig } from './config';
 import { serviceClients } from './data-access/services.client';
@@ -7,19 +9,23 @@ import { mcpRoutes } from './routes/mcp.route';
 export interface AgentService {
   app: ReturnType<typeof createServiceApp>;
   deps: AgentDeps;
+  redis: Redis;
   logger: Logger;
   metrics: Metrics;
+  close: () => Promise<void>;
 }
 
 export function createAgentService(config: AgentConfig, options: { isShuttingDown?: () => boolean } = {}): AgentService {
   const logger = createLogger('agent', config.log.level);
   const metrics = createMetrics('agent');
+  const redis = createRedis(config.redis.url, logger);
   const deps: AgentDeps = { services: serviceClients(config), metrics };
   const app = createServiceApp({
     name: 'agent',
     logger,
     metrics,
-    secrets: config.internal.secrets,
+    trusted: config.internal.trusted,
+    seenTickets: redisSeenTickets(redis, logger),
     isShuttingDown: options.isShuttingDown,
     // No store of its own: a service it calls being away is that tool's 503, not a reason
     // to take every tool away (the other services' readiness speaks for them).
@@ -27,5 +33,8 @@ export function createAgentService(config: AgentConfig, options: { isShuttingDow
     userPaths: ['/mcp'],
     routes: (router) => mcpRoutes(router, deps),
   });
-  return { app, deps, logger, metrics };
+  const close = async () => {
+    redis.disconnect();
+  };
+  return { app, deps, redis, logger, metrics, close };
 }

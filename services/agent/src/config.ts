@@ -1,11 +1,13 @@
 import { z } from 'zod';
-import { acceptedSecrets, loadConfig, port, serviceEnv, url } from '@tracker/kit';
+import { DEFAULT_REDIS_URL, loadConfig, port, serviceEnv, url } from '@tracker/kit';
 
-const Env = serviceEnv({
+const Env = serviceEnv('agent', {
   PORT: port(8084),
   ACCESS_URL: url('http://127.0.0.1:8081'),
   ISSUES_URL: url('http://127.0.0.1:8082'),
   STATISTICS_URL: url('http://127.0.0.1:8083'),
+  /** Where accepted tickets are remembered, shared by the replicas (nothing else is kept there). */
+  REDIS_URL: url(DEFAULT_REDIS_URL),
   /** Longest wait for the service a tool calls; the same bound the gateway puts on a REST request. */
   UPSTREAM_TIMEOUT_MS: z.coerce.number().int().min(100).max(300_000).default(15_000),
 }).transform((env) => ({
@@ -15,7 +17,8 @@ const Env = serviceEnv({
   metrics: { port: env.METRICS_PORT },
   upstreams: { access: env.ACCESS_URL, issues: env.ISSUES_URL, statistics: env.STATISTICS_URL },
   upstreamTimeoutMs: env.UPSTREAM_TIMEOUT_MS,
-  internal: { secret: env.INTERNAL_SECRET, secrets: acceptedSecrets(env) },
+  redis: { url: env.REDIS_URL },
+  internal: env.internal,
 }));
 
 export type AgentConfig = z.output<typeof Env>;

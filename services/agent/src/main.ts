@@ -15,7 +15,7 @@ async function main() {
     graceMs: config.http.shutdownGraceMs,
     handleSignals: true,
     onShutdownStart: () => (shuttingDown = true),
-    closers: [],
+    closers: [service.close],
   });
 }
 

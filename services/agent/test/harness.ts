@@ -4,11 +4,11 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv-provider.js';
 import type { JsonSchemaType, JsonSchemaValidator, jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
-import { PRINCIPAL_HEADER, serve, signPrincipal, type RunningServer, type UserPrincipal } from '@tracker/kit';
+import { bodyDigest, checkTicket, devTrustedKeysText, parseTrustedKeys, PRINCIPAL_HEADER, serve, type Principal, type RunningServer, type Signer, type UserPrincipal } from '@tracker/kit';
+import { ticketedFetch, ticketFor } from '@tracker/testing';
 import { createAgentService, type AgentService } from '../src/app';
 import { loadAgentConfig } from '../src/config';
 
-export const SECRET = 'agent-component-test-secret-0123456789abcdef';
 
 /** One request as a fake upstream received it, undecoded. */
 export interface Received {
@@ -101,10 +101,17 @@ export interface RunningAgent {
 
 /** The agent service in this test process on a random port, calling the given upstreams. */
 export async function startAgent(env: { ACCESS_URL: string; ISSUES_URL: string; STATISTICS_URL: string; UPSTREAM_TIMEOUT_MS?: string }): Promise<RunningAgent> {
-  const config = loadAgentConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', INTERNAL_SECRET: SECRET, ...env });
+  const config = loadAgentConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', ...env });
   const service = createAgentService(config);
   const running: RunningServer = await serve(service.app, { port: 0, host: '127.0.0.1', logger: service.logger, graceMs: 100 });
-  return { url: `http://127.0.0.1:${running.port}`, service, close: running.shutdown };
+  return {
+    url: `http://127.0.0.1:${running.port}`,
+    service,
+    close: async () => {
+      await running.shutdown();
+      await service.close();
+    },
+  };
 }
 
 /** A caller of its own: ids no other test uses. */
@@ -114,13 +121,31 @@ export function newCaller(workspaceRole: 'admin' | 'member' = 'member'): UserPri
 
 export const newRequestId = () => `test-${randomUUID()}`;
 
-/** The headers the gateway puts on a request it forwards to /mcp. */
-export const mcpHeaders = (caller: UserPrincipal, extra: Record<string, string> = {}) => ({
+/** The headers the gateway puts on a request it forwards to /mcp: the ticket is made for `message` (POST) or for `method` with no body. */
+export const mcpHeaders = (caller: UserPrincipal, extra: Record<string, string> = {}, request: { message?: unknown; method?: string } = {}) => ({
   'Content-Type': 'application/json',
   Accept: 'application/json, text/event-stream',
-  [PRINCIPAL_HEADER]: signPrincipal(caller, SECRET),
+  [PRINCIPAL_HEADER]: ticketFor(caller, {
+    audience: 'agent',
+    method: request.method ?? 'POST',
+    path: '/mcp',
+    body: request.message === undefined ? undefined : JSON.stringify(request.message),
+  }),
   ...extra,
 });
+
+const DEV_TRUSTED = parseTrustedKeys(devTrustedKeysText());
+
+/** Whom the ticket on a request a fake upstream received vouches for, checked as `audience` would (null: not valid). */
+export function vouchedFor(request: Received, audience: Signer): Principal | null {
+  const check = checkTicket(request.headers[PRINCIPAL_HEADER] as string | undefined, DEV_TRUSTED, {
+    audience,
+    method: request.method,
+    path: request.url,
+    bodyDigest: bodyDigest(Buffer.from(request.body)),
+  });
+  return check.ok ? check.principal : null;
+}
 
 export type McpClient = Client & { close: () => Promise<void> };
 
@@ -146,7 +171,8 @@ const outputValidator: jsonSchemaValidator = {
 export async function connect(agentUrl: string, caller: UserPrincipal, requestId = newRequestId()): Promise<McpClient> {
   const client = new Client({ name: 'agent-tests', version: '1.0.0' }, { jsonSchemaValidator: outputValidator });
   const transport = new StreamableHTTPClientTransport(new URL('/mcp', agentUrl), {
-    requestInit: { headers: { [PRINCIPAL_HEADER]: signPrincipal(caller, SECRET), 'x-request-id': requestId } },
+    requestInit: { headers: { 'x-request-id': requestId } },
+    fetch: ticketedFetch(caller, 'agent'),
   });
   await client.connect(transport);
   await client.listTools();
@@ -210,8 +236,23 @@ export const fixtures = {
     created_at: AT,
     updated_at: AT,
   }),
-  issues: (count: number) => Array.from({ length: count }, (_, i) => fixtures.issue(i + 1)),
-  issueDetails: (n = 12) => ({ ...fixtures.issue(n), comments: [], worklogs: [], history: [], links: [], subtasks: [] }),
+  /** Search rows (IssueSummary). */
+  issues: (count: number) => Array.from({ length: count }, (_, i) => ({ ...fixtures.issue(i + 1), description_truncated: false })),
+  issueDetails: (n = 12) => ({
+    ...fixtures.issue(n),
+    comments: [],
+    comments_total: 0,
+    worklogs: [],
+    worklogs_total: 0,
+    history: [],
+    history_total: 0,
+    links: [],
+    links_total: 0,
+    subtasks: [],
+    subtasks_total: 0,
+  }),
+  /** A page of GET /issues/{key}/comments. */
+  commentPage: () => ({ items: [fixtures.comment()], total: 51, next_after_id: 5 }),
   comment: () => ({ id: 5, issue_id: 1012, author_id: 7, body: 'Fixed.', created_at: AT }),
   worklog: () => ({ id: 6, issue_id: 1012, author_id: 7, minutes: 45, description: '', created_at: AT }),
   statistics: () => ({

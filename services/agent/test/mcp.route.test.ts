@@ -1,5 +1,5 @@
 import { LATEST_PROTOCOL_VERSION, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { PRINCIPAL_HEADER, signPrincipal, verifyPrincipal, type UserPrincipal } from '@tracker/kit';
+import { devSigningKey, issueTicket, PRINCIPAL_HEADER, type UserPrincipal } from '@tracker/kit';
 import { TOOLS } from '../src/domain/tools';
 import { version } from '../package.json';
 import {
@@ -8,11 +8,11 @@ import {
   fixtures,
   json,
   mcpHeaders,
+  vouchedFor,
   newCaller,
   newRequestId,
   post,
   problemIn,
-  SECRET,
   startAgent,
   startFakeUpstream,
   type FakeUpstream,
@@ -77,12 +77,15 @@ describe('who may call /mcp', () => {
   const someone = newCaller();
   const getMe = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get_me', arguments: {} } };
   const baseHeaders = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' };
+  const forGetMe = { audience: 'agent', method: 'POST', path: '/mcp', body: Buffer.from(JSON.stringify(getMe)) } as const;
 
   test.each([
     ['no principal header', {}],
-    ['a principal signed with another secret', { [PRINCIPAL_HEADER]: signPrincipal(someone, 'another-secret-0123456789abcdef-0123456789') }],
-    ['an expired principal', { [PRINCIPAL_HEADER]: signPrincipal(someone, SECRET, Date.now() - 120_000) }],
-    ['a service principal (only users call tools)', { [PRINCIPAL_HEADER]: signPrincipal({ kind: 'service', service: 'gateway' }, SECRET) }],
+    ['a user ticket signed by a service, not the gateway', { [PRINCIPAL_HEADER]: issueTicket(devSigningKey('issues'), { ...forGetMe, user: someone }) }],
+    ['an expired ticket', { [PRINCIPAL_HEADER]: issueTicket(devSigningKey('gateway'), { ...forGetMe, user: someone }, Date.now() - 120_000) }],
+    ['a ticket made for another body', { [PRINCIPAL_HEADER]: issueTicket(devSigningKey('gateway'), { ...forGetMe, body: Buffer.from('{}'), user: someone }) }],
+    ['a ticket made for another service', { [PRINCIPAL_HEADER]: issueTicket(devSigningKey('gateway'), { ...forGetMe, audience: 'issues', user: someone }) }],
+    ['a service ticket (only users call tools)', { [PRINCIPAL_HEADER]: issueTicket(devSigningKey('gateway'), forGetMe) }],
     ['a header that is not a signed principal', { [PRINCIPAL_HEADER]: 'v1.not-a-principal' }],
   ])('when a tool is called with %s, then 401 problem+json and nothing is forwarded', async (_case, principal) => {
     const response = await post(agent.url, getMe, { ...baseHeaders, ...principal });
@@ -99,7 +102,7 @@ describe('who may call /mcp', () => {
   });
 
   test.each(['GET', 'DELETE'])('when %s /mcp is sent by a signed user, then 405 with Allow: POST (a stateless server has no stream and no session)', async (method) => {
-    const response = await fetch(new URL('/mcp', agent.url), { method, headers: mcpHeaders(newCaller()) });
+    const response = await fetch(new URL('/mcp', agent.url), { method, headers: mcpHeaders(newCaller(), {}, { method }) });
     expect(response.status).toBe(405);
     expect(response.headers.get('allow')).toBe('POST');
     expect(await response.json()).toEqual({
@@ -113,11 +116,8 @@ describe('who may call /mcp', () => {
 
 describe('initialize and tools/list', () => {
   test('when a client initializes over plain HTTP, then a JSON answer names the server "tracker" with the tools capability, and no session', async () => {
-    const response = await post(
-      agent.url,
-      { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: LATEST_PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 'raw', version: '1' } } },
-      mcpHeaders(newCaller()),
-    );
+    const message = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: LATEST_PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 'raw', version: '1' } } };
+    const response = await post(agent.url, message, mcpHeaders(newCaller(), {}, { message }));
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toMatch(/^application\/json/);
     // Stateless: any replica answers any request, so there is no session to carry.
@@ -134,12 +134,12 @@ describe('initialize and tools/list', () => {
     });
   });
 
-  test('when the SDK client connects, then it sees server "tracker" with tools, and tools/list lists the 20 tools as defined', async () => {
+  test('when the SDK client connects, then it sees server "tracker" with tools, and tools/list lists the 25 tools as defined', async () => {
     const client = await clientFor(newCaller());
     expect(client.getServerVersion()).toEqual({ name: 'tracker', title: 'Tracker', version });
     expect(client.getServerCapabilities()).toEqual({ tools: { listChanged: false } });
     const { tools } = await client.listTools();
-    expect(tools).toHaveLength(20);
+    expect(tools).toHaveLength(25);
     expect(tools).toEqual(TOOLS.map((tool) => tool.definition));
     // Listing tools asks no service anything.
     expect(receivedBy()).toEqual(NOTHING);
@@ -216,6 +216,15 @@ const FORWARDS: ForwardCase[] = [
     answer: { status: 200, value: details }, structured: details,
   },
   {
+    // Query parameters go in the query string, as given; absent ones are the service's defaults.
+    tool: 'list_comments', args: { key: 'WEB-12', after_id: 4, limit: 1 }, service: 'issues', method: 'GET', path: '/api/v1/issues/WEB-12/comments?after_id=4&limit=1',
+    answer: { status: 200, value: fixtures.commentPage() }, structured: fixtures.commentPage(),
+  },
+  ...(['worklogs', 'history', 'links', 'subtasks'] as const).map((list): ForwardCase => ({
+    tool: `list_${list}`, args: { key: 'WEB-12' }, service: 'issues', method: 'GET', path: `/api/v1/issues/WEB-12/${list}`,
+    answer: { status: 200, value: { items: [], total: 0, next_after_id: null } }, structured: { items: [], total: 0, next_after_id: null },
+  })),
+  {
     tool: 'update_issue', args: { key: 'WEB-12', version: 4, title: 'Disk full on db-2', assignee_id: null }, service: 'issues', method: 'PATCH', path: '/api/v1/issues/WEB-12',
     body: { version: 4, title: 'Disk full on db-2', assignee_id: null }, answer: { status: 200, value: issue }, structured: issue,
   },
@@ -257,8 +266,8 @@ function expectRestRequest(request: Received | undefined, expected: ForwardCase,
   });
   if (payload === undefined) expect(request!.body).toBe('');
   else expect(JSON.parse(request!.body)).toEqual(expected.body);
-  // Signed with the internal secret for this very caller: the service decides as for a REST request.
-  expect(verifyPrincipal(request!.headers[PRINCIPAL_HEADER] as string, [SECRET])).toEqual(caller);
+  // A ticket for this very request and caller: the service decides as for a REST request.
+  expect(vouchedFor(request!, expected.service)).toEqual(caller);
 }
 
 describe('tools/call forwarding', () => {
@@ -288,7 +297,7 @@ describe('tools/call forwarding', () => {
     upstreams.access.answer(json(200, me));
     await callTool(adaClient, 'get_me', {});
     await callTool(bobClient, 'get_me', {});
-    const signed = upstreams.access.received.map((request) => verifyPrincipal(request.headers[PRINCIPAL_HEADER] as string, [SECRET]));
+    const signed = upstreams.access.received.map((request) => vouchedFor(request, 'access'));
     expect(signed).toEqual([ada, bob]);
   });
 
@@ -297,7 +306,8 @@ describe('tools/call forwarding', () => {
     ['an invalid request id', { 'x-request-id': 'not a valid id' }],
   ])('when a tool is called with %s, then the request id the agent answers with is the one the service receives', async (_case, header) => {
     upstreams.access.answer(json(200, me));
-    const response = await post(agent.url, { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'get_me', arguments: {} } }, mcpHeaders(newCaller(), header));
+    const message = { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'get_me', arguments: {} } };
+    const response = await post(agent.url, message, mcpHeaders(newCaller(), header, { message }));
     expect(response.body).toEqual({ jsonrpc: '2.0', id: 3, result: { content: [{ type: 'text', text: JSON.stringify(me) }], structuredContent: me } });
     const answered = response.headers.get('x-request-id');
     expect(answered).toMatch(/^[0-9a-f-]{36}$/);
@@ -544,7 +554,8 @@ describe('unknown tools', () => {
   });
 
   test('when a tool that does not exist is called over plain HTTP, then 200 with a JSON-RPC error -32602, not a tool result', async () => {
-    const response = await post(agent.url, { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'delete_everything', arguments: {} } }, mcpHeaders(newCaller()));
+    const message = { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'delete_everything', arguments: {} } };
+    const response = await post(agent.url, message, mcpHeaders(newCaller(), {}, { message }));
     expect(response.status).toBe(200);
     expect(response.body).toEqual({
       jsonrpc: '2.0',

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { API_OPERATIONS, requestSchemaOf, responseSchemaOf, SEARCH_LIMIT, type ApiOperation } from '@tracker/contracts';
+import { API_OPERATIONS, ISSUE_READ_LIMITS, querySchemaOf, requestSchemaOf, responseSchemaOf, SEARCH_LIMIT, type ApiOperation } from '@tracker/contracts';
 import { SEARCH_DEFAULT_LIMIT, toolNamed, TOOLS, type Tool } from '../src/domain/tools';
 
 /** The tool interface as published to agents (CHANGELOG 0.1.0): one tool per REST operation. */
@@ -13,6 +13,11 @@ const TOOL_NAMES = [
   'update_user',
   'search_issues',
   'get_issue',
+  'list_comments',
+  'list_worklogs',
+  'list_history',
+  'list_links',
+  'list_subtasks',
   'create_issue',
   'update_issue',
   'add_comment',
@@ -27,13 +32,19 @@ const TOOL_NAMES = [
 ];
 
 /** Tools that only read; every other tool changes something. */
-const READ_TOOLS = ['get_me', 'list_queues', 'list_statuses', 'list_users', 'search_issues', 'get_issue', 'get_statistics', 'list_dashboards', 'get_queue_permissions'];
+const READ_TOOLS = [
+  'get_me', 'list_queues', 'list_statuses', 'list_users', 'search_issues', 'get_issue', 'get_statistics', 'list_dashboards', 'get_queue_permissions',
+  'list_comments', 'list_worklogs', 'list_history', 'list_links', 'list_subtasks',
+];
+/** The tools of the issue list pages: their query parameters are arguments too. */
+const PAGE_TOOLS = ['list_comments', 'list_worklogs', 'list_history', 'list_links', 'list_subtasks'];
 /** Tools that take access away (revoking a role, deactivating or demoting a user): an agent should confirm first. */
 const DESTRUCTIVE_TOOLS = ['update_user', 'revoke_queue_permission'];
 
 /** Path parameters read from the template itself, not through the helper the tools use. */
 const pathParamsOf = (operation: ApiOperation) => (operation.path.match(/\{\w+\}/g) ?? []).map((p) => p.slice(1, -1));
 const bodyFieldsOf = (operation: ApiOperation) => Object.keys(requestSchemaOf(operation)?.shape ?? {});
+const queryParamsOf = (operation: ApiOperation) => Object.keys(querySchemaOf(operation)?.shape ?? {});
 const toolOf = (name: string): Tool => toolNamed(name)!;
 
 type JsonSchema = { type?: string; properties?: Record<string, JsonSchema & { description?: unknown }>; required?: string[]; additionalProperties?: unknown; default?: unknown };
@@ -41,7 +52,7 @@ const inputOf = (tool: Tool) => tool.definition.inputSchema as JsonSchema;
 const outputOf = (tool: Tool) => tool.definition.outputSchema as JsonSchema;
 
 describe('the tool table', () => {
-  test('then it has exactly the 20 tools of the published interface, each once', () => {
+  test('then it has exactly the 25 tools of the published interface (the 20 of the spec and the 5 list pages), each once', () => {
     expect(TOOLS.map((tool) => tool.name).sort()).toEqual([...TOOL_NAMES].sort());
     expect(TOOLS.map((tool) => tool.definition.name)).toEqual(TOOLS.map((tool) => tool.name));
   });
@@ -67,9 +78,9 @@ describe('the tool table', () => {
 });
 
 describe('tool arguments', () => {
-  test.each(TOOL_NAMES)('when %s is listed, then its arguments are exactly its path parameters and its REST body fields', (name) => {
+  test.each(TOOL_NAMES)('when %s is listed, then its arguments are exactly its path parameters, its query parameters and its REST body fields', (name) => {
     const tool = toolOf(name);
-    const expected = [...pathParamsOf(tool.operation), ...bodyFieldsOf(tool.operation), ...(name === 'search_issues' ? ['limit'] : [])].sort();
+    const expected = [...pathParamsOf(tool.operation), ...queryParamsOf(tool.operation), ...bodyFieldsOf(tool.operation), ...(name === 'search_issues' ? ['limit'] : [])].sort();
     expect(Object.keys(inputOf(tool).properties ?? {}).sort()).toEqual(expected);
     expect(Object.keys(tool.args.shape).sort()).toEqual(expected);
     expect(tool.pathParams).toEqual(pathParamsOf(tool.operation));
@@ -98,8 +109,20 @@ describe('tool arguments', () => {
     }
   });
 
-  test('then only search_issues takes a limit, optional, 1 to 2000 with 50 by default', () => {
-    expect(TOOLS.filter((tool) => 'limit' in (inputOf(tool).properties ?? {})).map((tool) => tool.name)).toEqual(['search_issues']);
+  test('then the list page tools take after_id and limit (1 to 100, 50 by default) as their REST query does, optional', () => {
+    for (const name of PAGE_TOOLS) {
+      const tool = toolOf(name);
+      expect([name, tool.queryParams]).toEqual([name, ['after_id', 'limit']]);
+      const { after_id: afterId, limit } = inputOf(tool).properties!;
+      expect([name, afterId]).toEqual([name, expect.objectContaining({ type: 'integer', minimum: 0, default: 0 })]);
+      expect([name, limit]).toEqual([name, expect.objectContaining({ type: 'integer', minimum: 1, maximum: ISSUE_READ_LIMITS.pageMax, default: 50 })]);
+      expect([name, inputOf(tool).required]).toEqual([name, ['key']]);
+    }
+    expect(TOOLS.filter((tool) => tool.queryParams.length > 0).map((tool) => tool.name).sort()).toEqual([...PAGE_TOOLS].sort());
+  });
+
+  test('then search_issues alone takes a limit of its own, optional, 1 to 2000 with 50 by default', () => {
+    expect(TOOLS.filter((tool) => 'limit' in (inputOf(tool).properties ?? {}) && tool.queryParams.length === 0).map((tool) => tool.name)).toEqual(['search_issues']);
     const search = toolOf('search_issues');
     const { description: _description, ...limit } = inputOf(search).properties!.limit!;
     expect(limit).toEqual({ type: 'integer', minimum: 1, maximum: SEARCH_LIMIT, default: SEARCH_DEFAULT_LIMIT, examples: [20] });
@@ -194,6 +217,7 @@ describe('the size of tools/list', () => {
     const schemas = TOOLS.flatMap((tool) => [tool.definition.inputSchema, tool.definition.outputSchema]).flatMap(nodes);
     expect(schemas.filter((node) => 'format' in node && 'pattern' in node)).toEqual([]);
     expect(schemas.filter((node) => node.format === 'date-time').length).toBeGreaterThan(20);
-    expect(JSON.stringify(TOOLS.map((tool) => tool.definition)).length).toBeLessThan(64_000);
+    // 62 KB for the 20 tools of the spec; the 5 list page tools repeat their item schemas (about 12 KB).
+    expect(JSON.stringify(TOOLS.map((tool) => tool.definition)).length).toBeLessThan(78_000);
   });
 });

@@ -27,8 +27,8 @@ export function createGateway(config: GatewayConfig, options: { isShuttingDown?:
   openApiRoutes(router);
   apiRoutes(router, {
     config,
-    store: authStore(redis),
-    access: accessClient({ baseUrl: config.upstreams.access, secret: config.internal.secret, timeoutMs: config.auth.timeoutMs }),
+    store: authStore(redis, config.internal.trusted, logger),
+    access: accessClient({ baseUrl: config.upstreams.access, key: config.internal.key, timeoutMs: config.auth.timeoutMs }),
   });
   app.use(router);
   app.use((err: unknown, _req: express.Request, _res: express.Response, next: express.NextFunction) => {

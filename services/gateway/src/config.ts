@@ -1,23 +1,7 @@
 import { z } from 'zod';
 import { DEFAULT_REDIS_URL, loadConfig, port, serviceEnv, url } from '@tracker/kit';
 
-const BenchPrincipal = z.strictObject({
-  kind: z.literal('user'),
-  userId: z.number().int().positive(),
-  workspaceId: z.number().int().positive(),
-  workspaceRole: z.enum(['admin', 'member']),
-  tokenId: z.number().int().positive(),
-});
-
-const safeJson = (text: string): unknown => {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-};
-
-const Env = serviceEnv({
+const Env = serviceEnv('gateway', {
   PORT: port(8080),
   ACCESS_URL: url('http://127.0.0.1:8081'),
   ISSUES_URL: url('http://127.0.0.1:8082'),
@@ -42,28 +26,7 @@ const Env = serviceEnv({
     .optional(),
   AUTH_TIMEOUT_MS: z.coerce.number().int().min(50).max(60_000).default(3_000),
   REDIS_TIMEOUT_MS: z.coerce.number().int().min(10).max(10_000).default(250),
-  /**
-   * Benchmarks only (bench/, scenario B2): every request runs as this principal (JSON)
-   * without looking at its token, to measure what authentication costs. Refused in production.
-   */
-  BENCH_FIXED_PRINCIPAL: z
-    .string()
-    .optional()
-    .transform((text, ctx) => {
-      if (text === undefined) return undefined;
-      const parsed = BenchPrincipal.safeParse(safeJson(text));
-      if (!parsed.success) {
-        ctx.addIssue({ code: 'custom', message: 'must be a JSON user principal {"kind":"user","userId",...}' });
-        return z.NEVER;
-      }
-      return parsed.data;
-    }),
 })
-  .superRefine((env, ctx) => {
-    if (env.NODE_ENV === 'production' && env.BENCH_FIXED_PRINCIPAL) {
-      ctx.addIssue({ code: 'custom', path: ['BENCH_FIXED_PRINCIPAL'], message: 'must not be set in production (it skips authentication)' });
-    }
-  })
   .transform((env) => ({
     env: env.NODE_ENV,
     http: { host: env.HOST, port: env.PORT, shutdownGraceMs: env.SHUTDOWN_GRACE_MS },
@@ -75,8 +38,7 @@ const Env = serviceEnv({
     auth: { timeoutMs: env.AUTH_TIMEOUT_MS, failuresPerMinute: env.AUTH_FAILURES_PER_MINUTE, clientAddressHeader: env.CLIENT_ADDRESS_HEADER },
     redis: { url: env.REDIS_URL, timeoutMs: env.REDIS_TIMEOUT_MS },
     rateLimit: { perMinute: env.RATE_LIMIT_PER_MINUTE },
-    internal: { secret: env.INTERNAL_SECRET },
-    benchFixedPrincipal: env.BENCH_FIXED_PRINCIPAL,
+    internal: env.internal,
   }));
 
 export type GatewayConfig = z.output<typeof Env>;

@@ -15,6 +15,9 @@ describe('upstreamFor', () => {
     ['/api/v1/issues/ABC-1', 'issues'],
     ['/api/v1/issues/ABC-1/comments', 'issues'],
     ['/api/v1/issues/ABC-1/worklogs', 'issues'],
+    ['/api/v1/issues/ABC-1/history', 'issues'],
+    ['/api/v1/issues/ABC-1/links', 'issues'],
+    ['/api/v1/issues/ABC-1/subtasks', 'issues'],
     ['/api/v1/issues/search', 'issues'],
     ['/api/v1/statistics', 'statistics'],
     ['/api/v1/dashboards', 'statistics'],
@@ -56,6 +59,8 @@ describe('upstreamFor', () => {
 describe('routeTemplate (the metrics route label)', () => {
   test.each([
     ['/api/v1/issues/WEB-1/comments', '/api/v1/issues/:param/comments'],
+    ['/api/v1/issues/WEB-1/history', '/api/v1/issues/:param/history'],
+    ['/api/v1/issues/WEB-1/subtasks', '/api/v1/issues/:param/subtasks'],
     ['/api/v1/queues/3/permissions/7', '/api/v1/queues/:param/permissions/:param'],
     ['/api/v1/issues/search', '/api/v1/issues/search'],
     ['/api/v1/me', '/api/v1/me'],

@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { accessClient, aclReader, createRedis } from '@tracker/authz';
+import { accessClient, aclReader, createRedis, redisSeenTickets } from '@tracker/authz';
 import { createLogger, createMetrics, createPool, createServiceApp, internalClient, type Logger, type Metrics } from '@tracker/kit';
 import type { IssuesConfig } from './config';
 import type { Pool } from 'pg';
@@ -25,11 +25,11 @@ export function createIssuesService(config: IssuesConfig, options: { isShuttingD
   const pool = createPool(config.database, logger);
   const redis = createRedis(config.redis.url, logger);
   const access = accessClient(
-    internalClient({ baseUrl: config.access.url, secret: config.internal.secret, service: 'issues', timeoutMs: config.access.timeoutMs }),
+    internalClient({ baseUrl: config.access.url, audience: 'access', key: config.internal.key, timeoutMs: config.access.timeoutMs }),
   );
   const deps: IssuesDeps = {
     store: createStore(pool),
-    grants: aclReader(redis, access, logger),
+    grants: aclReader(redis, access, logger, config.internal.trusted),
     directory: access,
     clock: () => new Date(),
   };
@@ -38,7 +38,14 @@ export function createIssuesService(config: IssuesConfig, options: { isShuttingD
     name: 'issues',
     logger,
     metrics,
-    secrets: config.internal.secrets,
+    trusted: config.internal.trusted,
+    seenTickets: redisSeenTickets(redis, logger),
+    // The snapshot holds every workspace's issues: the statistics replica alone reads it.
+    internalCallers: {
+      'GET /internal/snapshot/queues': ['statistics'],
+      'GET /internal/snapshot/issues': ['statistics'],
+      'GET /internal/snapshot/comments': ['statistics'],
+    },
     isShuttingDown: options.isShuttingDown,
     readiness: {
       database: () => pool.query('SELECT 1'),

@@ -13,6 +13,8 @@ async function main() {
     databaseUrl: config.database.url,
     schema: config.database.schema,
     ...config.outbox,
+    // Every event leaves signed with this service's key; consumers accept its event types only under it.
+    key: config.internal.key,
     logger: service.logger,
     onBatch: outbox.onBatch,
   });

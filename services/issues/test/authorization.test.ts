@@ -1,4 +1,4 @@
-import { aclCacheKey, CACHE_FRESH_KEY } from '@tracker/kit';
+import { aclCacheKey, CACHE_FRESH_KEY, devSigningKey, signCacheEntry } from '@tracker/kit';
 import { Redis } from 'ioredis';
 import { testRedisUrl } from '@tracker/testing';
 import { startIssues, type IssuesHarness, type Member, type Workspace } from './harness';
@@ -9,6 +9,8 @@ import { startIssues, type IssuesHarness, type Member, type Workspace } from './
  */
 let h: IssuesHarness;
 let redis: Redis;
+/** A grant list as the access service caches it: signed with its key for this Redis key (libs/kit cache-keys). */
+const signedAcl = (key: string, acl: unknown) => signCacheEntry(devSigningKey('access'), key, acl, 60);
 beforeAll(async () => {
   h = await startIssues();
   redis = new Redis(testRedisUrl());
@@ -114,7 +116,7 @@ describe('grants come from the Redis ACL cache, else the access service', () => 
     const w = await world('no role');
     const key = aclCacheKey(w.caller.id);
     try {
-      await redis.set(key, JSON.stringify({ user_id: w.caller.id, workspace_id: w.ws.id, grants: [{ queue_id: w.queue.id, role: 'admin' }] }));
+      await redis.set(key, signedAcl(key, { user_id: w.caller.id, workspace_id: w.ws.id, grants: [{ queue_id: w.queue.id, role: 'admin' }] }));
       await redis.del(CACHE_FRESH_KEY);
       const calls = aclCalls(w.caller.id);
       expect((await h.call('GET', `/api/v1/issues/${w.issue.key}`, { as: w.caller })).status).toBe(404);
@@ -127,7 +129,7 @@ describe('grants come from the Redis ACL cache, else the access service', () => 
   test('when the cache holds the grants, then the access service is not asked, and a changed or deleted key holds on the very next request', async () => {
     const w = await world('no role');
     const key = aclCacheKey(w.caller.id);
-    const acl = (role: string) => JSON.stringify({ user_id: w.caller.id, workspace_id: w.ws.id, grants: [{ queue_id: w.queue.id, role }] });
+    const acl = (role: string) => signedAcl(key, { user_id: w.caller.id, workspace_id: w.ws.id, grants: [{ queue_id: w.queue.id, role }] });
     try {
       // The cache says read-write although the access service knows no grant: the cache is used.
       await redis.set(key, acl('read-write'));
@@ -165,7 +167,7 @@ describe('grants come from the Redis ACL cache, else the access service', () => 
     try {
       await redis.set(key, '{not json');
       expect((await h.call('GET', `/api/v1/issues/${w.issue.key}`, { as: w.caller })).status).toBe(200);
-      await redis.set(key, JSON.stringify({ user_id: w.caller.id, workspace_id: w.ws.id + 1, grants: [{ queue_id: w.queue.id, role: 'admin' }] }));
+      await redis.set(key, signedAcl(key, { user_id: w.caller.id, workspace_id: w.ws.id + 1, grants: [{ queue_id: w.queue.id, role: 'admin' }] }));
       expect((await h.call('PATCH', `/api/v1/queues/${w.queue.id}`, { as: w.caller, body: { name: 'x' } })).status).toBe(404);
     } finally {
       await redis.del(key);
@@ -198,7 +200,7 @@ describe('grants come from the Redis ACL cache, else the access service', () => 
   test('when the access service is down but Redis holds the entry, then requests are still served', async () => {
     const w = await world('no role');
     const key = aclCacheKey(w.caller.id);
-    await redis.set(key, JSON.stringify({ user_id: w.caller.id, workspace_id: w.ws.id, grants: [{ queue_id: w.queue.id, role: 'read-only' }] }));
+    await redis.set(key, signedAcl(key, { user_id: w.caller.id, workspace_id: w.ws.id, grants: [{ queue_id: w.queue.id, role: 'read-only' }] }));
     h.access.setDown(true);
     try {
       expect((await h.call('GET', `/api/v1/issues/${w.issue.key}`, { as: w.caller })).status).toBe(200);

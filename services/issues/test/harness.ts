@@ -1,11 +1,10 @@
 import path from 'node:path';
-import { serve, signPrincipal, type RunningServer, type UserPrincipal } from '@tracker/kit';
-import { createTestSchema, type FakeAccess, startFakeAccess, testRedisUrl, type TestSchema } from '@tracker/testing';
+import { serve, type RunningServer, type Signer, type UserPrincipal } from '@tracker/kit';
+import { createTestSchema, type FakeAccess, startFakeAccess, testRedisUrl, ticketFor, type TestSchema } from '@tracker/testing';
 import type { QueueRole } from '@tracker/contracts';
 import { createIssuesService, type IssuesService } from '../src/app';
 import { loadIssuesConfig } from '../src/config';
 
-export const SECRET = 'issues-component-test-secret-0123456789abcdef';
 const MIGRATIONS = path.join(__dirname, '../prisma/migrations');
 
 export interface Member {
@@ -37,7 +36,7 @@ export interface IssuesHarness {
   call: (
     method: string,
     path: string,
-    options?: { as?: Member | null; service?: string; body?: unknown; raw?: string; headers?: Record<string, string> },
+    options?: { as?: Member | null; service?: Signer; body?: unknown; raw?: string; headers?: Record<string, string> },
   ) => Promise<Reply>;
   /** POST /queues as the workspace admin; fails the test unless 201. */
   queue: (ws: Workspace, fields?: { key?: string; name?: string; description?: string }) => Promise<any>;
@@ -54,7 +53,7 @@ export const uniqueKey = (prefix = 'Q') => `${prefix}${(Date.now() % 1e5).toStri
 
 export async function startIssues(env: Record<string, string> = {}): Promise<IssuesHarness> {
   const schema = await createTestSchema('issues', MIGRATIONS);
-  const access = await startFakeAccess(SECRET, 'issues');
+  const access = await startFakeAccess('issues');
   const config = loadIssuesConfig({
     NODE_ENV: 'test',
     LOG_LEVEL: 'silent',
@@ -63,7 +62,6 @@ export async function startIssues(env: Record<string, string> = {}): Promise<Iss
     DATABASE_POOL_MAX: '20',
     REDIS_URL: testRedisUrl(),
     ACCESS_URL: access.url,
-    INTERNAL_SECRET: SECRET,
     ...env,
   });
   const service = createIssuesService(config);
@@ -81,13 +79,13 @@ export async function startIssues(env: Record<string, string> = {}): Promise<Iss
 
   const call: IssuesHarness['call'] = async (method, path, options = {}) => {
     const headers: Record<string, string> = { ...options.headers };
-    if (options.as) headers['x-tracker-principal'] = signPrincipal(options.as.principal, SECRET);
-    if (options.service) headers['x-tracker-principal'] = signPrincipal({ kind: 'service', service: options.service }, SECRET);
     let body: string | undefined = options.raw;
     if (options.body !== undefined) {
       body = JSON.stringify(options.body);
       headers['content-type'] ??= 'application/json';
     }
+    const as = options.service ? ({ kind: 'service', service: options.service } as const) : options.as?.principal;
+    if (as) headers['x-tracker-principal'] = ticketFor(as, { audience: 'issues', method, path, body });
     const response = await fetch(url + path, { method, headers, body });
     const text = await response.text();
     return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined };

@@ -1,7 +1,7 @@
 import { createLogger, serve } from '@tracker/kit';
 import { createIssuesService } from '../src/app';
 import { loadIssuesConfig } from '../src/config';
-import { problem, SECRET, startIssues, type IssuesHarness } from './harness';
+import { problem, startIssues, type IssuesHarness } from './harness';
 
 let h: IssuesHarness;
 beforeAll(async () => {
@@ -19,7 +19,7 @@ describe('health and routing', () => {
 
   test('when the database is unreachable, then /readyz answers 503 and /healthz still 200', async () => {
     const service = createIssuesService(
-      loadIssuesConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', INTERNAL_SECRET: SECRET, DATABASE_URL: 'postgresql://postgres@127.0.0.1:1/none', REDIS_URL: 'redis://127.0.0.1:1' }),
+      loadIssuesConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', DATABASE_URL: 'postgresql://postgres@127.0.0.1:1/none', REDIS_URL: 'redis://127.0.0.1:1' }),
     );
     const running = await serve(service.app, { port: 0, host: '127.0.0.1', logger: createLogger('test', 'silent'), graceMs: 500, closers: [service.close] });
     try {

@@ -14,7 +14,7 @@ describe('GET /internal/snapshot/{queues,issues}', () => {
     const ws = await h.workspace();
     const queue = await h.queue(ws, { key: 'SNAP' });
     await h.call('PATCH', `/api/v1/queues/${queue.id}`, { as: ws.admin, body: { name: 'Renamed' } });
-    const issues = [];
+    const issues: any[] = [];
     for (let i = 0; i < 3; i++) issues.push(await h.issue(ws.admin, queue.id, { title: `I${i}`, description: `text ${i}` }));
     await h.call('POST', `/api/v1/issues/${issues[1].key}/comments`, { as: ws.admin, body: { body: 'a comment' } });
 
@@ -36,8 +36,11 @@ describe('GET /internal/snapshot/{queues,issues}', () => {
     }
     expect(seen.map((s) => s.issue.id)).toEqual(issues.map((i) => i.id));
     expect(seen.map((s) => s.revision)).toEqual([1, 2, 1]);
-    expect(seen[1].comments).toEqual([{ id: expect.any(Number), body: 'a comment' }]);
+    expect(seen.map((s) => Object.keys(s).sort())).toEqual([['issue', 'revision'], ['issue', 'revision'], ['issue', 'revision']]);
     expect(IssueState.parse(seen[1].issue)).toMatchObject({ key: issues[1].key, description: 'text 1' });
+    const comments = await get(`/internal/snapshot/comments?after_id=0&limit=1000`);
+    expect(comments.status).toBe(200);
+    expect(comments.body.comments.filter((c: { issue_id: number }) => c.issue_id === issues[1].id)).toEqual([{ id: expect.any(Number), issue_id: issues[1].id, body: 'a comment' }]);
   });
 
   test('when the query is invalid, then 422; a user principal is 401', async () => {

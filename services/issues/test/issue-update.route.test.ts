@@ -28,7 +28,7 @@ describe('PATCH /api/v1/issues/{key}', () => {
     expect(Issue.parse(res.body)).toEqual(res.body);
     expect(res.body).toEqual({ ...issue, title: 'Renamed', version: 2, updated_at: expect.any(String) });
     expect((await read(writer, issue.key)).history.slice(1)).toEqual([
-      { field: 'title', from: 'Original', to: 'Renamed', actor_id: writer.id, at: res.body.updated_at },
+      { field: 'title', from: 'Original', to: 'Renamed', from_truncated: false, to_truncated: false, actor_id: writer.id, at: res.body.updated_at },
     ]);
     const events = await h.outbox('issue', issue.id);
     expect(events.map((e) => [e.type, e.aggregate_revision])).toEqual([
@@ -37,7 +37,7 @@ describe('PATCH /api/v1/issues/{key}', () => {
     ]);
     expect(events[1]!.payload.data).toEqual({
       issue: expect.objectContaining({ title: 'Renamed', version: 2 }),
-      changes: [{ field: 'title', from: 'Original', to: 'Renamed' }],
+      changes: [{ field: 'title', from: 'Original', to: 'Renamed', from_truncated: false, to_truncated: false }],
     });
   });
 

@@ -75,7 +75,7 @@ describe('POST /api/v1/issues', () => {
     const { queue, writer } = await setup();
     const issue = await h.issue(writer, queue.id, { title: 'Tracked', labels: ['a'] });
     const read = await h.call('GET', `/api/v1/issues/${issue.key}`, { as: writer });
-    expect(read.body.history).toEqual([{ field: 'created', from: null, to: null, actor_id: writer.id, at: issue.created_at }]);
+    expect(read.body.history).toEqual([{ field: 'created', from: null, to: null, from_truncated: false, to_truncated: false, actor_id: writer.id, at: issue.created_at }]);
     const events = await h.outbox('issue', issue.id);
     expect(events).toEqual([expect.objectContaining({ type: 'issue.created', aggregate_revision: 1 })]);
     expect(events[0]!.payload).toMatchObject({
@@ -243,7 +243,19 @@ describe('GET /api/v1/issues/{key}', () => {
       const res = await h.call('GET', `/api/v1/issues/${key}`, { as: reader });
       expect(res.status).toBe(200);
       expect(IssueDetails.parse(res.body)).toEqual(res.body);
-      expect(res.body).toEqual({ ...issue, comments: [], worklogs: [], history: [expect.objectContaining({ field: 'created' })], links: [], subtasks: [] });
+      expect(res.body).toEqual({
+        ...issue,
+        comments: [],
+        comments_total: 0,
+        worklogs: [],
+        worklogs_total: 0,
+        history: [expect.objectContaining({ field: 'created' })],
+        history_total: 1,
+        links: [],
+        links_total: 0,
+        subtasks: [],
+        subtasks_total: 0,
+      });
     }
   });
 

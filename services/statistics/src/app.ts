@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { accessClient, aclReader, createRedis } from '@tracker/authz';
+import { accessClient, aclReader, createRedis, redisSeenTickets } from '@tracker/authz';
 import type { Pool } from 'pg';
 import { consumerMetrics, createLogger, createMetrics, createPool, createServiceApp, internalClient, isDatabaseUnavailable, type Logger, type Metrics } from '@tracker/kit';
 import type { StatisticsConfig } from './config';
@@ -41,20 +41,21 @@ export function createStatisticsService(
   const logger = options.logger ?? createLogger('statistics', config.log.level);
   const pool = createPool(config.database, logger);
   const redis = createRedis(config.redis.url, logger);
-  const client = (baseUrl: string, timeoutMs: number) => internalClient({ baseUrl, secret: config.internal.secret, service: 'statistics', timeoutMs });
-  const access = accessClient(client(config.access.url, config.access.timeoutMs));
+  const client = (baseUrl: string, audience: 'access' | 'issues', timeoutMs: number) =>
+    internalClient({ baseUrl, audience, key: config.internal.key, timeoutMs });
+  const access = accessClient(client(config.access.url, 'access', config.access.timeoutMs));
   const clock = options.clock ?? (() => new Date());
-  const replica = replicaStore(pool);
+  const replica = replicaStore(pool, { bulkStatementTimeoutMs: config.database.rebuildStatementTimeoutMs });
   const deps: StatisticsDeps = {
     replica: replicaReader(pool),
     dashboards: dashboardsRepository(pool),
-    grants: aclReader(redis, access, logger),
+    grants: aclReader(redis, access, logger, config.internal.trusted),
     directory: access,
     clock,
   };
   const builder: ReplicaBuilderDeps = {
     replica,
-    snapshot: issuesSnapshotClient(client(config.issues.url, config.issues.timeoutMs)),
+    snapshot: issuesSnapshotClient(client(config.issues.url, 'issues', config.issues.timeoutMs)),
     lock: rebuildLock(config.database),
     logger,
     clock,
@@ -64,7 +65,8 @@ export function createStatisticsService(
     name: 'statistics',
     logger,
     metrics,
-    secrets: config.internal.secrets,
+    trusted: config.internal.trusted,
+    seenTickets: redisSeenTickets(redis, logger),
     isShuttingDown: options.isShuttingDown,
     readiness: {
       database: () => pool.query('SELECT 1'),
@@ -102,7 +104,7 @@ export function createStatisticsService(
     logger,
     metrics,
     startConsumers: () => {
-      const started = startConsumers({ replica, logger }, { ...config.events, onOutcome: events.onOutcome });
+      const started = startConsumers({ replica, logger }, { ...config.events, trusted: config.internal.trusted, onOutcome: events.onOutcome });
       events.watch(started.watched);
       return started;
     },

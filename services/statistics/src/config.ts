@@ -1,20 +1,24 @@
 import { z } from 'zod';
-import { acceptedSecrets, DEFAULT_AMQP_URL, DEFAULT_DATABASE_URL, DEFAULT_REDIS_URL, loadConfig, port, serviceEnv, url } from '@tracker/kit';
+import { DEFAULT_AMQP_URL, DEFAULT_DATABASE_URL, DEFAULT_REDIS_URL, loadConfig, port, serviceEnv, statementTimeoutEnv, url } from '@tracker/kit';
 
 const amqpName = z.string().regex(/^[A-Za-z0-9._-]{1,200}$/, 'must be 1 to 200 letters, digits, ".", "_" or "-"');
 const ms = (min: number, max: number, fallback: number) => z.coerce.number().int().min(min).max(max).default(fallback);
 
-const Env = serviceEnv({
+const Env = serviceEnv('statistics', {
   PORT: port(8083),
   DATABASE_URL: url(DEFAULT_DATABASE_URL),
   DATABASE_SCHEMA: z.string().regex(/^[a-z_][a-z0-9_]{0,62}$/, 'must be a lower-case SQL identifier').default('statistics'),
   DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
+  /** Longest a statement may run, lock waits included (503 with Retry-After past it). */
+  DATABASE_STATEMENT_TIMEOUT_MS: statementTimeoutEnv(),
+  /** The same for the statements of a replica rebuild (whole snapshot pages at once). */
+  REBUILD_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(120_000),
   REDIS_URL: url(DEFAULT_REDIS_URL),
   AMQP_URL: url(DEFAULT_AMQP_URL),
   ACCESS_URL: url('http://127.0.0.1:8081'),
   ACCESS_TIMEOUT_MS: ms(50, 60_000, 2000),
   ISSUES_URL: url('http://127.0.0.1:8082'),
-  /** One snapshot page; a page of 1000 issues with their comments can take a while. */
+  /** One snapshot page (at most 1000 rows and about 1 MiB of text, SNAPSHOT_LIMITS). */
   ISSUES_TIMEOUT_MS: ms(50, 300_000, 30_000),
   SNAPSHOT_PAGE_SIZE: z.coerce.number().int().min(1).max(1000).default(500),
   /** How often a running service checks that the replica is built (and builds it if not). */
@@ -33,7 +37,13 @@ const Env = serviceEnv({
     http: { host: env.HOST, port: env.PORT, shutdownGraceMs: env.SHUTDOWN_GRACE_MS },
     log: { level: env.LOG_LEVEL },
     metrics: { port: env.METRICS_PORT },
-    database: { url: env.DATABASE_URL, schema: env.DATABASE_SCHEMA, poolMax: env.DATABASE_POOL_MAX },
+    database: {
+      url: env.DATABASE_URL,
+      schema: env.DATABASE_SCHEMA,
+      poolMax: env.DATABASE_POOL_MAX,
+      statementTimeoutMs: env.DATABASE_STATEMENT_TIMEOUT_MS,
+      rebuildStatementTimeoutMs: env.REBUILD_STATEMENT_TIMEOUT_MS,
+    },
     redis: { url: env.REDIS_URL },
     access: { url: env.ACCESS_URL, timeoutMs: env.ACCESS_TIMEOUT_MS },
     issues: { url: env.ISSUES_URL, timeoutMs: env.ISSUES_TIMEOUT_MS, snapshotPageSize: env.SNAPSHOT_PAGE_SIZE },
@@ -46,7 +56,7 @@ const Env = serviceEnv({
       maxAttempts: env.EVENTS_MAX_ATTEMPTS,
       retryDelayMs: env.EVENTS_RETRY_DELAY_MS,
     },
-    internal: { secret: env.INTERNAL_SECRET, secrets: acceptedSecrets(env) },
+    internal: env.internal,
   }));
 
 export type StatisticsConfig = z.output<typeof Env>;

@@ -1,14 +1,16 @@
 import http from 'node:http';
 import { SnapshotPage } from '@tracker/contracts';
-import { PRINCIPAL_HEADER, verifyPrincipal } from '@tracker/kit';
+import { serviceCallerOf } from '@tracker/testing';
 import type { IssueStateData, QueueStateData } from '../src/domain/replica';
 
 /**
  * A stand-in for the issues service's snapshot endpoints, exactly as
  * libs/contracts/src/internal.ts describes them:
  *   GET /internal/snapshot/queues?after_id=&limit= → { queues: [{ revision, queue }], next_after_id }
- *   GET /internal/snapshot/issues?after_id=&limit= → { issues: [{ revision, issue, comments: [{ id, body }] }], next_after_id }
+ *   GET /internal/snapshot/issues?after_id=&limit= → { issues: [{ revision, issue }], next_after_id }
+ *   GET /internal/snapshot/comments?after_id=&limit= → { comments: [{ id, issue_id, body }], next_after_id }
  * ordered by id, `next_after_id` null on the last page; signed service principals only.
+ * Tests hold each issue's comments beside it (`issues`); they are served as pages of their own.
  */
 export interface FakeIssues {
   url: string;
@@ -22,7 +24,7 @@ export interface FakeIssues {
   close: () => Promise<void>;
 }
 
-export async function startFakeIssues(secret: string): Promise<FakeIssues> {
+export async function startFakeIssues(): Promise<FakeIssues> {
   const queues: FakeIssues['queues'] = new Map();
   const issues: FakeIssues['issues'] = new Map();
   const calls: string[] = [];
@@ -43,8 +45,7 @@ export async function startFakeIssues(secret: string): Promise<FakeIssues> {
         res.writeHead(status, { 'content-type': 'application/json' });
         res.end(JSON.stringify(json));
       };
-      const principal = verifyPrincipal(req.headers[PRINCIPAL_HEADER] as string | undefined, [secret]);
-      if (principal?.kind !== 'service' || principal.service !== 'statistics') return send(401, { code: 'unauthorized' });
+      if (serviceCallerOf(req, new Uint8Array(), 'issues') !== 'statistics') return send(401, { code: 'unauthorized' });
       if (delay) await new Promise((r) => setTimeout(r, delay));
       if (failures > 0) {
         failures -= 1;
@@ -60,7 +61,14 @@ export async function startFakeIssues(secret: string): Promise<FakeIssues> {
       }
       if (url.pathname === '/internal/snapshot/issues') {
         const p = page(issues, after_id, limit);
-        return send(200, { issues: p.rows, next_after_id: p.next });
+        return send(200, { issues: p.rows.map(({ revision, issue }) => ({ revision, issue })), next_after_id: p.next });
+      }
+      if (url.pathname === '/internal/snapshot/comments') {
+        const comments = new Map(
+          [...issues.values()].flatMap(({ issue, comments: list }) => list.map((c) => [c.id, { id: c.id, issue_id: issue.id, body: c.body }] as const)),
+        );
+        const p = page(comments, after_id, limit);
+        return send(200, { comments: p.rows, next_after_id: p.next });
       }
       send(404, { code: 'not_found' });
     });

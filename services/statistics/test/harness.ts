@@ -2,9 +2,9 @@ import path from 'node:path';
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { connect, type ChannelModel, type ConfirmChannel } from 'amqplib';
-import { routingKeyOf, type EventEnvelope } from '@tracker/events';
-import { serve, signPrincipal, type Logger, type RunningServer, type UserPrincipal } from '@tracker/kit';
-import { amqpTestNames, type AmqpTestNames, createTestSchema, type FakeAccess, startFakeAccess, testAmqpUrl, testRedisUrl, type TestSchema } from '@tracker/testing';
+import { eventSourceOf, routingKeyOf, signedEventHeaders, type EventEnvelope } from '@tracker/events';
+import { devSigningKey, serve, type Logger, type RunningServer, type UserPrincipal } from '@tracker/kit';
+import { amqpTestNames, type AmqpTestNames, createTestSchema, type FakeAccess, startFakeAccess, testAmqpUrl, testRedisUrl, ticketFor, type TestSchema } from '@tracker/testing';
 import type { QueueRole } from '@tracker/contracts';
 import { createStatisticsService, type StatisticsService } from '../src/app';
 import { loadStatisticsConfig } from '../src/config';
@@ -12,7 +12,6 @@ import type { IssueStateData, QueueStateData } from '../src/domain/replica';
 import { startFakeIssues, type FakeIssues } from './fake-issues';
 import { withQueuesLookup } from './queues-lookup';
 
-export const SECRET = 'statistics-component-test-secret-0123456789abcdef';
 export const MIGRATIONS = path.join(__dirname, '../prisma/migrations');
 
 export interface Member {
@@ -59,7 +58,7 @@ export interface StatisticsHarness {
   /** Registers a queue with the fake access service only, as the issues service does before the queue exists. */
   registerQueue: (queue: QueueStateData) => void;
   call: (method: string, path: string, options?: { as?: Member | null; body?: unknown; raw?: string; headers?: Record<string, string> }) => Promise<Reply>;
-  /** Publishes events to the test exchange with their routing keys, confirmed by the broker. */
+  /** Publishes events to the test exchange with their routing keys, signed as their publisher's relay does (raw text unsigned), confirmed by the broker. */
   publish: (events: Array<EventEnvelope | { routingKey: string; raw: string }>) => Promise<void>;
   /** Resolves once every given event id has been handled `times` times (from the consumer's debug log). */
   handled: (eventIds: string[], times?: number, timeoutMs?: number) => Promise<void>;
@@ -71,7 +70,7 @@ export interface StatisticsHarness {
 
 export async function startStatistics(options: { consumer?: boolean; env?: Record<string, string>; clock?: () => Date } = {}): Promise<StatisticsHarness> {
   const schema = await createTestSchema('statistics', MIGRATIONS);
-  const [access, issues] = await Promise.all([startFakeAccess(SECRET, 'statistics').then((fake) => withQueuesLookup(fake, SECRET, 'statistics')), startFakeIssues(SECRET)]);
+  const [access, issues] = await Promise.all([startFakeAccess('statistics').then((fake) => withQueuesLookup(fake, 'statistics')), startFakeIssues()]);
   const amqp = options.consumer ? amqpTestNames('statistics') : null;
   const queue = amqp ? amqp.queue('statistics.events') : '';
   const config = loadStatisticsConfig({
@@ -84,7 +83,6 @@ export async function startStatistics(options: { consumer?: boolean; env?: Recor
     ACCESS_URL: access.url,
     ISSUES_URL: issues.url,
     AMQP_URL: testAmqpUrl(),
-    INTERNAL_SECRET: SECRET,
     EVENTS_RETRY_DELAY_MS: '100',
     EVENTS_MAX_ATTEMPTS: '3',
     ...(amqp ? { EVENTS_EXCHANGE: amqp.exchange, EVENTS_QUEUE: queue } : {}),
@@ -142,12 +140,12 @@ export async function startStatistics(options: { consumer?: boolean; env?: Recor
     registerQueue,
     async call(method, path, opts = {}) {
       const headers: Record<string, string> = { ...opts.headers };
-      if (opts.as) headers['x-tracker-principal'] = signPrincipal(opts.as.principal, SECRET);
       let body: string | undefined = opts.raw;
       if (opts.body !== undefined) {
         body = JSON.stringify(opts.body);
         headers['content-type'] ??= 'application/json';
       }
+      if (opts.as) headers['x-tracker-principal'] = ticketFor(opts.as.principal, { audience: 'statistics', method, path, body });
       const response = await fetch(url + path, { method, headers, body });
       const text = await response.text();
       return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined };
@@ -156,7 +154,8 @@ export async function startStatistics(options: { consumer?: boolean; env?: Recor
       for (const e of events) {
         const [routingKey, content, messageId] =
           'raw' in e ? [e.routingKey, Buffer.from(e.raw), undefined] : [routingKeyOf(e.type), Buffer.from(JSON.stringify(e)), e.event_id];
-        channel!.publish(amqp!.exchange, routingKey, content, { persistent: true, contentType: 'application/json', messageId });
+        const headers = 'raw' in e ? {} : signedEventHeaders(devSigningKey(eventSourceOf[e.type]), e, content);
+        channel!.publish(amqp!.exchange, routingKey, content, { persistent: true, contentType: 'application/json', messageId, headers });
       }
       await channel!.waitForConfirms();
     },

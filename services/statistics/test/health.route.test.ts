@@ -1,8 +1,8 @@
-import { createLogger, serve, signPrincipal } from '@tracker/kit';
-import { freePort } from '@tracker/testing';
+import { createLogger, serve } from '@tracker/kit';
+import { freePort, ticketFor } from '@tracker/testing';
 import { createStatisticsService } from '../src/app';
 import { loadStatisticsConfig } from '../src/config';
-import { problem, SECRET, startStatistics, type StatisticsHarness } from './harness';
+import { problem, startStatistics, type StatisticsHarness } from './harness';
 
 let h: StatisticsHarness;
 beforeAll(async () => {
@@ -26,16 +26,17 @@ describe('health', () => {
       NODE_ENV: 'test',
       LOG_LEVEL: 'silent',
       DATABASE_URL: `postgresql://postgres@127.0.0.1:${await freePort()}/tracker`,
-      INTERNAL_SECRET: SECRET,
     });
     const service = createStatisticsService(config, { logger: createLogger('test', 'silent') });
     const running = await serve(service.app, { port: 0, host: '127.0.0.1', logger: service.logger, graceMs: 500 });
     try {
       const url = `http://127.0.0.1:${running.port}`;
       expect((await fetch(`${url}/readyz`)).status).toBe(503);
-      const principal = signPrincipal({ kind: 'user', userId: 1, workspaceId: 1, workspaceRole: 'admin', tokenId: 1 }, SECRET);
+      const user = { kind: 'user', userId: 1, workspaceId: 1, workspaceRole: 'admin', tokenId: 1 } as const;
       for (const [method, path] of [['POST', '/api/v1/statistics'], ['GET', '/api/v1/dashboards']] as const) {
-        const res = await fetch(url + path, { method, headers: { 'x-tracker-principal': principal, 'content-type': 'application/json' }, body: method === 'POST' ? '{}' : undefined });
+        const body = method === 'POST' ? '{}' : undefined;
+        const principal = ticketFor(user, { audience: 'statistics', method, path, body });
+        const res = await fetch(url + path, { method, headers: { 'x-tracker-principal': principal, 'content-type': 'application/json' }, body });
         expect(res.status).toBe(503);
         expect(res.headers.get('retry-after')).toBe('5');
         expect(await res.json()).toEqual(problem(503, 'statistics_unavailable'));

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import { QueuesLookup } from '@tracker/contracts';
-import { PRINCIPAL_HEADER, verifyPrincipal } from '@tracker/kit';
-import type { FakeAccess } from '@tracker/testing';
+import type { Signer } from '@tracker/kit';
+import { serviceCallerOf, type FakeAccess } from '@tracker/testing';
 
 /**
  * The fake access service of @tracker/testing with POST /internal/queues/lookup, which it
@@ -9,7 +9,7 @@ import type { FakeAccess } from '@tracker/testing';
  * queues (as the real service answers from its own) and passes every other call through.
  * Lookups are recorded in the fake's `calls`; `setDown` takes both down.
  */
-export async function withQueuesLookup(fake: FakeAccess, secret: string, service: string): Promise<FakeAccess> {
+export async function withQueuesLookup(fake: FakeAccess, service: Signer): Promise<FakeAccess> {
   let down = false;
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -31,8 +31,7 @@ export async function withQueuesLookup(fake: FakeAccess, secret: string, service
         res.writeHead(status, { 'content-type': 'application/json' });
         res.end(JSON.stringify(json));
       };
-      const principal = verifyPrincipal(req.headers[PRINCIPAL_HEADER] as string | undefined, [secret]);
-      if (principal?.kind !== 'service' || principal.service !== service) return send(401, { code: 'unauthorized' });
+      if (serviceCallerOf(req, raw, 'access') !== service) return send(401, { code: 'unauthorized' });
       if (down) return send(500, { code: 'internal_error' });
       const parsed = QueuesLookup.safeParse(body);
       if (!parsed.success) return send(422, { code: 'validation_failed' });

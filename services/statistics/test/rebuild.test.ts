@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { rebuildLock } from '../src/data-access/rebuild-lock';
 import { event, issueHistory, issueState, newId, queueHistory, queueState, rng } from './fixtures';
-import { eventually, expectedReplica, problem, readReplica, SECRET, startStatistics, type StatisticsHarness } from './harness';
+import { eventually, expectedReplica, problem, readReplica, startStatistics, type StatisticsHarness } from './harness';
 
 /** Rebuilding the replica from the issues service's snapshot, with the consumer running. */
 let h: StatisticsHarness;
@@ -162,7 +162,6 @@ function runRebuildCommand(args: string[]): Promise<{ code: number | null; stdou
         DATABASE_URL: h.schema.databaseUrl,
         DATABASE_SCHEMA: h.schema.schema,
         ISSUES_URL: h.issues.url,
-        INTERNAL_SECRET: SECRET,
       },
     });
     let stdout = '';

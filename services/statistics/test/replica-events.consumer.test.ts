@@ -126,10 +126,10 @@ describe('replica events consumer', () => {
     const connection = await connect(testAmqpUrl());
     try {
       const channel = await connection.createChannel();
-      await eventually(async () => expect((await channel.checkQueue(`${h.queue}.dead`)).messageCount).toBe(2));
+      await eventually(async () => expect((await channel.checkQueue(`${h.queue}.dlq`)).messageCount).toBe(2));
       const bodies: string[] = [];
       for (let n = 0; n < 2; n++) {
-        const message = await channel.get(`${h.queue}.dead`, { noAck: true });
+        const message = await channel.get(`${h.queue}.dlq`, { noAck: true });
         if (message) bodies.push(message.content.toString());
       }
       expect(bodies).toContain('{"not":"an event"');

@@ -1,6 +1,6 @@
 import { Redis } from 'ioredis';
 import { StatisticsResult } from '@tracker/contracts';
-import { aclCacheKey, CACHE_FRESH_KEY } from '@tracker/kit';
+import { aclCacheKey, CACHE_FRESH_KEY, devSigningKey, signCacheEntry } from '@tracker/kit';
 import { testRedisUrl } from '@tracker/testing';
 import type { IssueStateData, QueueStateData } from '../src/domain/replica';
 import { issueState, newId, queueState, rng, type Rng } from './fixtures';
@@ -362,8 +362,10 @@ describe('POST /statistics validation', () => {
 });
 
 describe('POST /statistics authorization', () => {
+  /** A grant list as the access service caches it: signed with its key for this Redis key (libs/kit cache-keys). */
+  const signedAcl = (key: string, acl: unknown) => signCacheEntry(devSigningKey('access'), key, acl, 30);
   const cacheAcl = (user: Member, queueIds: number[]) =>
-    redis.set(aclCacheKey(user.id), JSON.stringify({ user_id: user.id, workspace_id: user.workspaceId, grants: queueIds.map((queue_id) => ({ queue_id, role: 'read-only' })) }), 'PX', 30_000);
+    redis.set(aclCacheKey(user.id), signedAcl(aclCacheKey(user.id), { user_id: user.id, workspace_id: user.workspaceId, grants: queueIds.map((queue_id) => ({ queue_id, role: 'read-only' })) }), 'PX', 30_000);
   const accessCallsFor = (user: Member) => h.access.calls.filter((c) => c.path === `/internal/acl/users/${user.id}`).length;
 
   test('when the cached ACL is fresh, then it decides without asking the access service', async () => {
@@ -429,7 +431,7 @@ describe('POST /statistics authorization', () => {
 
   test("when a cached ACL belongs to another workspace, then it grants nothing in the caller's", async () => {
     const foreign = h.member(ws.id);
-    await redis.set(aclCacheKey(foreign.id), JSON.stringify({ user_id: foreign.id, workspace_id: big.id, grants: [{ queue_id: qa.id, role: 'admin' }] }), 'PX', 30_000);
+    await redis.set(aclCacheKey(foreign.id), signedAcl(aclCacheKey(foreign.id), { user_id: foreign.id, workspace_id: big.id, grants: [{ queue_id: qa.id, role: 'admin' }] }), 'PX', 30_000);
     await redis.set(CACHE_FRESH_KEY, '1', 'PX', 30_000);
     expect((await stats(foreign, { queue_ids: [qa.id] })).status).toBe(403);
     await redis.del(CACHE_FRESH_KEY);

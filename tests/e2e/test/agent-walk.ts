@@ -4,7 +4,8 @@ import { connectAgent, problemOf, seedWorkspace, type AgentClient, type System }
 /** Every tool of the agent tool interface, one per REST operation. */
 export const TOOL_NAMES = [
   'get_me', 'list_queues', 'create_queue', 'update_queue', 'list_statuses', 'list_users', 'update_user',
-  'search_issues', 'get_issue', 'create_issue', 'update_issue', 'add_comment', 'add_worklog', 'get_statistics',
+  'search_issues', 'get_issue', 'list_comments', 'list_worklogs', 'list_history', 'list_links', 'list_subtasks',
+  'create_issue', 'update_issue', 'add_comment', 'add_worklog', 'get_statistics',
   'list_dashboards', 'create_dashboard', 'replace_dashboard', 'get_queue_permissions', 'set_queue_permission',
   'revoke_queue_permission',
 ].sort();
@@ -67,7 +68,14 @@ export async function agentWalk(system: System, options: { fetch?: typeof fetch 
     expect((await call(admin, 'add_worklog', { key: issueKey, minutes: 30 })).data).toMatchObject({ author_id: ws.admin.id, minutes: 30 });
 
     const read = await call(admin, 'get_issue', { key: issueKey.toLowerCase() });
-    expect(read.data).toMatchObject({ key: issueKey, version: 2, spent_minutes: 30, comments: [{ body: 'On my way' }] });
+    expect(read.data).toMatchObject({ key: issueKey, version: 2, spent_minutes: 30, comments: [{ body: 'On my way' }], comments_total: 1 });
+    // The lists get_issue embeds the newest of, a page at a time.
+    expect((await call(admin, 'list_comments', { key: issueKey, limit: 1 })).data).toEqual({ items: read.data.comments, total: 1, next_after_id: null });
+    expect((await call(admin, 'list_worklogs', { key: issueKey })).data).toMatchObject({ items: [{ minutes: 30 }], total: 1 });
+    expect((await call(admin, 'list_history', { key: issueKey, after_id: 0 })).data.items).toEqual(read.data.history);
+    expect((await call(admin, 'list_links', { key: issueKey })).data).toEqual({ items: [], total: 0, next_after_id: null });
+    expect((await call(admin, 'list_subtasks', { key: issueKey })).data).toEqual({ items: [], total: 0, next_after_id: null });
+    expect((await call(admin, 'list_comments', { key: issueKey, limit: 51 })).problem).toMatchObject({ status: 422, code: 'validation_failed' });
 
     // A stale version: refused with the current one, nothing changed.
     const stale = await call(admin, 'update_issue', { key: issueKey, version: 1, title: 'Lost update' });

@@ -66,6 +66,14 @@ describe('every tool beside its REST endpoint, for the same tokens', () => {
     { tool: 'list_statuses', read: true, args: () => ({}), rest: () => ['GET', '/api/v1/statuses'] },
     { tool: 'list_users', read: true, args: () => ({}), rest: () => ['GET', '/api/v1/users'] },
     { tool: 'get_issue', read: true, args: () => ({ key: issueKey }), rest: (a) => ['GET', `/api/v1/issues/${a.key}`] },
+    // The list pages: query parameters as arguments, sent in the query string.
+    { tool: 'list_comments', read: true, args: () => ({ key: issueKey, after_id: 0, limit: 2 }), rest: (a) => ['GET', `/api/v1/issues/${a.key}/comments?after_id=${a.after_id}&limit=${a.limit}`] },
+    ...(['worklogs', 'history', 'links', 'subtasks'] as const).map((list): Case => ({
+      tool: `list_${list}`,
+      read: true,
+      args: () => ({ key: issueKey }),
+      rest: (a: Record<string, any>): [string, string] => ['GET', `/api/v1/issues/${a.key}/${list}`],
+    })),
     { tool: 'search_issues', read: true, args: () => ({ queue_ids: [queueId] }), rest: (a) => ['POST', '/api/v1/issues/search', a] },
     { tool: 'list_dashboards', read: true, args: () => ({}), rest: () => ['GET', '/api/v1/dashboards'] },
     { tool: 'get_queue_permissions', read: true, args: () => ({ queue_id: queueId }), rest: (a) => ['GET', `/api/v1/queues/${a.queue_id}/permissions`] },
@@ -110,6 +118,7 @@ describe('every tool beside its REST endpoint, for the same tokens', () => {
     }
     // The matrix is not trivially alike: it holds what the spec says of each role.
     expect(table.get_issue).toEqual({ admin: 'ok', 'read-write': 'ok', 'read-only': 'ok', 'no grant': '404 not_found', 'other workspace': '404 not_found' });
+    expect(table.list_history).toEqual(table.get_issue);
     expect(table.update_issue).toEqual({ admin: 'ok', 'read-write': 'ok', 'read-only': '403 forbidden', 'no grant': '404 not_found', 'other workspace': '404 not_found' });
     expect(table.create_queue).toEqual({ admin: 'ok', 'read-write': '403 forbidden', 'read-only': '403 forbidden', 'no grant': '403 forbidden', 'other workspace': 'ok' });
     expect(table.set_queue_permission).toEqual({ admin: 'ok', 'read-write': '403 forbidden', 'read-only': '403 forbidden', 'no grant': '404 not_found', 'other workspace': '404 not_found' });

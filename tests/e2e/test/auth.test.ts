@@ -1,4 +1,4 @@
-import { signPrincipal } from '@tracker/kit';
+import { devSigningKey, issueTicket } from '@tracker/kit';
 import { seedWorkspace, startSystem, type System } from '@tracker/testing';
 
 let system: System;
@@ -74,7 +74,7 @@ describe('authentication at the gateway', () => {
   test('when a client sends its own principal header, then it is ignored: the token decides who calls', async () => {
     const ws = await seedWorkspace(system);
     const other = await seedWorkspace(system);
-    const forged = signPrincipal({ kind: 'user', userId: other.admin.id, workspaceId: other.id, workspaceRole: 'admin', tokenId: 1 }, 'guessed-secret-guessed-secret-guessed-secret');
+    const forged = issueTicket(devSigningKey('gateway'), { audience: 'access', method: 'GET', path: '/api/v1/me', user: { kind: 'user', userId: other.admin.id, workspaceId: other.id, workspaceRole: 'admin', tokenId: 1 } });
     const res = await system.api('GET', '/api/v1/me', { token: ws.member.token, headers: { 'x-tracker-principal': forged } });
     expect(res.status).toBe(200);
     expect(res.body.id).toBe(ws.member.id);
@@ -84,8 +84,10 @@ describe('authentication at the gateway', () => {
 describe('services reached directly', () => {
   test('when a service port is called without a signed principal, or with a forged one, then 401', async () => {
     const ws = await seedWorkspace(system);
-    const forged = signPrincipal({ kind: 'user', userId: ws.admin.id, workspaceId: ws.id, workspaceRole: 'admin', tokenId: 1 }, 'x'.repeat(40));
-    for (const service of [system.services.access, system.services.issues, system.services.statistics]) {
+    const user = { kind: 'user', userId: ws.admin.id, workspaceId: ws.id, workspaceRole: 'admin', tokenId: 1 } as const;
+    for (const [name, service] of [['access', system.services.access], ['issues', system.services.issues], ['statistics', system.services.statistics]] as const) {
+      // Signed with the development key, which this system does not trust.
+      const forged = issueTicket(devSigningKey('gateway'), { audience: name, method: 'GET', path: '/api/v1/me', user });
       const attempts: Record<string, string>[] = [{}, { 'x-tracker-principal': forged }, { authorization: `Bearer ${ws.admin.token}` }];
       for (const headers of attempts) {
         const res = await system.api('GET', '/api/v1/me', { baseUrl: service.url, headers });
@@ -96,9 +98,10 @@ describe('services reached directly', () => {
     expect(resolve.status).toBe(401);
   });
 
-  test('when a correctly signed principal is sent directly, then the service accepts it (the secret is the only key)', async () => {
+  test('when a ticket made with the gateway\'s key for this very request is sent directly, then the service accepts it (the key is the only way in)', async () => {
     const ws = await seedWorkspace(system);
-    const valid = signPrincipal({ kind: 'user', userId: ws.admin.id, workspaceId: ws.id, workspaceRole: 'admin', tokenId: 1 }, system.secret);
+    const user = { kind: 'user', userId: ws.admin.id, workspaceId: ws.id, workspaceRole: 'admin', tokenId: 1 } as const;
+    const valid = issueTicket(system.keys.gateway, { audience: 'access', method: 'GET', path: '/api/v1/me', user });
     const res = await system.api('GET', '/api/v1/me', { baseUrl: system.services.access.url, headers: { 'x-tracker-principal': valid } });
     expect(res.status).toBe(200);
   });

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { connect } from 'amqplib';
+import { signedEventHeaders } from '@tracker/events';
 import { startSystem, testAmqpUrl, waitForReplica, type System } from '@tracker/testing';
 import { createWorkspace, logLines, outboxBacklog, restart, seedBoard, startWriter, until } from './events-support';
 
@@ -85,7 +86,18 @@ test('duplicated, reordered and poison events sent straight to the queue: the re
     deliveries.splice(30, 0, poison[0]!);
     deliveries.splice(90, 0, poison[1]!);
     deliveries.splice(5, 0, poison[2]!);
-    for (const d of deliveries) channel.sendToQueue(queue, d.content, { persistent: true, contentType: 'application/json', messageId: d.id });
+    // Signed by the issues service's key, as its relay signs them (the unparsable poison cannot be).
+    const signed = (content: Buffer) => {
+      const e = (() => {
+        try {
+          return JSON.parse(content.toString()) as { event_id?: unknown; type?: unknown };
+        } catch {
+          return null;
+        }
+      })();
+      return e && typeof e.event_id === 'string' && typeof e.type === 'string' ? signedEventHeaders(system.keys.issues, { event_id: e.event_id, type: e.type }, content) : {};
+    };
+    for (const d of deliveries) channel.sendToQueue(queue, d.content, { persistent: true, contentType: 'application/json', messageId: d.id, headers: signed(d.content) });
     await channel.waitForConfirms();
 
     const maxAttempts = 3;
@@ -93,7 +105,7 @@ test('duplicated, reordered and poison events sent straight to the queue: the re
     const { source, replica } = await waitForReplica(system);
     expect(replica).toEqual(source);
 
-    const dead = `${queue}.dead`;
+    const dead = `${queue}.dlq`;
     await until(async () => (await channel.checkQueue(dead)).messageCount === 3, 20_000, 'three dead letters');
     const deadIds: string[] = [];
     for (let msg = await channel.get(dead, { noAck: true }); msg; msg = await channel.get(dead, { noAck: true })) deadIds.push(msg.properties.messageId);

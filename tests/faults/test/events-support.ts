@@ -94,7 +94,7 @@ export async function outboxBacklog(system: System, service: 'issues' | 'access'
 
 /** The environment startSystem gave the issues service (to restart it). */
 export function issuesEnv(system: System): Record<string, string> {
-  return { ...system.serviceEnv, DATABASE_SCHEMA: system.issuesSchema.schema, ACCESS_URL: system.services.access.url };
+  return { ...system.envOf('issues'), DATABASE_SCHEMA: system.issuesSchema.schema, ACCESS_URL: system.services.access.url };
 }
 
 /** Restarts a service on its port (the gateway and the other services know it by that). */

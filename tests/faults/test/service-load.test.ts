@@ -18,10 +18,13 @@ afterAll(async () => {
 test('with the database pool exhausted, about 200 concurrent requests answer 2xx or 503 with Retry-After within a bound, never 500 or a hang, and a refused write changes nothing', async () => {
   // A second issues process on the same schema with only two pool connections, behind its own gateway.
   const issues = await startService('issues', {
-    ...system.serviceEnv,
+    ...system.envOf('issues'),
     DATABASE_SCHEMA: system.issuesSchema.schema,
     ACCESS_URL: system.services.access.url,
     DATABASE_POOL_MAX: '2',
+    // Longer than the hold below: the held PATCHes must keep both connections past the pool's wait limit
+    // (the statement limit itself is tested in services/*/test/statement-timeout.test.ts).
+    DATABASE_STATEMENT_TIMEOUT_MS: '30000',
   });
   extra.push(issues);
   const gateway = await system.startGateway({ ISSUES_URL: issues.url, RATE_LIMIT_PER_MINUTE: '0' });

@@ -150,7 +150,7 @@ test('SIGTERM to the issues service under load: PATCHes in flight answer 200, th
   // Restarted, the issues service relays what was left in its outbox: the replica ends equal to the source.
   system.services.issues = await startService(
     'issues',
-    { ...system.serviceEnv, DATABASE_SCHEMA: system.issuesSchema.schema, ACCESS_URL: system.services.access.url },
+    { ...system.envOf('issues'), DATABASE_SCHEMA: system.issuesSchema.schema, ACCESS_URL: system.services.access.url },
     { port: issues.port },
   );
   const columns = 'id, revision, version, status_id, spent_minutes, title';

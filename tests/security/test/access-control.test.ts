@@ -3,9 +3,11 @@
  * authorization), through the gateway as a client would.
  */
 import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { API_OPERATIONS } from '@tracker/contracts';
-import { signPrincipal } from '@tracker/kit';
+import { devSigningKey, issueTicket, type Signer, type TicketRequest } from '@tracker/kit';
 import { startSystem, type ApiResponse, type System } from '@tracker/testing';
 import {
   comparableHeaders,
@@ -16,6 +18,7 @@ import {
   ok,
   recording,
   seedWorkspaces,
+  allEndpoints,
   specEndpoints,
   type Actor,
   type SeededWorkspace,
@@ -116,9 +119,9 @@ describe('the committed endpoint list', () => {
     expect(specEndpoints().map((e) => `${e.method} ${e.path}`).sort()).toEqual([...new Set(rows)].sort());
   });
 
-  test('equals the operations of the published OpenAPI document (its own document aside)', () => {
+  test('with the issue list pages, equals the operations of the published OpenAPI document (its own document aside)', () => {
     const documented = API_OPERATIONS.filter((o) => !o.public).map((o) => `${o.method.toUpperCase()} ${o.path}`);
-    expect(specEndpoints().map((e) => `${e.method} ${e.path}`).sort()).toEqual(documented.sort());
+    expect(allEndpoints().map((e) => `${e.method} ${e.path}`).sort()).toEqual(documented.sort());
   });
 
   test('has the twenty endpoints of API v1, each once', () => {
@@ -142,7 +145,7 @@ describe('API2 authentication', () => {
   ];
 
   test.each(badCredentials)('when any endpoint is called with %s, then 401 with WWW-Authenticate: Bearer', async (_label, headers) => {
-    for (const endpoint of specEndpoints()) {
+    for (const endpoint of allEndpoints()) {
       const path = fillPath(endpoint.path, { key: world.visIssue.key, queue_id: world.vis.id, user_id: rw.id, dashboard_id: world.ownDashboard });
       expectUnauthorized(await api(endpoint.method, path, { headers, body: validBody(endpoint.method, endpoint.path) }));
     }
@@ -162,7 +165,7 @@ describe('API2 authentication', () => {
   });
 
   test('when the token was revoked, then 401 on every endpoint; the owner\'s other token still works', async () => {
-    for (const endpoint of specEndpoints()) {
+    for (const endpoint of allEndpoints()) {
       const path = fillPath(endpoint.path, { key: world.visIssue.key, queue_id: world.vis.id, user_id: rw.id, dashboard_id: world.ownDashboard });
       expectUnauthorized(await api(endpoint.method, path, { token: revoked.token, body: validBody(endpoint.method, endpoint.path) }));
     }
@@ -173,7 +176,7 @@ describe('API2 authentication', () => {
     expect((await api('GET', '/api/v1/me', { token: quitter.token })).status).toBe(200);
     ok(await api('PATCH', `/api/v1/users/${quitter.id}`, { token: A.admin.token, body: { active: false } }));
     const before = await fingerprint(system);
-    for (const endpoint of specEndpoints()) {
+    for (const endpoint of allEndpoints()) {
       const path = fillPath(endpoint.path, { key: world.visIssue.key, queue_id: world.vis.id, user_id: quitter.id, dashboard_id: world.ownDashboard });
       expectUnauthorized(await api(endpoint.method, path, { token: quitter.token, body: validBody(endpoint.method, endpoint.path) }));
     }
@@ -181,34 +184,49 @@ describe('API2 authentication', () => {
   });
 
   test('when a client sends its own principal header, then it is dropped: the token decides who calls', async () => {
-    const forged = signPrincipal({ kind: 'user', userId: A.admin.id, workspaceId: A.id, workspaceRole: 'admin', tokenId: 1 }, system.secret);
+    const forged = issueTicket(system.keys.gateway, { audience: 'access', method: 'GET', path: '/api/v1/me', user: { kind: 'user', userId: A.admin.id, workspaceId: A.id, workspaceRole: 'admin', tokenId: 1 } });
     const res = await api('GET', '/api/v1/me', { token: B.users.member!.token, headers: { 'x-tracker-principal': forged } });
     expect(res.status).toBe(200);
     expect(res.body.id).toBe(B.users.member!.id);
-    // Even a correctly signed header without a token is not a way in through the gateway.
+    // Even a header signed with the gateway's own key is not a way in through the gateway without a token.
     expectUnauthorized(await api('GET', '/api/v1/me', { headers: { 'x-tracker-principal': forged } }));
   });
 
   describe('services reached directly on their own ports', () => {
     const user = () => ({ kind: 'user' as const, userId: A.admin.id, workspaceId: A.id, workspaceRole: 'admin' as const, tokenId: 1 });
-    const forgeries = (): Array<[string, Record<string, string>]> => {
-      const valid = signPrincipal(user(), system.secret);
-      const [v, payload, mac] = valid.split('.');
-      const tampered = Buffer.from(JSON.stringify({ ...user(), workspaceId: B.id, exp: Math.floor(Date.now() / 1000) + 30 })).toString('base64url');
+    /** A ticket as the system's gateway would make it for this request (the key is this system's, never shipped). */
+    const gatewayTicket = (request: Omit<TicketRequest, 'user'>, now?: number) => issueTicket(system.keys.gateway, { ...request, user: user() }, now);
+    const forgeries = (audience: Signer, method: string, path: string, body?: unknown): Array<[string, Record<string, string>]> => {
+      const bytes = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
+      const request = { audience, method, path, body: bytes };
+      const valid = gatewayTicket(request);
+      const [v, payload, signature] = valid.split('.') as [string, string, string];
+      const claims = JSON.parse(Buffer.from(payload, 'base64url').toString());
+      const reencoded = (changes: object) => Buffer.from(JSON.stringify({ ...claims, ...changes })).toString('base64url');
+      const now = Date.now();
       return [
-        ['no principal', {}],
+        ['no ticket', {}],
         ['the bearer token instead', { authorization: `Bearer ${A.admin.token}` }],
-        ['a principal signed with another secret', { 'x-tracker-principal': signPrincipal(user(), 'not-the-secret-'.repeat(4)) }],
-        ['an expired principal', { 'x-tracker-principal': signPrincipal(user(), system.secret, Date.now() - 31_000) }],
-        ['a principal whose payload was changed after signing', { 'x-tracker-principal': `${v}.${tampered}.${mac}` }],
-        ['a principal without a signature', { 'x-tracker-principal': `${v}.${payload}.` }],
-        ['an unsigned principal of another version', { 'x-tracker-principal': `v0.${payload}.${mac}` }],
+        ['a user ticket signed by another part of the system (a compromised pod)', { 'x-tracker-principal': issueTicket(system.keys.issues, { ...request, user: user() }) }],
+        ['a user ticket signed with the published development key', { 'x-tracker-principal': issueTicket(devSigningKey('gateway'), { ...request, user: user() }) }],
+        ['an expired ticket', { 'x-tracker-principal': gatewayTicket(request, now - 31_000) }],
+        ['a ticket issued a minute in the future (a fast gateway clock)', { 'x-tracker-principal': gatewayTicket(request, now + 60_000) }],
+        ['a ticket whose claims were changed after signing', { 'x-tracker-principal': `${v}.${reencoded({ sub: { ...user(), workspaceId: B.id } })}.${signature}` }],
+        ['a ticket made to live an hour', { 'x-tracker-principal': `${v}.${reencoded({ exp: claims.exp + 3600 })}.${signature}` }],
+        ['a ticket whose signature has a character appended', { 'x-tracker-principal': `${valid}!` }],
+        ['a ticket whose signature has padding appended', { 'x-tracker-principal': `${valid}==` }],
+        ['a ticket without a signature', { 'x-tracker-principal': `${v}.${payload}.` }],
+        ['a ticket of another version', { 'x-tracker-principal': `v0.${payload}.${signature}` }],
+        ['a ticket made for another service', { 'x-tracker-principal': gatewayTicket({ ...request, audience: audience === 'issues' ? 'access' : 'issues' }) }],
+        ['a ticket made for another path', { 'x-tracker-principal': gatewayTicket({ ...request, path: `${path}x` }) }],
+        ['a ticket made for another method', { 'x-tracker-principal': gatewayTicket({ ...request, method: method === 'GET' ? 'DELETE' : 'GET' }) }],
+        ['a ticket made for another body', { 'x-tracker-principal': gatewayTicket({ ...request, body: Buffer.from('{"x":1}') }) }],
         ['garbage', { 'x-tracker-principal': 'x'.repeat(3000) }],
       ];
     };
 
-    test('when a public route is called with anything but a fresh principal signed with the secret, then 401', async () => {
-      const routes: Array<[keyof System['services'], string, string]> = [
+    test('when a public route is called with anything but a fresh gateway ticket made for that very request, then 401', async () => {
+      const routes: Array<[Signer, string, string]> = [
         ['access', 'GET', '/api/v1/me'],
         ['access', 'GET', '/api/v1/users'],
         ['issues', 'GET', '/api/v1/queues'],
@@ -217,29 +235,88 @@ describe('API2 authentication', () => {
         ['statistics', 'POST', '/api/v1/statistics'],
       ];
       for (const [service, method, path] of routes) {
-        for (const [label, headers] of forgeries()) {
-          const res = await api(method, path, { baseUrl: system.services[service].url, headers, body: method === 'POST' ? {} : undefined });
+        const body = method === 'POST' ? {} : undefined;
+        for (const [label, headers] of forgeries(service, method, path, body)) {
+          const res = await api(method, path, { baseUrl: system.services[service as keyof System['services']].url, headers, body });
           expect({ service, path, label, status: res.status }).toEqual({ service, path, label, status: 401 });
         }
+        // The same request with a valid ticket is accepted once, and its replay refused.
+        const ticket = gatewayTicket({ audience: service, method, path, body: body === undefined ? undefined : Buffer.from(JSON.stringify(body)) });
+        const first = await api(method, path, { baseUrl: system.services[service as keyof System['services']].url, headers: { 'x-tracker-principal': ticket }, body });
+        expect({ path, status: first.status }).toEqual({ path, status: 200 });
+        const again = await api(method, path, { baseUrl: system.instances(service as keyof System['services']).at(-1)!.url, headers: { 'x-tracker-principal': ticket }, body });
+        expect({ path, replay: again.status }).toEqual({ path, replay: 401 });
       }
     });
 
-    test('when an internal route is called without a service principal, or with a user one, then 401', async () => {
-      const routes: Array<[keyof System['services'], string, string, unknown]> = [
-        ['access', 'POST', '/internal/auth/resolve', { token_hash: '0'.repeat(64) }],
-        ['access', 'GET', `/internal/acl/users/${rw.id}`, undefined],
-        ['access', 'POST', '/internal/users/lookup', { workspace_id: A.id, user_ids: [rw.id] }],
-        ['access', 'POST', '/internal/queues', { queue_id: 999, workspace_id: A.id, key: 'EVIL' }],
-        ['issues', 'GET', '/internal/snapshot/queues', undefined],
-        ['issues', 'GET', '/internal/snapshot/issues', undefined],
+    test('when a ticket the gateway sent is captured and replayed (same request, another route, method, body or service), then 401', async () => {
+      // A gateway of its own whose issues upstream records what it is sent before passing it on.
+      const captured: Array<{ method: string; path: string; ticket: string; body: Buffer }> = [];
+      const recorder = http.createServer((req, res) => {
+        const chunks: Buffer[] = [];
+        req.on('data', (c: Buffer) => chunks.push(c));
+        req.on('end', () => {
+          const body = Buffer.concat(chunks);
+          captured.push({ method: req.method!, path: req.url!, ticket: String(req.headers['x-tracker-principal']), body });
+          const upstream = http.request(new URL(req.url!, system.urls.issues), { method: req.method, headers: req.headers }, (answer) => {
+            res.writeHead(answer.statusCode!, answer.headers);
+            answer.pipe(res);
+          });
+          upstream.end(body);
+        });
+      });
+      await new Promise<void>((resolve) => recorder.listen(0, '127.0.0.1', resolve));
+      const gateway = await system.startGateway({ ISSUES_URL: `http://127.0.0.1:${(recorder.address() as AddressInfo).port}` });
+      try {
+        const comment = { body: 'captured on the wire' };
+        const sent = await api('POST', `/api/v1/issues/${world.visIssue.key}/comments`, { baseUrl: gateway.url, token: A.admin.token, body: comment });
+        expect(sent.status).toBe(201);
+        const { ticket, path, body } = captured.at(-1)!;
+        const count = async () => (await api('GET', `/api/v1/issues/${world.visIssue.key}`, { token: A.admin.token })).body.comments.length;
+        const before = await count();
+        const replays: Array<[string, string, string, Buffer | undefined, Signer]> = [
+          ['the same request again', 'POST', path, body, 'issues'],
+          ['another route', 'PATCH', `/api/v1/issues/${world.visIssue.key}`, Buffer.from(JSON.stringify({ title: 'hijacked' })), 'issues'],
+          ['another method', 'PUT', path, body, 'issues'],
+          ['another body', 'POST', path, Buffer.from(JSON.stringify({ body: 'forged' })), 'issues'],
+          ['another service', 'GET', '/api/v1/users', undefined, 'access'],
+        ];
+        for (const [label, method, target, bytes, service] of replays) {
+          for (const instance of system.instances(service as keyof System['services'])) {
+            const headers = { 'x-tracker-principal': ticket, ...(bytes ? { 'content-type': 'application/json' } : {}) };
+            const res = await api(method, target, { baseUrl: instance.url, headers, raw: bytes?.toString() });
+            expect({ label, status: res.status }).toEqual({ label, status: 401 });
+          }
+        }
+        expect(await count()).toBe(before);
+      } finally {
+        await gateway.stop();
+        await new Promise((resolve) => recorder.close(resolve));
+      }
+    });
+
+    test('when a service calls an internal route outside its scope, or any caller brings no service ticket, then 401 or 403', async () => {
+      const routes: Array<[Signer, string, string, unknown, Signer[]]> = [
+        ['access', 'POST', '/internal/auth/resolve', { token_hash: '0'.repeat(64) }, ['gateway']],
+        ['access', 'GET', `/internal/acl/users/${rw.id}`, undefined, ['issues', 'statistics']],
+        ['access', 'POST', '/internal/users/lookup', { workspace_id: A.id, user_ids: [rw.id] }, ['issues', 'statistics']],
+        ['access', 'POST', '/internal/queues', { queue_id: 999, workspace_id: A.id, key: 'EVIL' }, ['issues', 'statistics']],
+        ['issues', 'GET', '/internal/snapshot/queues', undefined, ['statistics']],
+        ['issues', 'GET', '/internal/snapshot/issues', undefined, ['statistics']],
+        ['issues', 'GET', '/internal/snapshot/comments', undefined, ['statistics']],
       ];
-      const userPrincipal = signPrincipal(user(), system.secret);
-      const expiredService = signPrincipal({ kind: 'service', service: 'gateway' }, system.secret, Date.now() - 31_000);
-      const foreignService = signPrincipal({ kind: 'service', service: 'gateway' }, 'not-the-secret-'.repeat(4));
-      for (const [service, method, path, body] of routes) {
-        for (const headers of [{} as Record<string, string>, { 'x-tracker-principal': userPrincipal }, { 'x-tracker-principal': expiredService }, { 'x-tracker-principal': foreignService }]) {
-          const res = await api(method, path, { baseUrl: system.services[service].url, headers, body });
+      const callers: Signer[] = ['gateway', 'access', 'issues', 'statistics', 'agent'];
+      for (const [service, method, path, body, allowed] of routes) {
+        const bytes = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
+        const request = { audience: service, method, path, body: bytes };
+        const url = system.services[service as keyof System['services']].url;
+        for (const headers of [{} as Record<string, string>, { 'x-tracker-principal': gatewayTicket(request) }, { 'x-tracker-principal': issueTicket(system.keys.statistics, request, Date.now() - 31_000) }]) {
+          const res = await api(method, path, { baseUrl: url, headers, body });
           expect({ path, status: res.status }).toEqual({ path, status: 401 });
+        }
+        for (const caller of callers.filter((name) => name !== service && !allowed.includes(name))) {
+          const res = await api(method, path, { baseUrl: url, headers: { 'x-tracker-principal': issueTicket(system.keys[caller as keyof System['keys']], request) }, body });
+          expect({ path, caller, status: res.status }).toEqual({ path, caller, status: 403 });
         }
       }
     });
@@ -259,7 +336,13 @@ describe('API1 object level authorization', () => {
   const probes = (target: Actor): Probe[] => {
     const missingQueue = 999_999;
     return [
-      ...['GET /api/v1/issues/{key}', 'PATCH /api/v1/issues/{key}', 'POST /api/v1/issues/{key}/comments', 'POST /api/v1/issues/{key}/worklogs'].flatMap((endpoint) => {
+      ...[
+        'GET /api/v1/issues/{key}',
+        'PATCH /api/v1/issues/{key}',
+        'POST /api/v1/issues/{key}/comments',
+        'POST /api/v1/issues/{key}/worklogs',
+        ...['comments', 'worklogs', 'history', 'links', 'subtasks'].map((list) => `GET /api/v1/issues/{key}/${list}`),
+      ].flatMap((endpoint) => {
         const [method, path] = endpoint.split(' ') as [string, string];
         const body = validBody(method, path);
         return [
@@ -419,7 +502,7 @@ describe('API5 function level authorization', () => {
   });
 
   test('every endpoint of the list that needs more than read rights has a case here', () => {
-    const restricted = specEndpoints()
+    const restricted = allEndpoints()
       .filter((e) => !['any', 'queue-read'].includes(e.rights))
       .map((e) => `${e.method} ${e.path}`);
     expect(Object.keys(cases()).sort()).toEqual(restricted.sort());

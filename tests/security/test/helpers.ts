@@ -14,7 +14,7 @@ const REPO_ROOT = path.resolve(__dirname, '../../..');
 export async function seed(system: System, ops: SeedOp[]): Promise<any[]> {
   const { stdout } = await run(process.execPath, ['--import', 'tsx', path.join(__dirname, 'seed-script.ts'), JSON.stringify(ops)], {
     cwd: path.join(REPO_ROOT, 'services/access'),
-    env: { PATH: process.env.PATH ?? '', NODE_ENV: 'test', ...system.serviceEnv },
+    env: { PATH: process.env.PATH ?? '', NODE_ENV: 'test', ...system.envOf('access') },
     maxBuffer: 10 * 1024 * 1024,
   });
   return JSON.parse(stdout.trim().split('\n').pop()!);
@@ -155,9 +155,14 @@ export interface SpecEndpoint {
 }
 
 /** The spec's endpoint table, as committed in spec-endpoints.txt. */
-export function specEndpoints(): SpecEndpoint[] {
+export const specEndpoints = (): SpecEndpoint[] => endpointsIn('spec-endpoints.txt');
+
+/** Every endpoint: the spec's and the issue list pages beyond it (extension-endpoints.txt). */
+export const allEndpoints = (): SpecEndpoint[] => [...specEndpoints(), ...endpointsIn('extension-endpoints.txt')];
+
+function endpointsIn(file: string): SpecEndpoint[] {
   return fs
-    .readFileSync(path.join(__dirname, 'spec-endpoints.txt'), 'utf8')
+    .readFileSync(path.join(__dirname, file), 'utf8')
     .split('\n')
     .map((line) => line.trim())
     .filter((line) => line && !line.startsWith('#'))

@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { CACHE_FRESH_KEY, CACHE_FRESH_TTL_MS, type Logger } from '@tracker/kit';
+import { CACHE_FRESH_KEY, CACHE_FRESH_TTL_MS, signCacheEntry, type Logger, type SigningKey } from '@tracker/kit';
 import type { Db } from './prisma';
 
 const DEBT_BATCH = 500;
@@ -11,8 +11,13 @@ const RETRY_DELETE_MS = 100;
  * entries before it answers a change. Keys whose delete failed stay recorded as debts
  * in Postgres, and the freshness key (see @tracker/kit cache-keys) is not renewed until
  * they are deleted, so no reader trusts an entry that may be stale.
+ *
+ * Every entry is signed with this service's own key (`signingKey`, config.internal.key) and
+ * bound to its Redis key and expiry (@tracker/kit cache-keys, `signCacheEntry`): readers
+ * believe only the access service's signature, so writing to Redis grants nothing.
  */
-export function sharedCache(redis: Redis, db: Db, ttlSeconds: number, log: Logger) {
+export function sharedCache(redis: Redis, db: Db, ttlSeconds: number, log: Logger, signingKey: SigningKey) {
+  if (signingKey.signer !== 'access') throw new Error(`authorization cache entries are signed with the access service's key, not ${signingKey.signer}'s`);
   const settleDebts = async (): Promise<number> => {
     if (redis.status !== 'ready') return 0;
     let settled = 0;
@@ -30,9 +35,10 @@ export function sharedCache(redis: Redis, db: Db, ttlSeconds: number, log: Logge
     /** Caching is only attempted when Redis is connected; otherwise lookups skip the row lock too. */
     isAvailable: () => redis.status === 'ready',
 
-    async store(key: string, value: unknown, ttl = ttlSeconds): Promise<void> {
+    /** Signs `value` for `redisKey` (good for `ttl` seconds) and stores it with that TTL. */
+    async store(redisKey: string, value: unknown, ttl = ttlSeconds): Promise<void> {
       try {
-        await redis.set(key, JSON.stringify(value), 'EX', ttl);
+        await redis.set(redisKey, signCacheEntry(signingKey, redisKey, value, ttl), 'EX', ttl);
       } catch (err) {
         log.debug({ err }, 'cache write skipped');
       }

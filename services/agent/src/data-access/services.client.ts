@@ -6,15 +6,16 @@ export type OwningService = Exclude<ServiceName, 'gateway'>;
 export type ServiceClients = Record<OwningService, ServiceClient>;
 
 /**
- * The services that own the operations, called as the gateway calls them: the
- * caller's principal signed in the internal header, so each service decides exactly
- * as it does for a REST request.
+ * The services that own the operations, called for the caller: each ticket carries the
+ * gateway's ticket for the caller's /mcp request, so each service decides exactly as it
+ * does for a REST request, and the agent can act for no one else.
  */
 export function serviceClients(config: AgentConfig): ServiceClients {
-  const client = (baseUrl: string) => serviceClient({ baseUrl, secret: config.internal.secret, timeoutMs: config.upstreamTimeoutMs });
+  const client = (audience: OwningService, baseUrl: string) =>
+    serviceClient({ baseUrl, audience, key: config.internal.key, timeoutMs: config.upstreamTimeoutMs });
   return {
-    access: client(config.upstreams.access),
-    issues: client(config.upstreams.issues),
-    statistics: client(config.upstreams.statistics),
+    access: client('access', config.upstreams.access),
+    issues: client('issues', config.upstreams.issues),
+    statistics: client('statistics', config.upstreams.statistics),
   };
 }

@@ -13,6 +13,8 @@ export interface ToolResult {
 
 export interface Caller {
   principal: UserPrincipal;
+  /** The gateway's ticket for this /mcp request: the agent's proof that the user is calling it now. */
+  ticket: string;
   requestId: string;
 }
 
@@ -33,11 +35,12 @@ async function run(deps: AgentDeps, caller: Caller, tool: Tool, args: Record<str
     return refusal(invalid(fieldErrors(parsed.error), 'The tool arguments are not valid; nothing was changed.'));
   }
   const { operation } = tool;
-  const path = operation.path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(String(args[name])));
+  const path = operation.path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(String(args[name]))) + queryOf(tool, args);
   let answer: UpstreamAnswer;
   try {
     answer = await deps.services[operation.service as keyof AgentDeps['services']].request(operation.method.toUpperCase(), path, {
-      principal: caller.principal,
+      // The gateway's ticket names the user: the agent cannot name anyone else.
+      onBehalfOf: caller.ticket,
       body: operation.body ? bodyOf(tool, args) : undefined,
       requestId: caller.requestId,
     });
@@ -61,10 +64,16 @@ function jsonOf(text: string): unknown {
   }
 }
 
-/** The body as a REST client would send it: the arguments that are not path parameters (nor the tool's own `limit`). */
+/** The query string as a REST client would send it: the query parameters given (absent ones take the REST defaults). */
+function queryOf(tool: Tool, args: Record<string, unknown>): string {
+  const given = tool.queryParams.filter((name) => args[name] !== undefined).map((name): [string, string] => [name, String(args[name])]);
+  return given.length > 0 ? `?${new URLSearchParams(given).toString()}` : '';
+}
+
+/** The body as a REST client would send it: the arguments that are not path or query parameters (nor the tool's own `limit`). */
 function bodyOf(tool: Tool, args: Record<string, unknown>): Record<string, unknown> {
   const body = { ...args };
-  for (const name of tool.pathParams) delete body[name];
+  for (const name of [...tool.pathParams, ...tool.queryParams]) delete body[name];
   if (tool.answer === 'search') delete body.limit;
   return body;
 }

@@ -2,7 +2,9 @@ import { z } from 'zod';
 import {
   API_OPERATIONS,
   PATH_PARAMETERS,
+  ISSUE_READ_LIMITS,
   pathParams,
+  querySchemaOf,
   requestSchemaOf,
   responseSchemaOf,
   SEARCH_LIMIT,
@@ -36,7 +38,12 @@ const ROWS: readonly ToolRow[] = [
   { name: 'list_users', operationId: 'listUsers', title: 'List users', effect: 'read', does: 'Lists the users of the workspace, deactivated ones included (active: false). Use a user id as assignee_id.' },
   { name: 'update_user', operationId: 'updateUser', title: 'Update a user', effect: 'destructive', does: 'Changes a user\'s name, workspace role or activity. Deactivating (active: false) locks the user out at once; demoting removes admin rights.' },
   { name: 'search_issues', operationId: 'searchIssues', title: 'Search issues', effect: 'read', does: `Finds issues by free text and filters (all filters AND together), most recently updated first. Returns at most \`limit\` issues (default 50) with \`total\` (matches, counted up to ${SEARCH_LIMIT}) and \`truncated\` (whether more matched than came back): narrow the filters rather than raising the limit.` },
-  { name: 'get_issue', operationId: 'getIssue', title: 'Read an issue', effect: 'read', does: 'Reads an issue by its key (such as WEB-12): its fields, status, version, comments, worklogs, history, readable links and subtasks. Read it before updating it and send its `version` with update_issue.' },
+  { name: 'get_issue', operationId: 'getIssue', title: 'Read an issue', effect: 'read', does: `Reads an issue by its key (such as WEB-12): its fields, status, version, and the newest ${ISSUE_READ_LIMITS.embedded} of its comments, worklogs, history entries, readable links and subtasks with how many there are of each (\`comments_total\`, …; list_comments and the other list tools page through the rest). Read it before updating it and send its \`version\` with update_issue.` },
+  { name: 'list_comments', operationId: 'listComments', title: 'List comments', effect: 'read', does: 'Pages through the comments of an issue, oldest first: `limit` at a time from `after_id` (0 first, then the `next_after_id` of the previous page, until it is null).' },
+  { name: 'list_worklogs', operationId: 'listWorklogs', title: 'List worklogs', effect: 'read', does: 'Pages through the worklogs of an issue, oldest first, as list_comments does.' },
+  { name: 'list_history', operationId: 'listHistory', title: 'List history', effect: 'read', does: 'Pages through the history of an issue (one entry per changed field), oldest first, as list_comments does.' },
+  { name: 'list_links', operationId: 'listLinks', title: 'List links', effect: 'read', does: 'Pages through the links of an issue to issues the caller can read, oldest first, as list_comments does.' },
+  { name: 'list_subtasks', operationId: 'listSubtasks', title: 'List subtasks', effect: 'read', does: 'Pages through the subtasks of an issue that the caller can read, by id, as list_comments does.' },
   { name: 'create_issue', operationId: 'createIssue', title: 'Create an issue', effect: 'write', does: 'Creates an issue in a queue, in its first open status; returns it with its new key, id and version 1.' },
   { name: 'update_issue', operationId: 'updateIssue', title: 'Update an issue', effect: 'write', does: 'Changes fields of an issue or moves it to another status of its queue (status_id, optional position). Send only the fields to change, plus `version` from your last read to be safe against lost updates; null clears assignee_id, parent_id or due_date.' },
   { name: 'add_comment', operationId: 'addComment', title: 'Comment on an issue', effect: 'write', does: 'Adds a comment, authored by the caller, to an issue; returns the comment with its id.' },
@@ -76,7 +83,9 @@ export interface Tool {
   operation: ApiOperation;
   /** Path parameters among the arguments; the rest is the request body. */
   pathParams: PathParam[];
-  /** The arguments: the path parameters and the REST body's fields side by side, nothing else. */
+  /** Query parameters among the arguments (the list tools' `after_id`, `limit`), sent in the query string. */
+  queryParams: string[];
+  /** The arguments: the path parameters, the query parameters and the REST body's fields side by side, nothing else. */
   args: z.ZodObject;
   /** Whether the answer is a list (wrapped as `{ items }`), and whether it is the search's. */
   answer: 'object' | 'list' | 'search';
@@ -129,9 +138,11 @@ function buildTool(row: ToolRow): Tool {
   const operation = API_OPERATIONS.find((o) => o.operationId === row.operationId);
   if (!operation) throw new Error(`tool ${row.name}: no operation ${row.operationId}`);
   const params = pathParams(operation.path);
+  const query = querySchemaOf(operation);
   const answer = row.name === 'search_issues' ? 'search' : operation.success.list ? 'list' : 'object';
   const args = z.strictObject({
     ...Object.fromEntries(params.map((p) => [p, PATH_PARAMETERS[p]])),
+    ...query?.shape,
     ...requestSchemaOf(operation)?.shape,
     ...(answer === 'search' ? { limit: searchLimit } : {}),
   });
@@ -152,6 +163,7 @@ function buildTool(row: ToolRow): Tool {
     name: row.name,
     operation,
     pathParams: params,
+    queryParams: Object.keys(query?.shape ?? {}),
     args,
     answer,
     definition: {

@@ -1,8 +1,8 @@
-import { internalClient, UpstreamUnavailableError, type UserPrincipal } from '@tracker/kit';
+import { internalClient, UpstreamUnavailableError, type SigningKey, type UserPrincipal } from '@tracker/kit';
 
 /** Asks the access service who owns a token hash (on a cache miss or with Redis away). */
-export function accessClient(options: { baseUrl: string; secret: string; timeoutMs: number }) {
-  const client = internalClient({ ...options, service: 'gateway' });
+export function accessClient(options: { baseUrl: string; key: SigningKey; timeoutMs: number }) {
+  const client = internalClient({ ...options, audience: 'access' });
   return {
     async resolve(tokenHash: string, requestId: string): Promise<UserPrincipal | null> {
       const { status, body } = await client.call<{ principal: UserPrincipal | null }>('POST', '/internal/auth/resolve', {

@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { authCacheKey, CACHE_FRESH_KEY, UNKNOWN_TOKEN, type UserPrincipal } from '@tracker/kit';
+import { authCacheKey, CACHE_FRESH_KEY, cacheEntryReader, parseCachedToken, UNKNOWN_TOKEN, type Logger, type TrustedKeys, type UserPrincipal } from '@tracker/kit';
 import { authFailureKey, rateLimitKey, WINDOW_SECONDS } from '../domain/rate-limit';
 
 /**
@@ -21,8 +21,21 @@ export interface CacheLookup {
  * One round trip to Redis per request: the cached principal, whether the cache may be
  * trusted (see CACHE_FRESH_KEY), the rate-limit counter and the client's failed
  * authentications. Any Redis failure degrades to "unknown", never to a decision.
+ *
+ * A cached principal (or unknown-token marker) counts only if the access service signed
+ * it for this token hash's key and it has not expired (@tracker/kit cache-keys): checked
+ * with the `access` keys of `trusted` alone. Anything else in Redis is a miss, so the
+ * access service decides; `log` gets a warning (at most one per 10 s). Verified entries
+ * are remembered by their exact text, so a hot token costs one signature check.
  */
-export function authStore(redis: Redis) {
+export function authStore(redis: Redis, trusted: TrustedKeys, log?: Logger) {
+  const entries = cacheEntryReader(trusted, { parse: parseCachedToken, log });
+  const parseCached = (tokenHash: string, raw: string | null): CachedToken => {
+    if (raw === null) return 'ask-access';
+    const read = entries.read(authCacheKey(tokenHash), raw);
+    if (!read.ok) return 'ask-access';
+    return read.value.kind === UNKNOWN_TOKEN.kind ? 'unknown-token' : read.value;
+  };
   return {
     async lookup(tokenHash: string, windowId: number, countRequest: boolean, client: string): Promise<CacheLookup> {
       const pipeline = redis.pipeline().get(authCacheKey(tokenHash)).exists(CACHE_FRESH_KEY).get(authFailureKey(client, windowId));
@@ -33,12 +46,12 @@ export function authStore(redis: Redis) {
       try {
         const results = (await pipeline.exec()) ?? [];
         const [cacheError, cached] = results[0] ?? [new Error('no reply')];
-        const [freshError, fresh] = results[1] ?? [new Error('no reply')];
+        const [freshError, freshFlag] = results[1] ?? [new Error('no reply')];
         const [failuresError, failures] = results[2] ?? [new Error('no reply')];
         const [countError, count] = results[3] ?? [null, null];
-        const trusted = !cacheError && !freshError && fresh === 1;
+        const fresh = !cacheError && !freshError && freshFlag === 1;
         return {
-          token: trusted ? parseCached(cached as string | null) : 'ask-access',
+          token: fresh ? parseCached(tokenHash, typeof cached === 'string' ? cached : null) : 'ask-access',
           requests: countError || count === null || count === undefined ? null : Number(count),
           failures: failuresError ? 0 : Number(failures ?? 0),
         };
@@ -53,17 +66,6 @@ export function authStore(redis: Redis) {
       await redis.pipeline().incr(key).expire(key, WINDOW_SECONDS + 1, 'NX').exec().catch(() => undefined);
     },
   };
-}
-
-function parseCached(raw: string | null): CachedToken {
-  if (raw === null) return 'ask-access';
-  try {
-    const value = JSON.parse(raw);
-    if (value?.kind === 'user') return value as UserPrincipal;
-    return value?.kind === UNKNOWN_TOKEN.kind ? 'unknown-token' : 'ask-access';
-  } catch {
-    return 'ask-access';
-  }
 }
 
 export type AuthStore = ReturnType<typeof authStore>;

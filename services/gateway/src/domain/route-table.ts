@@ -23,7 +23,7 @@ export function upstreamFor(path: string): Upstream | null {
 }
 
 /** Path words that are part of a route, not an id or key. */
-const LITERALS = new Set(['mcp', 'api', 'v1', 'me', 'users', 'queues', 'permissions', 'statuses', 'issues', 'search', 'comments', 'worklogs', 'links', 'statistics', 'dashboards']);
+const LITERALS = new Set(['mcp', 'api', 'v1', 'me', 'users', 'queues', 'permissions', 'statuses', 'issues', 'search', 'comments', 'worklogs', 'history', 'links', 'subtasks', 'statistics', 'dashboards']);
 
 /**
  * The metrics label of a path: ids and keys become `:param`

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { NextFunction, Request, Response, Router } from 'express';
 import { createProxyMiddleware, debugProxyErrorsPlugin, proxyEventsPlugin } from 'http-proxy-middleware';
-import { AppError, hashToken, INTERNAL_HEADERS, logOf, PRINCIPAL_HEADER, sendProblem, signPrincipal, upstreamUnavailable, type UserPrincipal } from '@tracker/kit';
+import { AppError, hashToken, INTERNAL_HEADERS, logOf, PRINCIPAL_HEADER, sendProblem, issueTicket, upstreamUnavailable, type UserPrincipal } from '@tracker/kit';
 import type { GatewayConfig } from '../config';
 import type { AccessClient } from '../data-access/access-client';
 import type { AuthStore } from '../data-access/auth-store';
@@ -45,11 +45,11 @@ export function apiRoutes(router: Router, deps: ApiDeps): void {
     const path = req.originalUrl.split('?')[0]!;
     res.locals.route = routeTemplate(path);
     res.once('finish', () => drainUnreadBody(req));
-    const bearer = deps.config.benchFixedPrincipal ? null : readBearer(req.header('authorization'));
-    if (bearer && 'problem' in bearer) throw refusedBearer(bearer.problem);
+    const bearer = readBearer(req.header('authorization'));
+    if ('problem' in bearer) throw refusedBearer(bearer.problem);
     const body = await readRequestBody(req, res, deps.config.bodyTimeoutMs);
     // Decided now that the request is complete: a change answered meanwhile holds.
-    const principal = bearer ? await authenticate(bearer.token, req, res, deps, failures) : deps.config.benchFixedPrincipal!;
+    const principal = await authenticate(bearer.token, req, res, deps, failures);
     const upstream = upstreamFor(path);
     if (!upstream) throw new AppError('not_found', `No route for ${req.method} ${path}.`);
     if (body) {
@@ -57,7 +57,8 @@ export function apiRoutes(router: Router, deps: ApiDeps): void {
       req.headers['content-length'] = String(body.length);
       delete req.headers['transfer-encoding'];
     }
-    req.headers[PRINCIPAL_HEADER] = signPrincipal(principal, deps.config.internal.secret);
+    // Good for this request only: its method, URL, body and service (principal.ts).
+    req.headers[PRINCIPAL_HEADER] = issueTicket(deps.config.internal.key, { audience: upstream, method: req.method, path: req.originalUrl, body: body ?? undefined, user: principal });
     req.headers['x-request-id'] = res.locals.requestId;
     delete req.headers.authorization;
     delete req.headers.cookie;

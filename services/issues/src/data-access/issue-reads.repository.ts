@@ -1,9 +1,15 @@
+import { ISSUE_READ_LIMITS } from '@tracker/contracts';
 import { prepared, type Sql } from '@tracker/kit';
-import type { CommentRecord, HistoryRecord, IssueRecord, IssueRef, LinkRecord, WorklogRecord } from '../domain/model';
+import type { IssueAttachments, IssueListName, IssueLists, IssueRecord, ListPageOf } from '../domain/model';
 
 /**
  * The issue read, the hottest path of the service (every read, and the first step of
  * every write), as prepared statements. Rows are shaped in SQL so they need no mapping.
+ *
+ * What one read returns is bounded whatever users add to an issue: the newest
+ * ISSUE_READ_LIMITS.embedded of each list, each list read backwards along its
+ * (owner, id) index so that only those rows are touched, and counts that stop at
+ * ISSUE_READ_LIMITS.counted. The list endpoints page through the rest the same way.
  */
 
 /** An issue (alias i) and its status (alias s) as an IssueRef. */
@@ -11,38 +17,135 @@ const ISSUE_REF_JSON =
   `json_build_object('id', i.id, 'key', i.key, 'queueId', i.queue_id, 'title', i.title, ` +
   `'status', json_build_object('id', s.id, 'name', s.name, 'category', s.category), 'assigneeId', i.assignee_id, 'priority', i.priority)`;
 
+const recordColumns = (description: string) => `
+  i.id, i.workspace_id AS "workspaceId", i.queue_id AS "queueId", i.key, i.title, ${description}, i.status_id,
+  (SELECT json_build_object('id', st.id, 'name', st.name, 'category', st.category) FROM statuses st WHERE st.id = i.status_id) AS status,
+  i.position, i.assignee_id, i.parent_id, i.priority, i.type, i.labels,
+  to_char(i.due_date, 'YYYY-MM-DD') AS due_date, i.estimate_minutes, i.spent_minutes AS "spentMinutes",
+  i.version, i.revision, i.created_by AS "createdBy", i.created_at AS "createdAt", i.updated_at AS "updatedAt"`;
+
 /**
  * An issue (alias i) as an IssueRecord row: no mapping needed. Its status comes from a
  * subquery, not a join: a row locked with FOR NO KEY UPDATE after a concurrent update is
  * re-checked against a joined status row of the old status_id and silently dropped,
  * whereas the subquery is evaluated for the row as locked.
  */
-export const ISSUE_RECORD_COLUMNS = `
-  i.id, i.workspace_id AS "workspaceId", i.queue_id AS "queueId", i.key, i.title, i.description, i.status_id,
-  (SELECT json_build_object('id', st.id, 'name', st.name, 'category', st.category) FROM statuses st WHERE st.id = i.status_id) AS status,
-  i.position, i.assignee_id, i.parent_id, i.priority, i.type, i.labels,
-  to_char(i.due_date, 'YYYY-MM-DD') AS due_date, i.estimate_minutes, i.spent_minutes AS "spentMinutes",
-  i.version, i.revision, i.created_by AS "createdBy", i.created_at AS "createdAt", i.updated_at AS "updatedAt"`;
+export const ISSUE_RECORD_COLUMNS = recordColumns('i.description');
+
+/**
+ * As ISSUE_RECORD_COLUMNS, the description cut to its first ISSUE_READ_LIMITS.searchDescription
+ * characters, and "descriptionTruncated" (an IssueSummaryRecord). `left` reads only the
+ * start of a long (TOASTed) text, so a row costs the same whatever its description.
+ */
+const SUMMARY = ISSUE_READ_LIMITS.searchDescription;
+export const ISSUE_SUMMARY_COLUMNS = recordColumns(
+  `left(i.description, ${SUMMARY}) AS description, length(left(i.description, ${SUMMARY + 1})) > ${SUMMARY} AS "descriptionTruncated"`,
+);
 
 const FIND_BY_KEY = `
   SELECT ${ISSUE_RECORD_COLUMNS} FROM issues i WHERE i.workspace_id = $1 AND i.key = $2`;
 
-// Timestamps inside json come out as ISO text; the mapper below turns them into Dates.
-const ATTACHMENTS = `
-  SELECT
-    (SELECT coalesce(json_agg(json_build_object('id', x.id, 'issueId', x.issue_id, 'authorId', x.author_id, 'body', x.body, 'createdAt', x.created_at) ORDER BY x.id), '[]')
-       FROM comments x WHERE x.issue_id = $1) AS comments,
-    (SELECT coalesce(json_agg(json_build_object('id', x.id, 'issueId', x.issue_id, 'authorId', x.author_id, 'minutes', x.minutes, 'description', x.description, 'createdAt', x.created_at) ORDER BY x.id), '[]')
-       FROM worklogs x WHERE x.issue_id = $1) AS worklogs,
-    (SELECT coalesce(json_agg(json_build_object('field', x.field, 'from', x."from", 'to', x."to", 'actorId', x.actor_id, 'at', x.at) ORDER BY x.id), '[]')
-       FROM issue_history x WHERE x.issue_id = $1) AS history,
-    (SELECT coalesce(json_agg(json_build_object('type', x.type, 'direction', x.direction, 'createdAt', x.created_at, 'issue', ${ISSUE_REF_JSON}) ORDER BY x.id), '[]')
-       FROM issue_links x JOIN issues i ON i.id = x.target_id JOIN statuses s ON s.id = i.status_id WHERE x.source_id = $1) AS links,
-    (SELECT coalesce(json_agg(${ISSUE_REF_JSON} ORDER BY i.id), '[]')
-       FROM issues i JOIN statuses s ON s.id = i.status_id WHERE i.parent_id = $1) AS subtasks`;
+/**
+ * A history value (jsonb) as history shows it: a text longer than `limit` characters as
+ * its first `limit` (domain/history.rules.ts: new rows store `limit + 1`, rows from before
+ * the rule the whole text; both read alike).
+ */
+const shownText = (column: string, limit: string) =>
+  `CASE WHEN jsonb_typeof(${column}) = 'string' AND length(${column} #>> '{}') > ${limit} THEN to_jsonb(left(${column} #>> '{}', ${limit})) ELSE ${column} END`;
+const cutText = (column: string, limit: string) => `coalesce(jsonb_typeof(${column}) = 'string' AND length(${column} #>> '{}') > ${limit}, false)`;
 
-type Dated<T, K extends keyof T> = Omit<T, K> & { [P in K]: string };
-const at = (iso: string) => new Date(iso);
+/**
+ * How each list is read. `$1` is the issue's id; `readable` lists take the caller's
+ * readable queue ids as an int[] parameter (NULL: every queue, a workspace admin), and
+ * history the text limit, as the parameter named in `extra`. Timestamps inside json come
+ * out as ISO text; the mapper below turns them into Dates.
+ */
+interface ListSql {
+  from: string;
+  where: string;
+  /** The keyset: the list's order and the cursor of its pages. */
+  key: string;
+  json: (extra: string) => string;
+  extra?: 'readable' | 'textLimit';
+  dated?: 'createdAt' | 'at';
+}
+
+const LISTS: Record<IssueListName, ListSql> = {
+  comments: {
+    from: 'comments x',
+    where: 'x.issue_id = $1',
+    key: 'x.id',
+    json: () => `json_build_object('id', x.id, 'issueId', x.issue_id, 'authorId', x.author_id, 'body', x.body, 'createdAt', x.created_at)`,
+    dated: 'createdAt',
+  },
+  worklogs: {
+    from: 'worklogs x',
+    where: 'x.issue_id = $1',
+    key: 'x.id',
+    json: () =>
+      `json_build_object('id', x.id, 'issueId', x.issue_id, 'authorId', x.author_id, 'minutes', x.minutes, 'description', x.description, 'createdAt', x.created_at)`,
+    dated: 'createdAt',
+  },
+  history: {
+    from: 'issue_history x',
+    where: 'x.issue_id = $1',
+    key: 'x.id',
+    json: (limit) =>
+      `json_build_object('field', x.field, 'from', ${shownText('x."from"', limit)}, 'to', ${shownText('x."to"', limit)}, ` +
+      `'fromTruncated', ${cutText('x."from"', limit)}, 'toTruncated', ${cutText('x."to"', limit)}, 'actorId', x.actor_id, 'at', x.at)`,
+    extra: 'textLimit',
+    dated: 'at',
+  },
+  links: {
+    from: 'issue_links x JOIN issues i ON i.id = x.target_id JOIN statuses s ON s.id = i.status_id',
+    where: 'x.source_id = $1',
+    key: 'x.id',
+    json: () => `json_build_object('type', x.type, 'direction', x.direction, 'createdAt', x.created_at, 'issue', ${ISSUE_REF_JSON})`,
+    extra: 'readable',
+    dated: 'createdAt',
+  },
+  subtasks: {
+    from: 'issues i JOIN statuses s ON s.id = i.status_id',
+    where: 'i.parent_id = $1',
+    key: 'i.id',
+    json: () => ISSUE_REF_JSON,
+    extra: 'readable',
+  },
+};
+
+const whereOf = (list: ListSql, extra: string) => (list.extra === 'readable' ? `${list.where} AND (${extra}::int[] IS NULL OR i.queue_id = ANY(${extra}::int[]))` : list.where);
+const extraOf = (list: ListSql, readable: number[] | null) => (list.extra === 'readable' ? readable : ISSUE_READ_LIMITS.historyText);
+
+/** At most `limit` rows of a list, counted (cheap: only `limit` index entries). */
+const countOf = (list: ListSql, extra: string, limit: string) => `(SELECT count(*)::int FROM (SELECT 1 FROM ${list.from} WHERE ${whereOf(list, extra)} LIMIT ${limit}) t)`;
+
+/**
+ * The newest of each list (read backwards along the key, then put oldest first) and the
+ * counts, in one round trip. $2 how many of each, $3 the count cap, $4 the history text
+ * limit, $5 the readable queues.
+ */
+const ATTACHMENTS = `SELECT ${(Object.keys(LISTS) as IssueListName[])
+  .map((name) => {
+    const list = LISTS[name];
+    const extra = list.extra === 'readable' ? '$5' : '$4::int';
+    const newest = `SELECT ${list.key} AS k, ${list.json(extra)} AS j FROM ${list.from} WHERE ${whereOf(list, extra)} ORDER BY ${list.key} DESC LIMIT $2`;
+    return `(SELECT coalesce(json_agg(t.j ORDER BY t.k), '[]') FROM (${newest}) t) AS ${name}, ${countOf(list, extra, '$3')} AS "${name}Total"`;
+  })
+  .join(',\n')}`;
+
+/** One page of a list: $2 after this key, $3 rows (one more than asked, to know whether more follow), $4 the count cap, $5 the list's extra. */
+const pageSql = (list: ListSql) => {
+  const extra = list.extra === 'readable' ? '$5' : list.extra === 'textLimit' ? '$5::int' : '';
+  return `
+    SELECT (SELECT coalesce(json_agg(json_build_object('k', t.k, 'j', t.j) ORDER BY t.k), '[]')
+              FROM (SELECT ${list.key} AS k, ${list.json(extra)} AS j FROM ${list.from}
+                     WHERE ${whereOf(list, extra)} AND ${list.key} > $2 ORDER BY ${list.key} LIMIT $3) t) AS rows,
+           ${countOf(list, extra, '$4')} AS total`;
+};
+const PAGES = Object.fromEntries((Object.keys(LISTS) as IssueListName[]).map((name) => [name, pageSql(LISTS[name])])) as Record<IssueListName, string>;
+
+type Row = Record<string, unknown>;
+const dated = (list: ListSql) => (row: Row) => (list.dated ? { ...row, [list.dated]: new Date(row[list.dated] as string) } : row);
 
 export function issueReadsRepository(sql: Sql) {
   return {
@@ -50,21 +153,31 @@ export function issueReadsRepository(sql: Sql) {
       return (await prepared<IssueRecord>(sql, 'issues.find-by-key', FIND_BY_KEY, [workspaceId, key]))[0] ?? null;
     },
 
-    /** Comments, worklogs, history, links and subtasks of an issue, oldest first, in one round trip. */
-    async attachments(id: number) {
-      const [row] = await prepared<{
-        comments: Array<Dated<CommentRecord, 'createdAt'>>;
-        worklogs: Array<Dated<WorklogRecord, 'createdAt'>>;
-        history: Array<Dated<HistoryRecord, 'at'>>;
-        links: Array<Dated<LinkRecord, 'createdAt'>>;
-        subtasks: IssueRef[];
-      }>(sql, 'issues.attachments', ATTACHMENTS, [id]);
+    /**
+     * The newest `embedded` comments, worklogs, history entries, links and subtasks of an
+     * issue (oldest first), and how many there are up to ISSUE_READ_LIMITS.counted, in one
+     * round trip. Links and subtasks only in `readable` queues (null: every queue).
+     */
+    async attachments(id: number, readable: number[] | null, embedded: number = ISSUE_READ_LIMITS.embedded): Promise<IssueAttachments> {
+      const [row] = await prepared<Row>(sql, 'issues.attachments', ATTACHMENTS, [id, embedded, ISSUE_READ_LIMITS.counted, ISSUE_READ_LIMITS.historyText, readable]);
+      const lists = Object.fromEntries(
+        (Object.keys(LISTS) as IssueListName[]).map((name) => [name, (row![name] as Row[]).map(dated(LISTS[name]))]),
+      ) as unknown as Omit<IssueAttachments, 'totals'>;
+      const totals = Object.fromEntries((Object.keys(LISTS) as IssueListName[]).map((name) => [name, row![`${name}Total`] as number])) as IssueAttachments['totals'];
+      return { ...lists, totals };
+    },
+
+    /** Up to `limit` items of a list after the key `afterId`, oldest first, the count, and the key the next page starts after. */
+    async page<L extends IssueListName>(name: L, id: number, afterId: number, limit: number, readable: number[] | null): Promise<ListPageOf<IssueLists[L]>> {
+      const list = LISTS[name];
+      const values: unknown[] = [id, afterId, limit + 1, ISSUE_READ_LIMITS.counted];
+      if (list.extra) values.push(extraOf(list, readable));
+      const [row] = await prepared<{ rows: Array<{ k: number; j: Row }>; total: number }>(sql, `issues.page-${name}`, PAGES[name], values);
+      const rows = row!.rows.slice(0, limit);
       return {
-        comments: row!.comments.map((x): CommentRecord => ({ ...x, createdAt: at(x.createdAt) })),
-        worklogs: row!.worklogs.map((x): WorklogRecord => ({ ...x, createdAt: at(x.createdAt) })),
-        history: row!.history.map((x): HistoryRecord => ({ ...x, at: at(x.at) })),
-        links: row!.links.map((x): LinkRecord => ({ ...x, createdAt: at(x.createdAt) })),
-        subtasks: row!.subtasks,
+        items: rows.map((r) => dated(list)(r.j)) as unknown as IssueLists[L][],
+        total: row!.total,
+        nextAfterId: row!.rows.length > limit ? rows[rows.length - 1]!.k : null,
       };
     },
   };

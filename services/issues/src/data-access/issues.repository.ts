@@ -1,6 +1,8 @@
 import { PATCHABLE_FIELDS, type IssuePatch } from '../domain/issue-update.rules';
 import type { CommentRecord, FieldChange, IssueFields, IssueRecord, StatusRecord, WorklogRecord } from '../domain/model';
 import { prepared, type Sql } from '@tracker/kit';
+import { SNAPSHOT_LIMITS } from '@tracker/contracts';
+import { choosePage, type Sized } from '../domain/snapshot.rules';
 import { ISSUE_RECORD_COLUMNS } from './issue-reads.repository';
 
 /** Ancestor walks stop here, far beyond any real hierarchy (and any accidental loop). */
@@ -215,16 +217,61 @@ export function issuesRepository(c: Sql) {
       );
     },
 
-    /** Every issue of every workspace, by id, with its comments' text, for the replica snapshot. */
-    async page(afterId: number, limit: number) {
-      const { rows } = await c.query<IssueRecord & { comments: Array<{ id: number; body: string }> }>(
-        `SELECT ${ISSUE_RECORD_COLUMNS},
-                (SELECT coalesce(json_agg(json_build_object('id', x.id, 'body', x.body) ORDER BY x.id), '[]') FROM comments x WHERE x.issue_id = i.id) AS comments
-           FROM issues i
-          WHERE i.id > $1 ORDER BY i.id LIMIT $2`,
-        [afterId, limit],
+    /**
+     * How many comments or worklogs the issue holds, counted up to `max` (enough to
+     * enforce a per-issue cap; reads `max` index entries at most).
+     */
+    async countAttached(table: 'comments' | 'worklogs', issueId: number, max: number): Promise<number> {
+      const rows = await prepared<{ n: number }>(
+        c,
+        `issues.count-${table}`,
+        `SELECT count(*)::int AS n FROM (SELECT 1 FROM ${table} WHERE issue_id = $1 LIMIT $2) t`,
+        [issueId, max],
       );
-      return rows.map(({ comments, ...issue }) => ({ issue, comments }));
+      return rows[0]!.n;
+    },
+
+    /**
+     * Every issue of every workspace, by id, for the replica snapshot: at most `limit`
+     * rows, fewer when their text would pass SNAPSHOT_LIMITS.pageBytes (choosePage).
+     * Sizes come from octet_length, which reads a long text's length without fetching it.
+     * Run in one REPEATABLE READ transaction (snapshotPage) so the sizes are those of the rows sent.
+     */
+    async page(afterId: number, limit: number): Promise<{ issues: IssueRecord[]; more: boolean }> {
+      const sizes = await prepared<Sized>(
+        c,
+        'issues.snapshot-sizes',
+        `SELECT i.id, ($3::int + octet_length(i.key) + octet_length(i.title) + octet_length(i.description) + octet_length(i.type)
+                 + coalesce(octet_length(array_to_string(i.labels, '')) + 3 * cardinality(i.labels), 0))::float8 AS size
+           FROM issues i WHERE i.id > $1 ORDER BY i.id LIMIT $2`,
+        [afterId, limit + 1, SNAPSHOT_LIMITS.issueRowOverhead],
+      );
+      const { ids, more } = choosePage(sizes, limit, SNAPSHOT_LIMITS.pageBytes);
+      const issues = await prepared<IssueRecord>(
+        c,
+        'issues.snapshot-issues',
+        `SELECT ${ISSUE_RECORD_COLUMNS} FROM issues i WHERE i.id = ANY($1::int[]) ORDER BY i.id`,
+        [ids],
+      );
+      return { issues, more };
+    },
+
+    /** Every comment's text, by id, for the replica snapshot: paged as `page`. */
+    async commentsPage(afterId: number, limit: number): Promise<{ comments: Array<{ id: number; issue_id: number; body: string }>; more: boolean }> {
+      const sizes = await prepared<Sized>(
+        c,
+        'issues.snapshot-comment-sizes',
+        `SELECT id, ($3::int + octet_length(body))::float8 AS size FROM comments WHERE id > $1 ORDER BY id LIMIT $2`,
+        [afterId, limit + 1, SNAPSHOT_LIMITS.commentRowOverhead],
+      );
+      const { ids, more } = choosePage(sizes, limit, SNAPSHOT_LIMITS.pageBytes);
+      const comments = await prepared<{ id: number; issue_id: number; body: string }>(
+        c,
+        'issues.snapshot-comments',
+        `SELECT id, issue_id, body FROM comments WHERE id = ANY($1::int[]) ORDER BY id`,
+        [ids],
+      );
+      return { comments, more };
     },
   };
 }

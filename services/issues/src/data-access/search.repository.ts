@@ -1,8 +1,8 @@
 import { join, raw, sqltag as sql, type Sql as SqlFragment } from '@prisma/client/runtime/client';
 import type { SearchCriteria } from '@tracker/contracts';
 import type { Sql } from '@tracker/kit';
-import type { IssueRecord } from '../domain/model';
-import { ISSUE_RECORD_COLUMNS } from './issue-reads.repository';
+import type { IssueSummaryRecord } from '../domain/model';
+import { ISSUE_SUMMARY_COLUMNS } from './issue-reads.repository';
 
 /** The filters other than free text, over an issue (alias i) and its status (alias s). */
 function filterConditions(criteria: SearchCriteria): SqlFragment[] {
@@ -20,8 +20,9 @@ function filterConditions(criteria: SearchCriteria): SqlFragment[] {
 }
 
 /**
- * The search as one SQL statement returning whole issue records (exported so a test and
- * the benchmark can EXPLAIN it). Built with Prisma's sql tag for its safe parameters;
+ * The search as one SQL statement returning issue summaries, the description cut to its
+ * first characters (exported so a test and the benchmark can EXPLAIN it): 2000 rows of
+ * 100,000-character descriptions would be a 200 MB answer. Built with Prisma's sql tag for its safe parameters;
  * run on node-postgres (`.text` has the $n placeholders).
  *
  * Free text matches an issue's own text or one of its comments. Each of the two is its
@@ -34,7 +35,7 @@ function filterConditions(criteria: SearchCriteria): SqlFragment[] {
 export function searchSql(criteria: SearchCriteria): SqlFragment {
   const where = join(filterConditions(criteria), ' AND ');
   const order = sql`ORDER BY i.updated_at DESC, i.id DESC LIMIT ${criteria.limit}`;
-  const record = raw(ISSUE_RECORD_COLUMNS);
+  const record = raw(ISSUE_SUMMARY_COLUMNS);
   if (!criteria.text) return sql`SELECT ${record} FROM issues i JOIN statuses s ON s.id = i.status_id WHERE ${where} ${order}`;
   const query = sql`websearch_to_tsquery('simple', ${criteria.text})`;
   return sql`
@@ -50,10 +51,10 @@ export function searchSql(criteria: SearchCriteria): SqlFragment {
 
 export function searchRepository(db: Sql) {
   return {
-    async search(criteria: SearchCriteria): Promise<IssueRecord[]> {
+    async search(criteria: SearchCriteria): Promise<IssueSummaryRecord[]> {
       if (criteria.queueIds?.length === 0) return [];
       const query = searchSql(criteria);
-      return (await db.query<IssueRecord>(query.text, query.values)).rows;
+      return (await db.query<IssueSummaryRecord>(query.text, query.values)).rows;
     },
   };
 }

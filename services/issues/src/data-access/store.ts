@@ -23,6 +23,12 @@ export function createStore(pool: Pool) {
     reads: issueReadsRepository(pool),
     search: searchRepository(pool),
     transaction: <T>(work: (tx: Repositories) => Promise<T>): Promise<T> => inTransaction(pool, (client) => work(repositories(client))),
+    /** Reads that must see one state of the database (a snapshot page's sizes and rows): REPEATABLE READ, read only. */
+    snapshot: <T>(work: (tx: Repositories) => Promise<T>): Promise<T> =>
+      inTransaction(pool, async (client) => {
+        await client.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY');
+        return work(repositories(client));
+      }),
   };
 }
 

@@ -51,7 +51,8 @@ export const queueEvent = (type: 'queue.created' | 'queue.updated', ctx: Request
 export const issueCreated = (ctx: RequestContext, issue: IssueRecord): EventEnvelope =>
   buildEvent({ type: 'issue.created', ...envelope(ctx, issue), data: { issue: issueState(issue) } });
 
-export const issueUpdated = (ctx: RequestContext, issue: IssueRecord, changes: FieldChange[]): EventEnvelope =>
+/** `changes` as history shows them (history.rules.ts shownChanges): a long text cut, with `from_truncated` / `to_truncated`. */
+export const issueUpdated = (ctx: RequestContext, issue: IssueRecord, changes: Array<FieldChange & { from_truncated: boolean; to_truncated: boolean }>): EventEnvelope =>
   buildEvent({ type: 'issue.updated', ...envelope(ctx, issue), data: { issue: issueState(issue), changes } });
 
 export const commentAdded = (ctx: RequestContext, issue: IssueRecord, comment: CommentRecord): EventEnvelope =>

@@ -1,15 +1,29 @@
+import type { CallerAccess } from '@tracker/authz';
 import type { IssuesDeps } from './deps';
 import { readableIssue } from './guards';
-import type { IssueDetails, RequestContext } from './model';
+import type { IssueDetails, IssueListName, IssueLists, ListPageOf, RequestContext } from './model';
 
-/** An issue with its comments, worklogs and history; links and subtasks only where the caller can read the other issue. */
+/** The queues whose issues the caller may see as links and subtasks: null for every queue (a workspace admin). */
+const readableFilter = (access: CallerAccess) => (access.isWorkspaceAdmin ? null : access.grantedQueueIds());
+
+/**
+ * An issue with the newest of its comments, worklogs and history, and of its links and
+ * subtasks where the caller can read the other issue, with how many there are of each
+ * (ISSUE_READ_LIMITS: the read stays bounded however much the issue holds).
+ */
 export async function getIssue(deps: IssuesDeps, ctx: RequestContext, key: string): Promise<IssueDetails> {
   const { issue, access } = await readableIssue(deps, ctx, key);
-  const attached = await deps.store.reads.attachments(issue.id);
-  return {
-    ...issue,
-    ...attached,
-    links: attached.links.filter((link) => access.canRead(link.issue.queueId)),
-    subtasks: attached.subtasks.filter((sub) => access.canRead(sub.queueId)),
-  };
+  return { ...issue, ...(await deps.store.reads.attachments(issue.id, readableFilter(access))) };
+}
+
+/** One page of a list of a readable issue (GET /issues/{key}/comments, …), oldest first. */
+export async function listIssueItems<L extends IssueListName>(
+  deps: IssuesDeps,
+  ctx: RequestContext,
+  key: string,
+  list: L,
+  page: { after_id: number; limit: number },
+): Promise<ListPageOf<IssueLists[L]>> {
+  const { issue, access } = await readableIssue(deps, ctx, key);
+  return deps.store.reads.page(list, issue.id, page.after_id, page.limit, readableFilter(access));
 }

@@ -16,4 +16,10 @@ export const issuesErrors = {
       fields: { version: current },
     }),
   invalidField: (path: string, message: string) => invalid([{ path, message }]),
+  /** A limit of the issue, not of this body: reported on the body as a whole (as dashboards per workspace). */
+  issueFull: (what: 'comments' | 'worklogs', max: number) =>
+    invalid(
+      [{ path: '(body)', message: `an issue holds at most ${max} ${what}, and this one is full` }],
+      `An issue holds at most ${max} ${what}; this one has that many already.`,
+    ),
 };

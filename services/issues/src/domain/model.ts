@@ -87,6 +87,9 @@ export interface FieldChange {
 }
 
 export interface HistoryRecord extends FieldChange {
+  /** Whether `from` / `to` show only the first characters of a longer text (history.rules.ts). */
+  fromTruncated: boolean;
+  toTruncated: boolean;
   actorId: number;
   at: Date;
 }
@@ -98,12 +101,32 @@ export interface LinkRecord {
   createdAt: Date;
 }
 
-export interface IssueDetails extends IssueRecord {
-  comments: CommentRecord[];
-  worklogs: WorklogRecord[];
-  history: HistoryRecord[];
-  links: LinkRecord[];
-  subtasks: IssueRef[];
+/** The lists an issue read embeds the newest of, and their list endpoints page through. */
+export interface IssueLists {
+  comments: CommentRecord;
+  worklogs: WorklogRecord;
+  history: HistoryRecord;
+  links: LinkRecord;
+  subtasks: IssueRef;
+}
+export type IssueListName = keyof IssueLists;
+export const ISSUE_LISTS: readonly IssueListName[] = ['comments', 'worklogs', 'history', 'links', 'subtasks'];
+
+/** The newest of each list (oldest first) and how many there are, counted up to a cap. */
+export type IssueAttachments = { [L in IssueListName]: IssueLists[L][] } & { totals: { [L in IssueListName]: number } };
+
+export interface IssueDetails extends IssueRecord, IssueAttachments {}
+
+/** One keyset page of a list: `nextAfterId` null on the last page. */
+export interface ListPageOf<T> {
+  items: T[];
+  total: number;
+  nextAfterId: number | null;
+}
+
+/** An issue as search returns it: the description cut to its first characters. */
+export interface IssueSummaryRecord extends IssueRecord {
+  descriptionTruncated: boolean;
 }
 
 export interface QueueWithRole extends QueueRecord {

@@ -3,11 +3,12 @@ import { accessOf } from '@tracker/authz';
 import type { IssuesDeps } from './deps';
 import { readableQueueIds } from './guards';
 import { issuesErrors } from './issues.errors';
-import type { IssueRecord, RequestContext } from './model';
+import type { IssueSummaryRecord, RequestContext } from './model';
 import { toSearchCriteria } from '@tracker/contracts';
 
 export interface SearchResult {
-  issues: IssueRecord[];
+  /** Each with the description cut to its first characters (ISSUE_READ_LIMITS.searchDescription). */
+  issues: IssueSummaryRecord[];
   /** Whether more issues matched than the cap let through. */
   truncated: boolean;
 }

@@ -3,6 +3,7 @@ import type { Repositories } from '../data-access/store';
 import type { CallerAccess } from '@tracker/authz';
 import type { IssuesDeps } from './deps';
 import { issueUpdated } from './events';
+import { shownChanges, storedHistory } from './history.rules';
 import { assigneeCheck, writableIssue } from './guards';
 import { changedValues, createsCycle, diffIssue, endPosition, movesToAnotherStatus, requestedFields } from './issue-update.rules';
 import { issuesErrors } from './issues.errors';
@@ -39,9 +40,10 @@ export async function updateIssue(deps: IssuesDeps, ctx: RequestContext, key: st
     const changes = diffIssue(current, patch, endOfNewStatus);
     if (changes.length === 0) return current;
     const at = deps.clock();
-    const updated = await tx.issues.update(current.id, changedValues(changes), { actorId: ctx.userId, changes }, at);
+    // History and the event's `changes` keep only the start of a long text (history.rules.ts); the issue gets all of it.
+    const updated = await tx.issues.update(current.id, changedValues(changes), { actorId: ctx.userId, changes: storedHistory(changes) }, at);
     if (changes.some((c) => c.field === 'description')) await tx.issues.linkMentions(updated, extractMentions(updated.description, updated.key), at);
-    await tx.outbox.append(issueUpdated(ctx, updated, changes));
+    await tx.outbox.append(issueUpdated(ctx, updated, shownChanges(changes)));
     return updated;
   });
 }

@@ -2,7 +2,7 @@ import type { Router } from 'express';
 import { SnapshotPage } from '@tracker/contracts';
 import { invalid, fieldErrors } from '@tracker/kit';
 import type { IssuesDeps } from '../domain/deps';
-import { issuesSnapshot, queuesSnapshot } from '../domain/snapshot.use-case';
+import { commentsSnapshot, issuesSnapshot, queuesSnapshot } from '../domain/snapshot.use-case';
 
 /** Service-to-service only (signed service principal): the statistics replica's rebuild source. */
 export function internalSnapshotRoutes(router: Router, deps: IssuesDeps): void {
@@ -18,5 +18,9 @@ export function internalSnapshotRoutes(router: Router, deps: IssuesDeps): void {
 
   router.get('/internal/snapshot/issues', async (req, res) => {
     res.json(await issuesSnapshot(deps, pageOf(req.query)));
+  });
+
+  router.get('/internal/snapshot/comments', async (req, res) => {
+    res.json(await commentsSnapshot(deps, pageOf(req.query)));
   });
 }

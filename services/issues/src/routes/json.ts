@@ -5,6 +5,7 @@ import type {
   IssueDetails as IssueDetailsJson,
   IssueLink as LinkJson,
   IssueRef as IssueRefJson,
+  IssueSummary as IssueSummaryJson,
   Queue as QueueJson,
   Status as StatusJson,
   Worklog as WorklogJson,
@@ -15,9 +16,13 @@ import type {
   CommentRecord,
   HistoryRecord,
   IssueDetails,
+  IssueListName,
+  IssueLists,
   IssueRecord,
   IssueRef,
+  IssueSummaryRecord,
   LinkRecord,
+  ListPageOf,
   QueueWithRole,
   RequestContext,
   StatusRecord,
@@ -75,6 +80,8 @@ export const issueJson = (i: IssueRecord): IssueJson => ({
   updated_at: i.updatedAt.toISOString(),
 });
 
+export const issueSummaryJson = (i: IssueSummaryRecord): IssueSummaryJson => ({ ...issueJson(i), description_truncated: i.descriptionTruncated });
+
 export const issueRefJson = (r: IssueRef): IssueRefJson => ({
   id: r.id,
   key: r.key,
@@ -102,15 +109,42 @@ export const worklogJson = (w: WorklogRecord): WorklogJson => ({
   created_at: w.createdAt.toISOString(),
 });
 
-const historyJson = (h: HistoryRecord): HistoryJson => ({ field: h.field, from: h.from, to: h.to, actor_id: h.actorId, at: h.at.toISOString() });
+const historyJson = (h: HistoryRecord): HistoryJson => ({
+  field: h.field,
+  from: h.from,
+  to: h.to,
+  from_truncated: h.fromTruncated,
+  to_truncated: h.toTruncated,
+  actor_id: h.actorId,
+  at: h.at.toISOString(),
+});
 
 const linkJson = (l: LinkRecord): LinkJson => ({ ...issueRefJson(l.issue), type: l.type, direction: l.direction, linked_at: l.createdAt.toISOString() });
+
+const LIST_ITEM_JSON: { [L in IssueListName]: (item: IssueLists[L]) => unknown } = {
+  comments: commentJson,
+  worklogs: worklogJson,
+  history: historyJson,
+  links: linkJson,
+  subtasks: issueRefJson,
+};
 
 export const issueDetailsJson = (d: IssueDetails): IssueDetailsJson => ({
   ...issueJson(d),
   comments: d.comments.map(commentJson),
+  comments_total: d.totals.comments,
   worklogs: d.worklogs.map(worklogJson),
+  worklogs_total: d.totals.worklogs,
   history: d.history.map(historyJson),
+  history_total: d.totals.history,
   links: d.links.map(linkJson),
+  links_total: d.totals.links,
   subtasks: d.subtasks.map(issueRefJson),
+  subtasks_total: d.totals.subtasks,
 });
+
+/** CommentPage, WorklogPage, HistoryPage, LinkPage, SubtaskPage. */
+export function listPageJson<L extends IssueListName>(list: L, page: ListPageOf<IssueLists[L]>) {
+  const item = LIST_ITEM_JSON[list] as (item: IssueLists[L]) => unknown;
+  return { items: page.items.map(item), total: page.total, next_after_id: page.nextAfterId };
+}

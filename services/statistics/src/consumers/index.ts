@@ -1,5 +1,5 @@
 import { startConsumer, type Consumer, type ConsumerOptions, type EventHandler } from '@tracker/events';
-import type { Logger } from '@tracker/kit';
+import type { Logger, TrustedKeys } from '@tracker/kit';
 import type { ReplicaStore } from '../domain/replica';
 import { replicaEventsHandler } from './replica-events.consumer';
 
@@ -28,6 +28,8 @@ export interface ConsumersConfig {
   prefetch: number;
   maxAttempts: number;
   retryDelayMs: number;
+  /** The publishers' public keys (`config.internal.trusted`): only events signed by their publisher are applied. */
+  trusted: TrustedKeys;
   onOutcome?: ConsumerOptions['onOutcome'];
 }
 
@@ -44,6 +46,7 @@ export function startConsumers(
       queue: config.queue ?? s.queue,
       bindings: s.bindings,
       handler: s.handler,
+      trusted: config.trusted,
       logger: deps.logger,
       prefetch: config.prefetch,
       maxAttempts: config.maxAttempts,

@@ -8,13 +8,20 @@ const id = z.number().int().positive();
 /**
  * The snapshot pages of the issues service, as libs/contracts/src/internal.ts describes
  * them. Kept here until the response schemas live in libs/contracts next to SnapshotPage.
+ * Issue rows carry no comments: comments are pages of their own. (An issues service of
+ * before that still sends `comments` in its rows; they are ignored, and its missing
+ * comments endpoint fails the rebuild, which is retried until issues is upgraded.)
  */
 export const SnapshotQueuesPage = z.object({
   queues: z.array(z.object({ revision: id, queue: QueueState })),
   next_after_id: id.nullable(),
 });
 export const SnapshotIssuesPage = z.object({
-  issues: z.array(z.object({ revision: id, issue: IssueState, comments: z.array(z.object({ id, body: z.string() })) })),
+  issues: z.array(z.object({ revision: id, issue: IssueState })),
+  next_after_id: id.nullable(),
+});
+export const SnapshotCommentsPage = z.object({
+  comments: z.array(z.object({ id, issue_id: id, body: z.string() })),
   next_after_id: id.nullable(),
 });
 
@@ -24,7 +31,7 @@ export const SnapshotIssuesPage = z.object({
  * broken answer as an empty snapshot.
  */
 export function issuesSnapshotClient(client: InternalClient): IssuesSnapshot {
-  async function page<S extends z.ZodType>(what: 'queues' | 'issues', schema: S, afterId: number, limit: number): Promise<z.output<S>> {
+  async function page<S extends z.ZodType>(what: 'queues' | 'issues' | 'comments', schema: S, afterId: number, limit: number): Promise<z.output<S>> {
     const path = `/internal/snapshot/${what}?after_id=${afterId}&limit=${limit}`;
     const res = await client.call('GET', path);
     const parsed = res.status === 200 ? schema.safeParse(res.body) : null;
@@ -43,11 +50,11 @@ export function issuesSnapshotClient(client: InternalClient): IssuesSnapshot {
     },
     async issues(afterId, limit) {
       const data = await page('issues', SnapshotIssuesPage, afterId, limit);
-      return {
-        rows: data.issues.map(({ revision, issue }) => ({ revision, issue })),
-        comments: data.issues.flatMap(({ issue, comments }) => comments.map((c) => ({ id: c.id, issueId: issue.id, body: c.body }))),
-        nextAfterId: data.next_after_id,
-      };
+      return { rows: data.issues, nextAfterId: data.next_after_id };
+    },
+    async comments(afterId, limit) {
+      const data = await page('comments', SnapshotCommentsPage, afterId, limit);
+      return { rows: data.comments.map((c) => ({ id: c.id, issueId: c.issue_id, body: c.body })), nextAfterId: data.next_after_id };
     },
   };
 }

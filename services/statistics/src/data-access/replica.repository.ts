@@ -8,7 +8,9 @@ import { Prisma } from '../generated/prisma/client';
  * expanded by jsonb_to_recordset, so a snapshot page is one statement per table and
  * an event is the same statement with one row. The revision rule is the upsert's
  * `WHERE EXCLUDED.revision > <table>.revision`: the database decides under the row
- * lock, so there is no read-then-write race between concurrent consumers.
+ * lock, so there is no read-then-write race between concurrent consumers. Neither does a
+ * row ever move to another workspace (workspace-rule.ts refuses such events first; the
+ * condition closes the race of two concurrent first events of one row).
  */
 function replicaWriter(c: Sql): ReplicaWriter {
   return {
@@ -32,7 +34,7 @@ function replicaWriter(c: Sql): ReplicaWriter {
         ON CONFLICT (id) DO UPDATE SET
           workspace_id = EXCLUDED.workspace_id, key = EXCLUDED.key, name = EXCLUDED.name, description = EXCLUDED.description,
           revision = EXCLUDED.revision, event_at = EXCLUDED.event_at, created_at = EXCLUDED.created_at, updated_at = EXCLUDED.updated_at
-        WHERE EXCLUDED.revision > queues.revision
+        WHERE EXCLUDED.revision > queues.revision AND EXCLUDED.workspace_id = queues.workspace_id
         RETURNING id`);
       if (applied.length === 0) return 0;
       // The statuses belong to the queue state that won; the queue row stays locked
@@ -95,30 +97,52 @@ function replicaWriter(c: Sql): ReplicaWriter {
           priority = EXCLUDED.priority, type = EXCLUDED.type, labels = EXCLUDED.labels, due_date = EXCLUDED.due_date,
           estimate_minutes = EXCLUDED.estimate_minutes, spent_minutes = EXCLUDED.spent_minutes, version = EXCLUDED.version,
           revision = EXCLUDED.revision, event_at = EXCLUDED.event_at, created_at = EXCLUDED.created_at, updated_at = EXCLUDED.updated_at
-        WHERE EXCLUDED.revision > issues.revision`);
+        WHERE EXCLUDED.revision > issues.revision AND EXCLUDED.workspace_id = issues.workspace_id`);
     },
 
     async addComments(rows, eventAt) {
       if (rows.length === 0) return 0;
       const comments = rows.map((r) => ({ id: r.id, issue_id: r.issueId, body: r.body }));
+      // A snapshot comment may belong to an issue created after the issue pages were read:
+      // skipped (its comment.added event brings it), never a foreign-key failure.
       return rowCountOf(c, Prisma.sql`
         INSERT INTO comments (id, issue_id, body, event_at)
         SELECT r.id, r.issue_id, r.body, ${eventAt}::timestamptz
         FROM jsonb_to_recordset(${JSON.stringify(comments)}::jsonb) AS r(id int, issue_id int, body text)
+        WHERE EXISTS (SELECT 1 FROM issues i WHERE i.id = r.issue_id)
         ON CONFLICT (id) DO UPDATE SET body = EXCLUDED.body, event_at = EXCLUDED.event_at
         WHERE comments.body IS NULL AND EXCLUDED.body IS NOT NULL`);
+    },
+
+    async heldWorkspaces(refs) {
+      const rows = await rowsOf<{ kind: 'queue' | 'issue' | 'comment'; id: number; value: number }>(c, Prisma.sql`
+        SELECT 'queue' AS kind, id, workspace_id AS value FROM queues WHERE id = ANY(${refs.queueIds}::int[])
+        UNION ALL SELECT 'issue', id, workspace_id FROM issues WHERE id = ANY(${refs.issueIds}::int[])
+        UNION ALL SELECT 'comment', id, issue_id FROM comments WHERE id = ANY(${refs.commentIds}::int[])`);
+      const of = (kind: string) => new Map(rows.filter((r) => r.kind === kind).map((r) => [r.id, r.value]));
+      return { queues: of('queue'), issues: of('issue'), comments: of('comment') };
     },
   };
 }
 
-export function replicaStore(pool: Pool): ReplicaStore {
+/**
+ * The replica's writes. Bulk transactions (a rebuild's pages and its reset) run with
+ * `bulkStatementTimeoutMs` instead of the pool's per-statement limit, so a rebuild of a
+ * large replica is not cut by the limit that bounds requests and events.
+ */
+export function replicaStore(pool: Pool, options: { bulkStatementTimeoutMs?: number } = {}): ReplicaStore {
+  const bulk = { statementTimeoutMs: options.bulkStatementTimeoutMs };
   return {
-    transaction: (work) => inTransaction(pool, (client) => work(replicaWriter(client))),
+    transaction: (work, { bulk: isBulk = false } = {}) => inTransaction(pool, (client) => work(replicaWriter(client)), isBulk ? bulk : {}),
     async reset() {
-      await inTransaction(pool, async (client) => {
-        await client.query('UPDATE replica_state SET built = false, snapshot_at = NULL, built_at = NULL WHERE id = 1');
-        await client.query('TRUNCATE comments, issues, statuses, queues');
-      });
+      await inTransaction(
+        pool,
+        async (client) => {
+          await client.query('UPDATE replica_state SET built = false, snapshot_at = NULL, built_at = NULL WHERE id = 1');
+          await client.query('TRUNCATE comments, issues, statuses, queues');
+        },
+        bulk,
+      );
     },
     async isBuilt() {
       const rows = await rowsOf<{ built: boolean }>(pool, Prisma.sql`SELECT built FROM replica_state WHERE id = 1`);

@@ -4,7 +4,7 @@ import type { SearchCriteria } from '@tracker/contracts';
 import { Prisma } from '../generated/prisma/client';
 import { prepared, rowsOf, type Sql } from '@tracker/kit';
 
-/** The conditions of the issues service's search, over the replica's columns. */
+/** The conditions of the issues service's search other than free text, over the replica's columns (alias i). */
 function conditions(criteria: SearchCriteria): Prisma.Sql[] {
   const where: Prisma.Sql[] = [Prisma.sql`i.workspace_id = ${criteria.workspaceId}`];
   if (criteria.queueIds) where.push(Prisma.sql`i.queue_id = ANY(${criteria.queueIds}::int[])`);
@@ -16,13 +16,27 @@ function conditions(criteria: SearchCriteria): Prisma.Sql[] {
   if (criteria.category) where.push(Prisma.sql`i.status_category = ${criteria.category}::status_category`);
   if (criteria.dueBefore) where.push(Prisma.sql`i.due_date < ${criteria.dueBefore}::date AND i.status_category <> 'done'`);
   if (criteria.label) where.push(Prisma.sql`${criteria.label} = ANY(i.labels)`);
-  if (criteria.text) {
-    where.push(Prisma.sql`i.id IN (
-      SELECT id FROM issues WHERE search_vector @@ websearch_to_tsquery('simple', ${criteria.text})
-      UNION
-      SELECT issue_id FROM comments WHERE search_vector @@ websearch_to_tsquery('simple', ${criteria.text}))`);
-  }
   return where;
+}
+
+/**
+ * The matching issues (alias i) the statistics count from. With free text, as in the
+ * issues service's search: the text matches of issues and of comments are two branches,
+ * each filtered by the workspace and every other condition, so neither carries matches
+ * of other workspaces (or of queues the caller cannot read) into the union, the sort or
+ * the count: the work grows with the caller's own matches, not with every tenant's. (An
+ * `i.id IN (SELECT … WHERE search_vector @@ …)` over the whole table, as before, hashed
+ * every tenant's matching ids on every call.)
+ */
+function matching(criteria: SearchCriteria): Prisma.Sql {
+  const where = Prisma.join(conditions(criteria), ' AND ');
+  if (!criteria.text) return Prisma.sql`SELECT i.* FROM issues i WHERE ${where}`;
+  const query = Prisma.sql`websearch_to_tsquery('simple', ${criteria.text})`;
+  return Prisma.sql`
+    SELECT i.* FROM issues i WHERE i.id IN (
+      SELECT i.id FROM issues i WHERE ${where} AND i.search_vector @@ ${query}
+      UNION
+      SELECT i.id FROM comments c JOIN issues i ON i.id = c.issue_id WHERE ${where} AND c.search_vector @@ ${query})`;
 }
 
 /**
@@ -37,8 +51,7 @@ export function statisticsSql(criteria: SearchCriteria): Prisma.Sql {
     WITH used AS (
       SELECT i.id, i.key, i.queue_id, i.assignee_id, i.status_category, i.estimate_minutes, i.spent_minutes,
              count(*) OVER () AS matched
-      FROM issues i
-      WHERE ${Prisma.join(conditions(criteria), ' AND ')}
+      FROM (${matching(criteria)}) i
       ORDER BY i.updated_at DESC, i.id DESC
       LIMIT ${criteria.limit}
     ),

@@ -1,5 +1,6 @@
 import type { EventEnvelope } from '@tracker/events';
-import type { ReplicaStore } from './replica';
+import type { ReplicaStore, ReplicaWriter } from './replica';
+import { replicaRefsOf, workspaceConflict, WorkspaceConflictError } from './workspace-rule';
 
 export type ApplyOutcome = 'applied' | 'stale' | 'ignored';
 
@@ -9,6 +10,9 @@ export type ApplyOutcome = 'applied' | 'stale' | 'ignored';
  * duplicate or an event overtaken by a newer one changes nothing. A comment's text is
  * a fact of its own (not part of the issue state), inserted once by comment id even
  * when the issue state it came with is stale.
+ *
+ * An event that contradicts the workspaces the replica holds (workspace-rule.ts) throws
+ * WorkspaceConflictError before anything is written.
  */
 export async function applyEvent(replica: ReplicaStore, event: EventEnvelope): Promise<ApplyOutcome> {
   const revision = event.aggregate.revision;
@@ -17,24 +21,37 @@ export async function applyEvent(replica: ReplicaStore, event: EventEnvelope): P
     // The revision counts the aggregate named in the envelope; a state of another one cannot be ordered by it.
     if (event.aggregate.id !== String(id)) throw new Error(`event ${event.event_id}: aggregate.id ${event.aggregate.id} does not match the state's id ${id}`);
   };
+  const sameWorkspace = async (w: ReplicaWriter) => {
+    const conflict = workspaceConflict(event, await w.heldWorkspaces(replicaRefsOf(event)));
+    if (conflict) throw new WorkspaceConflictError(conflict);
+  };
   switch (event.type) {
     case 'queue.created':
     case 'queue.updated': {
       const { queue } = (event as EventEnvelope<'queue.created'>).data;
       sameAggregate(queue.id);
-      return outcome(await replica.transaction((w) => w.applyQueues([{ revision, queue }], at)));
+      const written = await replica.transaction(async (w) => {
+        await sameWorkspace(w);
+        return w.applyQueues([{ revision, queue }], at);
+      });
+      return outcome(written);
     }
     case 'issue.created':
     case 'issue.updated':
     case 'worklog.added': {
       const { issue } = (event as EventEnvelope<'issue.created'>).data;
       sameAggregate(issue.id);
-      return outcome(await replica.transaction((w) => w.applyIssues([{ revision, issue }], at)));
+      const written = await replica.transaction(async (w) => {
+        await sameWorkspace(w);
+        return w.applyIssues([{ revision, issue }], at);
+      });
+      return outcome(written);
     }
     case 'comment.added': {
       const { issue, comment } = (event as EventEnvelope<'comment.added'>).data;
       sameAggregate(issue.id);
       const written = await replica.transaction(async (w) => {
+        await sameWorkspace(w);
         const issues = await w.applyIssues([{ revision, issue }], at);
         return issues + (await w.addComments([{ id: comment.id, issueId: issue.id, body: comment.body ?? null }], at));
       });

@@ -1,9 +1,14 @@
 import type { CommentRow, IssueRow, QueueRow, ReplicaStore } from './replica';
 
-/** Port: the issues service's snapshot, paged by id (libs/contracts/src/internal.ts). */
+/**
+ * Port: the issues service's snapshot, paged by id (libs/contracts/src/internal.ts). Issue
+ * and comment pages are bounded in bytes too, so a page may be short while more follow:
+ * only `nextAfterId: null` ends a walk.
+ */
 export interface IssuesSnapshot {
   queues(afterId: number, limit: number): Promise<{ rows: QueueRow[]; nextAfterId: number | null }>;
-  issues(afterId: number, limit: number): Promise<{ rows: IssueRow[]; comments: CommentRow[]; nextAfterId: number | null }>;
+  issues(afterId: number, limit: number): Promise<{ rows: IssueRow[]; nextAfterId: number | null }>;
+  comments(afterId: number, limit: number): Promise<{ rows: CommentRow[]; nextAfterId: number | null }>;
 }
 
 export interface RebuildDeps {
@@ -35,11 +40,14 @@ export interface RebuildResult {
 }
 
 /**
- * Pages through the snapshot and applies every row with the same revision rule as
- * events, so it can run while the consumer keeps applying events: whichever of the two
- * holds the newer revision of a row wins, in any order. The replica is marked built
- * only at the end. `snapshotAt` is taken before the first page: every change made
- * before it is in some page or in an event already applied, so it is the floor of as_of.
+ * Pages through the snapshot (queues, then issues, then comments) and applies every row
+ * with the same revision rule as events, so it can run while the consumer keeps applying
+ * events: whichever of the two holds the newer revision of a row wins, in any order. A
+ * comment whose issue is not in the replica (created after the issue pages were read) is
+ * skipped: its `comment.added` event carries it. The replica is marked built only at the
+ * end. `snapshotAt` is taken before the first page: every change made before it is in
+ * some page or in an event already applied, so it is the floor of as_of. Page
+ * transactions are `bulk` (the rebuild's own statement timeout).
  */
 export async function rebuildReplica(deps: RebuildDeps, options: RebuildOptions): Promise<RebuildResult> {
   const { replica, snapshot } = deps;
@@ -53,7 +61,7 @@ export async function rebuildReplica(deps: RebuildDeps, options: RebuildOptions)
     const from: number = after;
     const page = await attempt(`queues after ${from}`, () => snapshot.queues(from, options.pageSize));
     result.queues += page.rows.length;
-    result.applied += await replica.transaction((w) => w.applyQueues(page.rows, null));
+    result.applied += await replica.transaction((w) => w.applyQueues(page.rows, null), { bulk: true });
     after = page.nextAfterId;
   }
   for (let after: number | null = 0; after !== null; ) {
@@ -61,8 +69,15 @@ export async function rebuildReplica(deps: RebuildDeps, options: RebuildOptions)
     const from: number = after;
     const page = await attempt(`issues after ${from}`, () => snapshot.issues(from, options.pageSize));
     result.issues += page.rows.length;
-    result.comments += page.comments.length;
-    result.applied += await replica.transaction(async (w) => (await w.applyIssues(page.rows, null)) + (await w.addComments(page.comments, null)));
+    result.applied += await replica.transaction((w) => w.applyIssues(page.rows, null), { bulk: true });
+    after = page.nextAfterId;
+  }
+  for (let after: number | null = 0; after !== null; ) {
+    if (options.shouldStop?.()) return result;
+    const from: number = after;
+    const page = await attempt(`comments after ${from}`, () => snapshot.comments(from, options.pageSize));
+    result.comments += page.rows.length;
+    result.applied += await replica.transaction((w) => w.addComments(page.rows, null), { bulk: true });
     after = page.nextAfterId;
   }
   await replica.markBuilt(snapshotAt);

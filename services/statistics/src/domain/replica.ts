@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import type { IssueState, QueueState } from '@tracker/events';
+import type { HeldWorkspaces, ReplicaRefs } from './workspace-rule';
 
 /** The replica's model: the issues service's aggregates as its events and snapshot carry them. */
 export type QueueStateData = z.infer<typeof QueueState>;
@@ -33,14 +34,23 @@ export interface CommentRow {
 export interface ReplicaWriter {
   applyQueues(rows: QueueRow[], eventAt: Date | null): Promise<number>;
   applyIssues(rows: IssueRow[], eventAt: Date | null): Promise<number>;
-  /** Comments never change: inserted once by id (a missing text is filled in later). */
+  /**
+   * Comments never change: inserted once by id (a missing text is filled in later). A
+   * comment of an issue the replica does not hold is skipped (never the case for an
+   * event, whose issue state is applied first).
+   */
   addComments(rows: CommentRow[], eventAt: Date | null): Promise<number>;
+  /** What the replica holds about these rows (workspace-rule.ts): their workspaces, and each comment's issue. */
+  heldWorkspaces(refs: ReplicaRefs): Promise<HeldWorkspaces>;
 }
 
 export interface ReplicaStore {
-  /** Runs `work` in one transaction. */
-  transaction<T>(work: (writer: ReplicaWriter) => Promise<T>): Promise<T>;
-  /** Marks the replica not built and deletes every replicated row (dashboards stay). */
+  /**
+   * Runs `work` in one transaction. `bulk`: a rebuild's page, whose statements may run
+   * longer than a request's (REBUILD_STATEMENT_TIMEOUT_MS instead of DATABASE_STATEMENT_TIMEOUT_MS).
+   */
+  transaction<T>(work: (writer: ReplicaWriter) => Promise<T>, options?: { bulk?: boolean }): Promise<T>;
+  /** Marks the replica not built and deletes every replicated row (dashboards stay); a bulk transaction. */
   reset(): Promise<void>;
   isBuilt(): Promise<boolean>;
   /** Marks the replica built; `snapshotAt` (when the rebuild began) becomes the floor of as_of. */

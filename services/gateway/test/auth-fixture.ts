@@ -1,0 +1,136 @@
+import http from 'node:http';
+import { randomBytes } from 'node:crypto';
+import { bodyDigest, checkTicket, devTrustedKeysText, hashToken, parseTrustedKeys, PRINCIPAL_HEADER, serve, type RunningServer, type UserPrincipal } from '@tracker/kit';
+import { createGateway, type Gateway } from '../src/app';
+import { loadGatewayConfig } from '../src/config';
+
+const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+/** A well-formed bearer token nobody has seen before. */
+export const newToken = () => `trk_${[...randomBytes(40)].map((b) => BASE62[b % 62]).join('')}`;
+
+let nextId = 1_000_000 + Math.floor(Math.random() * 1_000_000_000);
+export const principalOf = (workspaceRole: 'admin' | 'member' = 'member'): UserPrincipal => ({
+  kind: 'user',
+  userId: nextId++,
+  workspaceId: nextId++,
+  workspaceRole,
+  tokenId: nextId++,
+});
+
+/**
+ * A stand-in for the access service behind a real gateway: it answers
+ * `POST /internal/auth/resolve` from its own token table (only to the gateway's signed
+ * tickets) and `GET /api/v1/me` with the principal the gateway's ticket carries, so a
+ * test sees exactly whom the gateway let through. It never writes the Redis cache:
+ * tests write the entries they need. `resolves` counts lookups (cache misses).
+ */
+export interface FakeAccessForGateway {
+  url: string;
+  tokens: Map<string, UserPrincipal>;
+  resolves: () => number;
+  setDown: (down: boolean) => void;
+  close: () => Promise<void>;
+}
+
+export async function startFakeAccessForGateway(): Promise<FakeAccessForGateway> {
+  const trusted = parseTrustedKeys(devTrustedKeysText());
+  const tokens = new Map<string, UserPrincipal>();
+  let resolves = 0;
+  let down = false;
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const bytes = Buffer.concat(chunks);
+      const send = (status: number, json: unknown) => {
+        res.writeHead(status, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(json));
+      };
+      const ticket = checkTicket(req.headers[PRINCIPAL_HEADER] as string | undefined, trusted, {
+        audience: 'access',
+        method: req.method!,
+        path: req.url!,
+        bodyDigest: bodyDigest(bytes),
+      });
+      if (!ticket.ok) return send(401, { code: 'unauthorized', detail: ticket.reason });
+      if (req.method === 'POST' && req.url === '/internal/auth/resolve') {
+        if (ticket.principal.kind !== 'service' || ticket.principal.service !== 'gateway') return send(401, { code: 'unauthorized' });
+        resolves++;
+        if (down) return send(500, { code: 'internal_error' });
+        const { token_hash } = JSON.parse(bytes.toString('utf8')) as { token_hash: string };
+        return send(200, { principal: tokens.get(token_hash) ?? null });
+      }
+      if (req.method === 'GET' && req.url === '/api/v1/me') {
+        return ticket.principal.kind === 'user' ? send(200, { principal: ticket.principal }) : send(401, { code: 'unauthorized' });
+      }
+      send(404, { code: 'not_found' });
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as { port: number }).port}`,
+    tokens,
+    resolves: () => resolves,
+    setDown: (value) => {
+      down = value;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+export interface GatewayUnderTest {
+  url: string;
+  gateway: Gateway;
+  /** GET /api/v1/me with the token: status and the principal the service was given. */
+  me: (token: string) => Promise<{ status: number; principal?: UserPrincipal }>;
+  close: () => Promise<void>;
+}
+
+/** The real gateway, in this process, in front of `access` (every upstream), with `env` on top. */
+export async function startGateway(access: FakeAccessForGateway, env: Record<string, string>): Promise<GatewayUnderTest> {
+  const gateway = createGateway(
+    loadGatewayConfig({
+      NODE_ENV: 'test',
+      LOG_LEVEL: 'silent',
+      ACCESS_URL: access.url,
+      ISSUES_URL: access.url,
+      STATISTICS_URL: access.url,
+      AGENT_URL: access.url,
+      // Other test files share the client address 127.0.0.1: no failure limit here.
+      AUTH_FAILURES_PER_MINUTE: '0',
+      ...env,
+    }),
+  );
+  const server: RunningServer = await serve(gateway.app, { port: 0, host: '127.0.0.1', logger: gateway.logger, graceMs: 100 });
+  const url = `http://127.0.0.1:${server.port}`;
+  return {
+    url,
+    gateway,
+    async me(token) {
+      const response = await fetch(`${url}/api/v1/me`, { headers: { authorization: `Bearer ${token}` } });
+      const body = (await response.json()) as { principal?: UserPrincipal };
+      return { status: response.status, principal: body.principal };
+    },
+    async close() {
+      await server.shutdown();
+      await gateway.close();
+    },
+  };
+}
+
+export const tokenHashOf = hashToken;
+
+/** Resolves once the client is connected (or after `ms`). */
+export const whenReady = (redis: { status: string; once: (event: 'ready', listener: () => void) => unknown }, ms = 5000) =>
+  new Promise<void>((resolve, reject) => {
+    if (redis.status === 'ready') return resolve();
+    const timer = setTimeout(() => reject(new Error(`redis not ready after ${ms} ms (${redis.status})`)), ms);
+    redis.once('ready', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });

@@ -1,0 +1,91 @@
+import { randomBytes } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { authCacheKey, CACHE_FRESH_KEY, devSigningKey, signCacheEntry } from '@tracker/kit';
+import { testRedisUrl } from '@tracker/testing';
+import { newToken, principalOf, startFakeAccessForGateway, startGateway, tokenHashOf, whenReady, type FakeAccessForGateway } from './auth-fixture';
+
+/**
+ * REDIS_URL may carry a Redis ACL user and password (`redis://user:password@host:port/db`):
+ * the gateway then uses the cache and counts requests as that user. A wrong password is
+ * a clean degraded start: every token is checked with the access service, nothing crashes.
+ */
+const user = `tracker-test-${randomBytes(6).toString('hex')}`;
+const password = randomBytes(18).toString('base64url');
+let admin: Redis;
+let access: FakeAccessForGateway;
+
+const urlWith = (secret: string) => {
+  const url = new URL(testRedisUrl());
+  url.username = user;
+  url.password = encodeURIComponent(secret);
+  return url.toString();
+};
+
+beforeAll(async () => {
+  admin = new Redis(testRedisUrl());
+  await admin.call('ACL', 'SETUSER', user, 'on', `>${password}`, '~*', '&*', '+@all');
+  access = await startFakeAccessForGateway();
+});
+afterAll(async () => {
+  await admin.del(CACHE_FRESH_KEY);
+  await admin.call('ACL', 'DELUSER', user);
+  await admin.quit();
+  await access.close();
+});
+
+test('when REDIS_URL names an ACL user and its password, then the gateway reads the signed cache and counts requests as that user', async () => {
+  const gw = await startGateway(access, { REDIS_URL: urlWith(password), RATE_LIMIT_PER_MINUTE: '1000' });
+  try {
+    await whenReady(gw.gateway.redis);
+    expect(await gw.gateway.redis.call('ACL', 'WHOAMI')).toBe(user);
+    const token = newToken();
+    const member = principalOf('member');
+    const key = authCacheKey(tokenHashOf(token));
+    await admin.set(key, signCacheEntry(devSigningKey('access'), key, member, 60), 'EX', 60);
+    await admin.set(CACHE_FRESH_KEY, '1', 'PX', 60_000);
+    const before = access.resolves();
+    const remaining: Array<string | null> = [];
+    for (let i = 0; i < 3; i++) {
+      const response = await fetch(`${gw.url}/api/v1/me`, { headers: { authorization: `Bearer ${token}` } });
+      expect(response.status).toBe(200);
+      expect(await response.json()).toEqual({ principal: member });
+      remaining.push(response.headers.get('ratelimit-remaining'));
+    }
+    expect(access.resolves()).toBe(before); // served from the cache
+    expect(remaining).toEqual(['999', '998', '997']); // counted in Redis
+    await admin.del(key);
+  } finally {
+    await gw.close();
+  }
+});
+
+test('when the password in REDIS_URL is wrong, then the gateway starts, answers every request through the access service, and does not crash', async () => {
+  const unhandled: unknown[] = [];
+  const onUnhandled = (err: unknown) => unhandled.push(err);
+  process.on('unhandledRejection', onUnhandled);
+  const gw = await startGateway(access, { REDIS_URL: urlWith('wrong-password'), RATE_LIMIT_PER_MINUTE: '1000' });
+  try {
+    // Let it try (and fail) to authenticate a few times.
+    await new Promise((r) => setTimeout(r, 500));
+    expect(gw.gateway.redis.status).not.toBe('ready');
+    const token = newToken();
+    const member = principalOf('member');
+    access.tokens.set(tokenHashOf(token), member);
+    const before = access.resolves();
+    for (let i = 0; i < 3; i++) {
+      const response = await fetch(`${gw.url}/api/v1/me`, { headers: { authorization: `Bearer ${token}` } });
+      expect(response.status).toBe(200);
+      expect(await response.json()).toEqual({ principal: member });
+      // No counter without Redis: the limit is announced, the remainder is not.
+      expect(response.headers.get('ratelimit-remaining')).toBeNull();
+    }
+    expect(access.resolves()).toBe(before + 3);
+    expect((await fetch(`${gw.url}/api/v1/me`, { headers: { authorization: `Bearer ${newToken()}` } })).status).toBe(401);
+    expect((await fetch(`${gw.url}/readyz`)).status).toBe(200); // Redis is a cache: still ready
+    expect(unhandled).toEqual([]);
+  } finally {
+    for (let i = 0; i < 100 && gw.gateway.redis.status !== 'reconnecting'; i++) await new Promise((r) => setTimeout(r, 10));
+    await gw.close();
+    process.off('unhandledRejection', onUnhandled);
+  }
+});
