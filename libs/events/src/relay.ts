@@ -2,7 +2,7 @@ import type { ChannelModel, ConfirmChannel, Options } from 'amqplib';
 import { Pool as PgPool, type Pool } from 'pg';
 import type { SigningKey } from '@tracker/kit/src/signing';
 import { backoffDelay, closeQuietly, errorMessage, openConnection, Waker, type EventsLogger, type ReconnectOptions } from './broker';
-import { EVENTS_EXCHANGE, eventSourceOf, type EventType } from './events';
+import { EVENT_TYPES, EVENTS_EXCHANGE, eventSourceOf, type EventType } from './events';
 import { EVENT_SIGNATURE_HEADER, signEventMessage } from './signature';
 
 export interface OutboxRelayOptions {
@@ -12,8 +12,9 @@ export interface OutboxRelayOptions {
   amqpUrl: string;
   /**
    * The publishing service's key (`config.internal.key`): every message is signed with it
-   * at relay time (signature.ts). Rows of event types another component publishes
-   * (`eventSourceOf`) are not sent: they stay unpublished with `last_error` set.
+   * at relay time (signature.ts). Only rows of the event types this component publishes
+   * (`eventSourceOf`) are selected: any other row is left alone (a newer replica may know
+   * its type), so it can never hold the relay up; the backlog metric still counts it.
    */
   key: SigningKey;
   logger: EventsLogger;
@@ -69,6 +70,7 @@ export function outboxTable(schema: string): string {
 export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
   const { pool, amqpUrl, logger, key } = options;
   const table = outboxTable(options.schema);
+  const ownTypes = EVENT_TYPES.filter((type) => eventSourceOf[type] === options.key.signer);
   const exchange = options.exchange ?? EVENTS_EXCHANGE;
   const batchSize = options.batchSize ?? 100;
   const pollIntervalMs = options.pollIntervalMs ?? 500;
@@ -130,8 +132,8 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
       await client.query('BEGIN');
       const { rows } = await client.query<PendingRow>(
         `SELECT id, event_id, type, routing_key, payload, created_at FROM ${table}
-          WHERE published_at IS NULL ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED`,
-        [batchSize],
+          WHERE published_at IS NULL AND type = ANY($2::text[]) ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED`,
+        [batchSize, ownTypes],
       );
       if (rows.length === 0) {
         await client.query('COMMIT');

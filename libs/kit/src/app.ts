@@ -44,13 +44,13 @@ export interface ServiceAppOptions extends BaseAppOptions {
   userPaths?: string[];
 }
 
-/** Builds every service's express app the same way: ids, logs, health, bodies (json-body.ts), auth, errors. */
+/** Builds every service's express app the same way: ids, logs, health, the ticket, bodies (json-body.ts), errors. */
 export function createServiceApp(options: ServiceAppOptions): express.Express {
   const app = createBaseApp(options);
   const userPaths = options.userPaths ?? ['/api/v1'];
-  app.use([...userPaths, '/internal'], requireJsonBody, ...jsonBody(options.bodyLimit ?? '1mb'));
-  app.use(userPaths, requireTicket(options, 'user'));
-  app.use('/internal', requireTicket(options, 'service'));
+  app.use(userPaths, checkTicketHeader(options, 'user'));
+  app.use('/internal', checkTicketHeader(options, 'service'));
+  app.use([...userPaths, '/internal'], requireJsonBody, ...jsonBody(options.bodyLimit ?? '1mb'), acceptTicketOnce(options));
   const router = express.Router();
   options.routes(router);
   app.use(router);
@@ -140,20 +140,18 @@ function requireJsonBody(req: Request, _res: Response, next: NextFunction) {
 
 const REFUSED = 'This service accepts only requests forwarded by the gateway.';
 
+type CheckedTicket = Extract<ReturnType<typeof checkTicket>, { ok: true }>;
+
 /**
- * Accepts a request only with a valid ticket made for it (principal.ts), seen for the
- * first time, of the kind the path serves; a service only on the routes it is listed for.
+ * The ticket (principal.ts) from its header alone, before the body is read, so a request
+ * without a valid one costs no body parsing: signature, lifetime, service, method and
+ * path, the kind the path serves, and for a service the routes it is listed for.
  */
-function requireTicket(options: ServiceAppOptions, kind: Principal['kind']) {
+function checkTicketHeader(options: ServiceAppOptions, kind: Principal['kind']) {
   const callers = Object.entries(options.internalCallers ?? {}).map(([route, allowed]) => ({ match: routeMatcher(route), allowed }));
-  return async (req: Request, res: Response, next: NextFunction) => {
+  return (req: Request, res: Response, next: NextFunction) => {
     const path = req.originalUrl;
-    const check = checkTicket(req.header(PRINCIPAL_HEADER), options.trusted, {
-      audience: options.name,
-      method: req.method,
-      path,
-      bodyDigest: receivedBodyDigest(req),
-    });
+    const check = checkTicket(req.header(PRINCIPAL_HEADER), options.trusted, { audience: options.name, method: req.method, path });
     if (!check.ok || check.principal.kind !== kind) {
       logOf(res).info({ reason: check.ok ? `a ${check.principal.kind} ticket on a ${kind} path` : check.reason }, 'ticket refused');
       return next(new AppError('unauthorized', REFUSED));
@@ -166,15 +164,28 @@ function requireTicket(options: ServiceAppOptions, kind: Principal['kind']) {
         return next(new AppError('forbidden', `The ${principal.service} service may not call this route.`));
       }
     }
+    res.locals.ticket = check;
+    next();
+  };
+}
+
+/** Once the body is read: the ticket was made for these bytes, and is seen for the first time. */
+function acceptTicketOnce(options: ServiceAppOptions) {
+  return async (req: Request, res: Response, next: NextFunction) => {
+    const ticket = res.locals.ticket as CheckedTicket;
+    if (receivedBodyDigest(req) !== ticket.bodyDigest) {
+      logOf(res).info({ reason: 'made for another body' }, 'ticket refused');
+      return next(new AppError('unauthorized', REFUSED));
+    }
     try {
-      if (!(await options.seenTickets.firstSight(options.name, check.jti, check.expiresAt))) {
+      if (!(await options.seenTickets.firstSight(options.name, ticket.jti, ticket.expiresAt))) {
         logOf(res).warn({ reason: 'replayed' }, 'ticket refused');
         return next(new AppError('unauthorized', REFUSED));
       }
     } catch (err) {
       return next(err);
     }
-    res.locals.principal = principal;
+    res.locals.principal = ticket.principal;
     next();
   };
 }

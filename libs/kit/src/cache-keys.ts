@@ -26,10 +26,11 @@ import { signPayload, verifiedPayload, type SigningKey, type TrustedKeys } from 
  * signed by another part such as the issues service or the gateway, an entry copied
  * under another key, an expired or malformed one) is a cache miss: the reader asks the
  * access service, exactly as for an absent entry, and logs a warning (at most one per
- * 10 s with the count since). Someone who can write Redis can thus delete entries or
- * replay a genuine one under its own key until it expires (what Redis already
- * says until then), but never make one up; and the freshness key only ever makes
- * readers skip the cache.
+ * 10 s with the count since). Someone who can write Redis can thus delete entries, set
+ * the freshness key, and put a genuine entry they saved back under its own key until its
+ * signed expiry (the cache TTL, 5 minutes by default): a revoke, demotion or grant
+ * removal can be undone that long by someone who can both write Redis and use the token.
+ * They can never make an entry up, nor grant more than the access service once said.
  *
  * A signature check costs ~60 µs, so each reader remembers the entries it has verified
  * (by their exact text, at most 10,000, never past their signed expiry): a hot token
@@ -56,6 +57,8 @@ export const UNKNOWN_TOKEN_TTL_SECONDS = 60;
 export const CACHE_ENTRY_USE = 'authz-cache';
 /** Verified entries a reader remembers. */
 export const CACHE_ENTRY_MEMO_MAX = 10_000;
+/** Longer entries (large grant lists) are verified each time, so the memo stays under ~80 MB. */
+export const CACHE_ENTRY_MEMO_MAX_LENGTH = 8192;
 /** Longest entry text a reader looks at (a principal is ~300 characters, a large grant list a few KB). */
 const CACHE_ENTRY_MAX_LENGTH = 262_144;
 const WARNING_INTERVAL_MS = 10_000;
@@ -146,8 +149,10 @@ export function cacheEntryReader<T>(trusted: TrustedKeys, options: CacheEntryRea
         entry = verified;
       }
       if (entry.expiresAt <= now()) return reject(redisKey, 'expired');
-      memo.set(text, entry);
-      if (memo.size > max) memo.delete(memo.keys().next().value!);
+      if (text.length <= CACHE_ENTRY_MEMO_MAX_LENGTH) {
+        memo.set(text, entry);
+        if (memo.size > max) memo.delete(memo.keys().next().value!);
+      }
       if (entry.key !== redisKey) return reject(redisKey, 'signed for another key');
       return { ok: true, value: entry.value };
     },

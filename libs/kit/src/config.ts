@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DEV_PUBLIC_KEYS, devSeedOf, devTrustedKeysText, parseTrustedKeys, signingKeyFromSeed, type Signer, type SigningKey, type TrustedKeys } from './signing';
+import { DEV_PUBLIC_KEYS, devSeedOf, devTrustedKeysText, parseTrustedKeys, SIGNERS, signingKeyFromSeed, type Signer, type SigningKey, type TrustedKeys } from './signing';
 
 /**
  * Parses the environment once at start-up into a frozen, typed object.
@@ -68,11 +68,13 @@ export function internalKeysOf(signer: Signer, env: KeyEnv): InternalKeys {
 function checkKeys(signer: Signer, env: KeyEnv, ctx: z.RefinementCtx) {
   const production = env.NODE_ENV === 'production';
   const seed = env.INTERNAL_SIGNING_KEY;
+  let ownPublicKey: string | undefined;
   if (seed === undefined) {
     if (production) ctx.addIssue({ code: 'custom', path: ['INTERNAL_SIGNING_KEY'], message: 'must be set in production' });
   } else {
     try {
       const key = signingKeyFromSeed(signer, seed);
+      ownPublicKey = key.publicKey;
       if (production && DEV_PUBLIC_KEYS.has(key.publicKey)) ctx.addIssue({ code: 'custom', path: ['INTERNAL_SIGNING_KEY'], message: 'is a development key' });
       else if (production && new Set(Buffer.from(seed, 'base64url')).size < 16) ctx.addIssue({ code: 'custom', path: ['INTERNAL_SIGNING_KEY'], message: 'is not random enough' });
     } catch (err) {
@@ -85,9 +87,16 @@ function checkKeys(signer: Signer, env: KeyEnv, ctx: z.RefinementCtx) {
     return;
   }
   try {
-    parseTrustedKeys(trusted);
-    if (production && trusted.split(',').some((entry) => DEV_PUBLIC_KEYS.has(entry.trim().split(':')[1] ?? ''))) {
+    const keys = parseTrustedKeys(trusted);
+    if (!production) return;
+    const missing = SIGNERS.filter((name) => !keys.has(name));
+    if (trusted.split(',').some((entry) => DEV_PUBLIC_KEYS.has(entry.trim().split(':')[1] ?? ''))) {
       ctx.addIssue({ code: 'custom', path: ['INTERNAL_TRUSTED_KEYS'], message: 'names a development key' });
+    } else if (missing.length > 0) {
+      // Every part must be known, or its calls and its signed data fail everywhere at run time.
+      ctx.addIssue({ code: 'custom', path: ['INTERNAL_TRUSTED_KEYS'], message: `names no key of ${missing.join(', ')}` });
+    } else if (ownPublicKey !== undefined && !trusted.split(',').some((entry) => entry.trim() === `${signer}:${ownPublicKey}`)) {
+      ctx.addIssue({ code: 'custom', path: ['INTERNAL_TRUSTED_KEYS'], message: `does not list this part's own public key (${signer})` });
     }
   } catch (err) {
     ctx.addIssue({ code: 'custom', path: ['INTERNAL_TRUSTED_KEYS'], message: (err as Error).message });

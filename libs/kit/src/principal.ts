@@ -51,6 +51,7 @@ export const bodyDigest = (body: Uint8Array | undefined) => createHash('sha256')
 export function issueTicket(key: SigningKey, request: TicketRequest, now = Date.now()): string {
   const iat = Math.floor(now / 1000);
   return signPayload(key, {
+    use: 'ticket',
     iss: key.signer,
     aud: request.audience,
     ...(request.user ? { sub: request.user } : {}),
@@ -69,12 +70,12 @@ export interface ReceivedRequest {
   audience: Signer;
   method: string;
   path: string;
-  /** bodyDigest of the bytes received. */
-  bodyDigest: string;
+  /** bodyDigest of the bytes received; unset before the body is read (compare `bodyDigest` of the result then). */
+  bodyDigest?: string;
 }
 
 export type TicketCheck =
-  | { ok: true; principal: Principal; jti: string; expiresAt: number }
+  | { ok: true; principal: Principal; jti: string; expiresAt: number; bodyDigest: string }
   | { ok: false; reason: string };
 
 /**
@@ -83,27 +84,29 @@ export type TicketCheck =
  */
 export function checkTicket(header: string | undefined, trusted: TrustedKeys, request: ReceivedRequest, now = Date.now()): TicketCheck {
   if (!header || header.length > MAX_HEADER_LENGTH) return { ok: false, reason: 'no ticket' };
-  const claims = verifiedPayload(header, claimedIssuer(header), trusted, MAX_HEADER_LENGTH);
-  if (!claims) return { ok: false, reason: 'bad signature' };
+  const issuer = claimedIssuer(header);
+  const claims = issuer && verifiedPayload(header, issuer, trusted, MAX_HEADER_LENGTH);
+  // Signed texts of other kinds (cache entries, events) never pass for a ticket.
+  if (!claims || claims.use !== 'ticket' || claims.iss !== issuer) return { ok: false, reason: 'bad signature' };
   const timing = timingProblem(claims, now);
   if (timing) return { ok: false, reason: timing };
   if (claims.aud !== request.audience) return { ok: false, reason: 'addressed to another service' };
-  if (claims.m !== request.method || claims.p !== request.path || claims.bd !== request.bodyDigest) {
+  if (typeof claims.bd !== 'string' || claims.m !== request.method || claims.p !== request.path || (request.bodyDigest !== undefined && claims.bd !== request.bodyDigest)) {
     return { ok: false, reason: 'made for another request' };
   }
   if (typeof claims.jti !== 'string' || !/^[A-Za-z0-9_-]{16,64}$/.test(claims.jti)) return { ok: false, reason: 'no ticket id' };
   const principal = principalOf(claims, trusted, now);
   if (!principal) return { ok: false, reason: 'not a principal its signer may vouch for' };
-  return { ok: true, principal, jti: claims.jti, expiresAt: ((claims.exp as number) + CLOCK_SKEW_SECONDS) * 1000 };
+  return { ok: true, principal, jti: claims.jti, expiresAt: ((claims.exp as number) + CLOCK_SKEW_SECONDS) * 1000, bodyDigest: claims.bd };
 }
 
-/** The issuer a ticket names: only to choose whose keys to try. */
-function claimedIssuer(header: string): Signer {
+/** The issuer a ticket names, unverified: only to choose whose keys to try (verified after). */
+function claimedIssuer(header: string): Signer | null {
   try {
     const iss = JSON.parse(Buffer.from(header.split('.')[1] ?? '', 'base64url').toString('utf8'))?.iss;
-    return isSigner(iss) ? iss : 'gateway';
+    return isSigner(iss) ? iss : null;
   } catch {
-    return 'gateway';
+    return null;
   }
 }
 
@@ -124,7 +127,7 @@ function principalOf(claims: Record<string, unknown>, trusted: TrustedKeys, now:
     // The agent, for the user whose /mcp request the gateway signed.
     if (issuer !== 'agent' || claims.sub !== undefined) return null;
     const gateway = verifiedPayload(claims.act, 'gateway', trusted, MAX_HEADER_LENGTH);
-    if (!gateway || gateway.iss !== 'gateway' || gateway.aud !== 'agent' || timingProblem(gateway, now)) return null;
+    if (!gateway || gateway.use !== 'ticket' || gateway.iss !== 'gateway' || gateway.aud !== 'agent' || timingProblem(gateway, now)) return null;
     return isUserPrincipal(gateway.sub) ? gateway.sub : null;
   }
   if (claims.sub !== undefined) return issuer === 'gateway' && isUserPrincipal(claims.sub) ? claims.sub : null;

@@ -372,6 +372,11 @@ describe('principal', () => {
     }
   });
 
+  test('when a request without a valid ticket carries a malformed body, then 401 before the body is looked at (no parse for forgeries)', async () => {
+    const res = await call('/api/v1/echo', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"name":' });
+    expect(res.body).toEqual(problem(401, 'unauthorized'));
+  });
+
   test('when a ticket is sent a second time, then the repeat is 401 and the route does not run again', async () => {
     const ticket = issueTicket(devSigningKey('gateway'), { audience: 'issues', method: 'POST', path: '/api/v1/echo', body: Buffer.from('{"name":"Ada"}'), user });
     const send = () => call('/api/v1/echo', { method: 'POST', headers: { 'content-type': 'application/json', 'x-tracker-principal': ticket }, body: '{"name":"Ada"}' });

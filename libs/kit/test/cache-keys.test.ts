@@ -1,6 +1,7 @@
 import {
   aclCacheKey,
   authCacheKey,
+  CACHE_ENTRY_MEMO_MAX_LENGTH,
   CACHE_ENTRY_USE,
   cacheEntryReader,
   parseCachedToken,
@@ -85,6 +86,19 @@ describe('the reader remembers verified entries', () => {
     const text = signCacheEntry(access, key, admin, 60, NOW);
     for (let i = 0; i < 1000; i++) expect(entries.read(key, text).ok).toBe(true);
     expect(entries.verifications).toBe(1);
+  });
+
+  test('when an entry is longer than the memo takes (a large grant list), then it is verified on every read and never held', () => {
+    const entries = reader();
+    const grants = { user_id: 1, workspace_id: 1, grants: Array.from({ length: 400 }, (_, i) => ({ queue_id: i + 1, role: 'read-only' })) };
+    const aclKey = aclCacheKey(1);
+    const text = signCacheEntry(access, aclKey, grants, 60, NOW);
+    expect(text.length).toBeGreaterThan(CACHE_ENTRY_MEMO_MAX_LENGTH);
+    const acl = cacheEntryReader(parseTrustedKeys(`access:${access.publicKey}`), { parse: (value) => value, now: () => NOW });
+    for (let i = 0; i < 3; i++) expect(acl.read(aclKey, text).ok).toBe(true);
+    expect(acl.verifications).toBe(3);
+    expect(acl.size).toBe(0);
+    expect(entries.size).toBe(0);
   });
 
   test('when a remembered entry passes its signed expiry, then it is a miss although it is remembered', () => {

@@ -6,7 +6,12 @@ const realSeed = () => randomBytes(32).toString('base64url');
 const realTrusted = () => SIGNERS.map((signer) => `${signer}:${signingKeyFromSeed(signer, realSeed()).publicKey}`).join(',');
 const STRONG_DB_URL = 'postgresql://access_app:Xq7v2LpZ9mR4tK8wB3nJ@db.internal:5432/tracker';
 /** A production environment that passes every secret check. */
-const production = () => ({ NODE_ENV: 'production', INTERNAL_SIGNING_KEY: realSeed(), INTERNAL_TRUSTED_KEYS: realTrusted(), DATABASE_URL: STRONG_DB_URL });
+const production = () => {
+  const seed = realSeed();
+  const own = `access:${signingKeyFromSeed('access', seed).publicKey}`;
+  const others = realTrusted().split(',').filter((entry) => !entry.startsWith('access:'));
+  return { NODE_ENV: 'production', INTERNAL_SIGNING_KEY: seed, INTERNAL_TRUSTED_KEYS: [own, ...others].join(','), DATABASE_URL: STRONG_DB_URL };
+};
 
 const Env = serviceEnv('access', { PORT: port(8081), DATABASE_URL: url(DEFAULT_DATABASE_URL) }).transform((env) => ({
   env: env.NODE_ENV,
@@ -110,6 +115,9 @@ describe('serviceEnv: secrets in production', () => {
     ['a signing key of one repeated byte', 'INTERNAL_SIGNING_KEY', { INTERNAL_SIGNING_KEY: Buffer.alloc(32, 7).toString('base64url') }, 'is not random enough'],
     ['no trusted keys', 'INTERNAL_TRUSTED_KEYS', { INTERNAL_TRUSTED_KEYS: undefined }, 'must be set in production'],
     ['the development trusted keys', 'INTERNAL_TRUSTED_KEYS', { INTERNAL_TRUSTED_KEYS: devTrustedKeysText() }, 'names a development key'],
+    ['trusted keys that are empty', 'INTERNAL_TRUSTED_KEYS', { INTERNAL_TRUSTED_KEYS: '' }, 'names no key of gateway, access, issues, statistics, agent'],
+    ['trusted keys without the agent', 'INTERNAL_TRUSTED_KEYS', { INTERNAL_TRUSTED_KEYS: realTrusted().split(',').filter((e) => !e.startsWith('agent:')).join(',') }, 'names no key of agent'],
+    ['trusted keys without its own public key', 'INTERNAL_TRUSTED_KEYS', { INTERNAL_TRUSTED_KEYS: realTrusted() }, 'does not list this part\'s own public key (access)'],
     ['a URL without a password', 'DATABASE_URL', { DATABASE_URL: 'postgresql://access_app@db.internal:5432/tracker' }, 'must carry a password in production'],
     ['a URL with a default password', 'DATABASE_URL', { DATABASE_URL: 'postgresql://postgres:postgres@db.internal:5432/tracker' }, 'has a default or weak password (16+ random characters needed)'],
     ['a URL whose password is "a" x 32', 'DATABASE_URL', { DATABASE_URL: `postgresql://app:${'a'.repeat(32)}@db.internal:5432/tracker` }, 'has a default or weak password (16+ random characters needed)'],

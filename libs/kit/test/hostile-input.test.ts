@@ -6,6 +6,8 @@ import { createServiceApp } from '../src/app';
 import { MAX_FIELD_ERRORS } from '../src/errors';
 import { BODY_LIMITS, BODY_MESSAGES } from '../src/json-body';
 import { createLogger } from '../src/logger';
+import { issueTicket } from '../src/principal';
+import { devSigningKey } from '../src/signing';
 import { as, ticketedFetch as fetch, ticketOptions } from './tickets';
 import { serve, SERVER_TIMEOUTS, type RunningServer, type ServerTimeouts } from '../src/server';
 import { parseBody } from '../src/validation';
@@ -150,7 +152,9 @@ describe('server timeouts', () => {
 
     test('when a client sends its body byte by byte, then it is cut off after the request timeout', async () => {
       const body = '{"name":"' + 'a'.repeat(300) + '"}';
-      const head = `POST /api/v1/echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nx-tracker-principal: ${principal}\r\nContent-Length: ${body.length}\r\n\r\n`;
+      // A valid ticket: the service reads the body only for a request it accepts the header of.
+      const ticket = issueTicket(devSigningKey('gateway'), { audience: 'issues', method: 'POST', path: '/api/v1/echo', body: Buffer.from(body), user: { kind: 'user', userId: 1, workspaceId: 1, workspaceRole: 'member', tokenId: 1 } });
+      const head = `POST /api/v1/echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nx-tracker-principal: ${ticket}\r\nContent-Length: ${body.length}\r\n\r\n`;
       const { text, ms } = await rawExchange(running.port, [head, ...body.split('')], 20);
       expect(text).toMatch(/^HTTP\/1\.1 408 /);
       expect(ms).toBeLessThan(2500);

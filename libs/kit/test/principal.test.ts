@@ -27,7 +27,7 @@ const reasonOf = (header: string | undefined, expected = received, now = NOW) =>
 describe('issueTicket / checkTicket', () => {
   test('when the gateway makes a ticket for a user, then the service receiving that very request gets the user, the id and when to forget it', () => {
     const check = checkTicket(issueTicket(gateway, request, NOW), trusted, received, NOW);
-    expect(check).toEqual({ ok: true, principal: user, jti: expect.stringMatching(/^[A-Za-z0-9_-]{16}$/), expiresAt: (Math.floor(NOW / 1000) + TICKET_TTL_SECONDS + CLOCK_SKEW_SECONDS) * 1000 });
+    expect(check).toEqual({ ok: true, principal: user, jti: expect.stringMatching(/^[A-Za-z0-9_-]{16}$/), expiresAt: (Math.floor(NOW / 1000) + TICKET_TTL_SECONDS + CLOCK_SKEW_SECONDS) * 1000, bodyDigest: bodyDigest(body) });
   });
 
   test('when two tickets are made for the same request, then their ids differ (each is good once)', () => {
@@ -103,6 +103,14 @@ describe('issueTicket / checkTicket', () => {
     test('when the claims are changed after signing, then it is refused', () => {
       const changed = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(payload, 'base64url').toString()), sub: { ...user, workspaceRole: 'admin' } })).toString('base64url');
       expect(reasonOf(`${version}.${changed}.${signature}`)).toBe('bad signature');
+    });
+
+    test.each([
+      ['no use', (c: Record<string, unknown>) => ({ ...c, use: undefined })],
+      ['the use of a cache entry', (c: Record<string, unknown>) => ({ ...c, use: 'authz-cache' })],
+      ['no issuer', (c: Record<string, unknown>) => ({ ...c, iss: undefined })],
+    ])('when a text the gateway signed has %s, then it does not pass for a ticket', (_name, change) => {
+      expect(reasonOf(resigned(ticket, change))).toBe('bad signature');
     });
 
     test('when a ticket names the gateway but is signed with a key no one trusts, then it is refused', () => {

@@ -40,7 +40,8 @@ export function sharedCache(redis: Redis, db: Db, ttlSeconds: number, log: Logge
       try {
         await redis.set(redisKey, signCacheEntry(signingKey, redisKey, value, ttl), 'EX', ttl);
       } catch (err) {
-        log.debug({ err }, 'cache write skipped');
+        // The message only: the error's command would carry the key (a token hash) and the entry.
+        log.debug({ err: (err as Error).message }, 'cache write skipped');
       }
     },
 
