@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { createLogger, type Logger } from '@tracker/kit';
-import { testRedisUrl } from '@tracker/testing';
+import { createRedisAclUser, testRedisUrl, type RedisAclUser } from '@tracker/testing';
 import { createRedis } from '../src';
 
 /**
@@ -10,37 +10,29 @@ import { createRedis } from '../src';
  * wrong password must leave a client that fails its commands at once (the services then
  * work without the cache), logs, and never throws.
  */
-const user = `tracker-test-${randomBytes(6).toString('hex')}`;
-// Characters a URL must percent-encode, as a generated password may hold them.
-const password = `${randomBytes(12).toString('base64url')}:@/%?#`;
+let acl: RedisAclUser;
 let admin: Redis;
-
-const urlWith = (username: string, secret: string) => {
-  const url = new URL(testRedisUrl());
-  url.username = encodeURIComponent(username);
-  url.password = encodeURIComponent(secret);
-  return url.toString();
-};
 
 const ready = (redis: Redis) => new Promise<void>((resolve) => (redis.status === 'ready' ? resolve() : redis.once('ready', () => resolve())));
 
 beforeAll(async () => {
+  // Characters a URL must percent-encode, as a generated password may hold them.
+  acl = await createRedisAclUser(`${randomBytes(12).toString('base64url')}:@/%?#`);
   admin = new Redis(testRedisUrl());
-  await admin.call('ACL', 'SETUSER', user, 'on', `>${password}`, '~*', '&*', '+@all');
 });
 afterAll(async () => {
-  await admin.call('ACL', 'DELUSER', user);
+  await acl.remove();
   await admin.quit();
 });
 
 test('when REDIS_URL carries an ACL user and password, then the client authenticates as that user on the URL database', async () => {
-  const url = urlWith(user, password);
+  const url = acl.urlWith();
   expect(url).toMatch(/^redis:\/\/tracker-test-[0-9a-f]+:[^@]+@[^/]+\/\d+$/);
   const redis = createRedis(url, createLogger('test', 'silent'));
   try {
     await ready(redis);
-    expect(await redis.call('ACL', 'WHOAMI')).toBe(user);
-    const key = `redis-auth-test:${user}`;
+    expect(await redis.call('ACL', 'WHOAMI')).toBe(acl.user);
+    const key = `redis-auth-test:${acl.user}`;
     await redis.set(key, 'written by the ACL user', 'EX', 60);
     // The same database as the URL without credentials names.
     expect(await admin.get(key)).toBe('written by the ACL user');
@@ -56,7 +48,7 @@ test('when the password is wrong, then commands fail at once, the failure is log
   const unhandled: unknown[] = [];
   const onUnhandled = (err: unknown) => unhandled.push(err);
   process.on('unhandledRejection', onUnhandled);
-  const redis = createRedis(urlWith(user, 'not-the-password'), logger);
+  const redis = createRedis(acl.urlWith('not-the-password'), logger);
   try {
     const deadline = Date.now() + 5000;
     while (warnings.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));

@@ -1,3 +1,5 @@
+import { randomBytes } from 'node:crypto';
+
 /**
  * Each jest worker runs one test file at a time and gets its own Redis database
  * (1–15 by worker id), so keys one system under test relies on globally (the cache
@@ -35,4 +37,37 @@ export function testRedisUrl(): string {
   const parsed = new URL(url);
   parsed.pathname = `/${testRedisDb()}`;
   return parsed.toString();
+}
+
+export interface RedisAclUser {
+  user: string;
+  password: string;
+  /** The test Redis URL (its database kept) as this user, with `password` or another one. */
+  urlWith: (password?: string) => string;
+  remove: () => Promise<void>;
+}
+
+/**
+ * A Redis ACL user with every right and a random name and password on the test Redis,
+ * for tests of a REDIS_URL that carries credentials; `remove` deletes it.
+ */
+export async function createRedisAclUser(password = randomBytes(18).toString('base64url')): Promise<RedisAclUser> {
+  const user = `tracker-test-${randomBytes(6).toString('hex')}`;
+  const { Redis } = await import('ioredis');
+  const admin = new Redis(testRedisUrl());
+  await admin.call('ACL', 'SETUSER', user, 'on', `>${password}`, '~*', '&*', '+@all');
+  return {
+    user,
+    password,
+    urlWith: (secret = password) => {
+      const url = new URL(testRedisUrl());
+      url.username = encodeURIComponent(user);
+      url.password = encodeURIComponent(secret);
+      return url.toString();
+    },
+    async remove() {
+      await admin.call('ACL', 'DELUSER', user);
+      await admin.quit();
+    },
+  };
 }

@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { Redis } from 'ioredis';
 import { UserAcl } from '@tracker/contracts';
 import {
   aclCacheKey,
@@ -15,7 +14,7 @@ import {
   UNKNOWN_TOKEN,
   UNKNOWN_TOKEN_TTL_SECONDS,
 } from '@tracker/kit';
-import { testRedisUrl } from '@tracker/testing';
+import { testRedisUrl, createRedisAclUser, type RedisAclUser } from '@tracker/testing';
 import { sharedCache } from '../src/data-access/shared-cache';
 import { getUserAcl } from '../src/domain/get-user-acl.use-case';
 import { resolveToken } from '../src/domain/resolve-token.use-case';
@@ -88,47 +87,35 @@ describe('entries written by the access service', () => {
 });
 
 describe('with an ACL user and password in REDIS_URL', () => {
-  const user = `tracker-test-${randomBytes(6).toString('hex')}`;
-  const password = randomBytes(18).toString('base64url');
-  let admin: Redis;
-  const urlWith = (secret: string) => {
-    const url = new URL(testRedisUrl());
-    url.username = user;
-    url.password = encodeURIComponent(secret);
-    return url.toString();
-  };
+  let acl: RedisAclUser;
   beforeAll(async () => {
-    admin = new Redis(testRedisUrl());
-    await admin.call('ACL', 'SETUSER', user, 'on', `>${password}`, '~*', '&*', '+@all');
+    acl = await createRedisAclUser();
   });
-  afterAll(async () => {
-    await admin.call('ACL', 'DELUSER', user);
-    await admin.quit();
-  });
+  afterAll(() => acl.remove());
 
   test('when the password is right, then the access service writes its signed entries as that user', async () => {
-    const withAuth = await startAccess({ REDIS_URL: urlWith(password) });
+    const withAuth = await startAccess({ REDIS_URL: acl.urlWith() });
     try {
       await new Promise<void>((resolve) => (withAuth.service.redis.status === 'ready' ? resolve() : withAuth.service.redis.once('ready', () => resolve())));
-      expect(await withAuth.service.redis.call('ACL', 'WHOAMI')).toBe(user);
+      expect(await withAuth.service.redis.call('ACL', 'WHOAMI')).toBe(acl.user);
       const ws = await withAuth.workspace();
       const hash = hashToken(ws.admin.token);
       const principal = await resolveToken(withAuth.service.deps, hash);
-      expect(tokens.read(authCacheKey(hash), (await admin.get(authCacheKey(hash)))!)).toEqual({ ok: true, value: principal });
+      expect(tokens.read(authCacheKey(hash), (await access.redis.get(authCacheKey(hash)))!)).toEqual({ ok: true, value: principal });
     } finally {
       await withAuth.close();
     }
   });
 
   test('when the password is wrong, then the access service starts and resolves tokens without the cache', async () => {
-    const wrong = await startAccess({ REDIS_URL: urlWith('wrong-password') });
+    const wrong = await startAccess({ REDIS_URL: acl.urlWith('wrong-password') });
     try {
       await new Promise((r) => setTimeout(r, 300));
       expect(wrong.service.redis.status).not.toBe('ready');
       const ws = await wrong.workspace();
       const hash = hashToken(ws.admin.token);
       expect(await resolveToken(wrong.service.deps, hash)).toMatchObject({ userId: ws.admin.id });
-      expect(await admin.exists(authCacheKey(hash))).toBe(0);
+      expect(await access.redis.exists(authCacheKey(hash))).toBe(0);
       await wrong.service.deps.cache.keepFresh(); // a no-op, not a crash
     } finally {
       for (let i = 0; i < 100 && wrong.service.redis.status !== 'reconnecting'; i++) await new Promise((r) => setTimeout(r, 10));

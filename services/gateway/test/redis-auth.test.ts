@@ -1,7 +1,6 @@
-import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { authCacheKey, CACHE_FRESH_KEY, devSigningKey, signCacheEntry } from '@tracker/kit';
-import { testRedisUrl } from '@tracker/testing';
+import { createRedisAclUser, testRedisUrl, type RedisAclUser } from '@tracker/testing';
 import { newToken, principalOf, startFakeAccessForGateway, startGateway, tokenHashOf, whenReady, type FakeAccessForGateway } from './auth-fixture';
 
 /**
@@ -9,35 +8,27 @@ import { newToken, principalOf, startFakeAccessForGateway, startGateway, tokenHa
  * the gateway then uses the cache and counts requests as that user. A wrong password is
  * a clean degraded start: every token is checked with the access service, nothing crashes.
  */
-const user = `tracker-test-${randomBytes(6).toString('hex')}`;
-const password = randomBytes(18).toString('base64url');
+let acl: RedisAclUser;
 let admin: Redis;
 let access: FakeAccessForGateway;
 
-const urlWith = (secret: string) => {
-  const url = new URL(testRedisUrl());
-  url.username = user;
-  url.password = encodeURIComponent(secret);
-  return url.toString();
-};
-
 beforeAll(async () => {
   admin = new Redis(testRedisUrl());
-  await admin.call('ACL', 'SETUSER', user, 'on', `>${password}`, '~*', '&*', '+@all');
+  acl = await createRedisAclUser();
   access = await startFakeAccessForGateway();
 });
 afterAll(async () => {
   await admin.del(CACHE_FRESH_KEY);
-  await admin.call('ACL', 'DELUSER', user);
+  await acl.remove();
   await admin.quit();
   await access.close();
 });
 
 test('when REDIS_URL names an ACL user and its password, then the gateway reads the signed cache and counts requests as that user', async () => {
-  const gw = await startGateway(access, { REDIS_URL: urlWith(password), RATE_LIMIT_PER_MINUTE: '1000' });
+  const gw = await startGateway(access, { REDIS_URL: acl.urlWith(), RATE_LIMIT_PER_MINUTE: '1000' });
   try {
     await whenReady(gw.gateway.redis);
-    expect(await gw.gateway.redis.call('ACL', 'WHOAMI')).toBe(user);
+    expect(await gw.gateway.redis.call('ACL', 'WHOAMI')).toBe(acl.user);
     const token = newToken();
     const member = principalOf('member');
     const key = authCacheKey(tokenHashOf(token));
@@ -63,7 +54,7 @@ test('when the password in REDIS_URL is wrong, then the gateway starts, answers 
   const unhandled: unknown[] = [];
   const onUnhandled = (err: unknown) => unhandled.push(err);
   process.on('unhandledRejection', onUnhandled);
-  const gw = await startGateway(access, { REDIS_URL: urlWith('wrong-password'), RATE_LIMIT_PER_MINUTE: '1000' });
+  const gw = await startGateway(access, { REDIS_URL: acl.urlWith('wrong-password'), RATE_LIMIT_PER_MINUTE: '1000' });
   try {
     // Let it try (and fail) to authenticate a few times.
     await new Promise((r) => setTimeout(r, 500));

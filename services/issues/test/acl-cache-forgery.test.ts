@@ -1,7 +1,6 @@
-import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { aclCacheKey, CACHE_FRESH_KEY, devSigningKey, signCacheEntry, type Signer } from '@tracker/kit';
-import { testRedisUrl } from '@tracker/testing';
+import { testRedisUrl, createRedisAclUser, type RedisAclUser } from '@tracker/testing';
 import { startIssues, type IssuesHarness, type Member, type Workspace } from './harness';
 
 /**
@@ -106,22 +105,17 @@ describe('genuine grant lists still serve from the cache', () => {
 });
 
 describe('with an ACL user and password in REDIS_URL', () => {
-  const user = `tracker-test-${randomBytes(6).toString('hex')}`;
-  const password = randomBytes(18).toString('base64url');
-  const urlWith = (secret: string) => {
-    const url = new URL(testRedisUrl());
-    url.username = user;
-    url.password = encodeURIComponent(secret);
-    return url.toString();
-  };
-  beforeAll(() => redis.call('ACL', 'SETUSER', user, 'on', `>${password}`, '~*', '&*', '+@all'));
-  afterAll(() => redis.call('ACL', 'DELUSER', user));
+  let acl: RedisAclUser;
+  beforeAll(async () => {
+    acl = await createRedisAclUser();
+  });
+  afterAll(() => acl.remove());
 
   test('when the password is right, then the issues service reads the signed grants as that user', async () => {
-    const authed = await startIssues({ REDIS_URL: urlWith(password) });
+    const authed = await startIssues({ REDIS_URL: acl.urlWith() });
     try {
       await new Promise<void>((resolve) => (authed.service.redis.status === 'ready' ? resolve() : authed.service.redis.once('ready', () => resolve())));
-      expect(await authed.service.redis.call('ACL', 'WHOAMI')).toBe(user);
+      expect(await authed.service.redis.call('ACL', 'WHOAMI')).toBe(acl.user);
       const ws = await authed.workspace();
       const queue = await authed.queue(ws);
       const issue = await authed.issue(ws.admin, queue.id);
@@ -137,7 +131,7 @@ describe('with an ACL user and password in REDIS_URL', () => {
   });
 
   test('when the password is wrong, then the issues service starts and takes grants from the access service', async () => {
-    const wrong = await startIssues({ REDIS_URL: urlWith('wrong-password') });
+    const wrong = await startIssues({ REDIS_URL: acl.urlWith('wrong-password') });
     try {
       await new Promise((r) => setTimeout(r, 300));
       expect(wrong.service.redis.status).not.toBe('ready');
