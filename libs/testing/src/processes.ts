@@ -38,7 +38,9 @@ export async function startService(
   options: { port?: number; readyTimeoutMs?: number; nodeArgs?: string[] } = {},
 ): Promise<ServiceProcess> {
   const port = options.port ?? (await freePort());
-  const metricsPort = await freePort();
+  // The system may hand the just-released port out again: two listeners on one port fail to start.
+  let metricsPort = await freePort();
+  while (metricsPort === port) metricsPort = await freePort();
   const child = spawn(process.execPath, [...(options.nodeArgs ?? []), '--import', 'tsx', 'src/main.ts'], {
     cwd: path.join(REPO_ROOT, 'services', name),
     env: { PATH: process.env.PATH ?? '', NODE_ENV: 'test', LOG_LEVEL: 'info', ...env, PORT: String(port), METRICS_PORT: String(metricsPort), HOST: '127.0.0.1' },
