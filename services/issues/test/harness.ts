@@ -42,6 +42,8 @@ export interface IssuesHarness {
   queue: (ws: Workspace, fields?: { key?: string; name?: string; description?: string }) => Promise<any>;
   /** POST /issues; fails the test unless 201. */
   issue: (as: Member, queueId: number, fields?: Record<string, unknown>) => Promise<any>;
+  /** A new workspace, a queue in it, and a member who may write there (read-write). */
+  writableQueue: () => Promise<{ ws: Workspace; queue: any; writer: Member }>;
   outbox: (aggregateType?: string, aggregateId?: number) => Promise<Array<{ type: string; aggregate_revision: number; payload: any }>>;
   count: (table: string) => Promise<number>;
   close: () => Promise<void>;
@@ -96,24 +98,34 @@ export async function startIssues(env: Record<string, string> = {}): Promise<Iss
     return res.body;
   };
 
+  const workspace = async (): Promise<Workspace> => {
+    const id = access.addWorkspace();
+    return { id, admin: member(id, { role: 'admin' }) };
+  };
+  const queue: IssuesHarness['queue'] = async (ws, fields = {}) => {
+    const body = { key: fields.key ?? uniqueKey(), name: fields.name ?? 'A queue', ...(fields.description !== undefined && { description: fields.description }) };
+    return expectCreated(await call('POST', '/api/v1/queues', { as: ws.admin, body }), 'POST /queues');
+  };
+
   return {
     url,
     service,
     schema,
     access,
-    async workspace() {
-      const id = access.addWorkspace();
-      return { id, admin: member(id, { role: 'admin' }) };
-    },
+    workspace,
     member,
     grant: (m, queueId, role) => access.grant(m.id, queueId, role),
     call,
-    async queue(ws, fields = {}) {
-      const body = { key: fields.key ?? uniqueKey(), name: fields.name ?? 'A queue', ...(fields.description !== undefined && { description: fields.description }) };
-      return expectCreated(await call('POST', '/api/v1/queues', { as: ws.admin, body }), 'POST /queues');
-    },
+    queue,
     async issue(as, queueId, fields = {}) {
       return expectCreated(await call('POST', '/api/v1/issues', { as, body: { queue_id: queueId, title: 'An issue', ...fields } }), 'POST /issues');
+    },
+    async writableQueue() {
+      const ws = await workspace();
+      const created = await queue(ws);
+      const writer = member(ws.id);
+      access.grant(writer.id, created.id, 'read-write');
+      return { ws, queue: created, writer };
     },
     outbox: (aggregateType, aggregateId) =>
       schema.query(

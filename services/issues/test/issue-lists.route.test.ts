@@ -9,10 +9,7 @@ beforeAll(async () => {
 afterAll(() => h.close());
 
 async function setup() {
-  const ws = await h.workspace();
-  const queue = await h.queue(ws);
-  const writer = h.member(ws.id);
-  h.grant(writer, queue.id, 'read-write');
+  const { ws, queue, writer } = await h.writableQueue();
   return { ws, queue, writer };
 }
 

@@ -8,10 +8,7 @@ beforeAll(async () => {
 afterAll(() => h.close());
 
 async function setup() {
-  const ws = await h.workspace();
-  const queue = await h.queue(ws);
-  const writer = h.member(ws.id);
-  h.grant(writer, queue.id, 'read-write');
+  const { ws, queue, writer } = await h.writableQueue();
   const status = Object.fromEntries(queue.statuses.map((s: { name: string; id: number }) => [s.name, s.id])) as Record<string, number>;
   const issue = await h.issue(writer, queue.id, { title: 'Original' });
   return { ws, queue, writer, status, issue };

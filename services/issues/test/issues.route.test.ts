@@ -9,10 +9,7 @@ afterAll(() => h.close());
 
 /** A workspace with one queue, a read-write member and the queue's statuses by name. */
 async function setup() {
-  const ws = await h.workspace();
-  const queue = await h.queue(ws);
-  const writer = h.member(ws.id);
-  h.grant(writer, queue.id, 'read-write');
+  const { ws, queue, writer } = await h.writableQueue();
   const status = Object.fromEntries(queue.statuses.map((s: { name: string; id: number }) => [s.name, s.id]));
   return { ws, queue, writer, status };
 }

@@ -28,10 +28,7 @@ async function holding<T>(lock: string, work: () => Promise<T>): Promise<T> {
 }
 
 async function setup() {
-  const ws = await h.workspace();
-  const queue = await h.queue(ws);
-  const writer = h.member(ws.id);
-  h.grant(writer, queue.id, 'read-write');
+  const { ws, queue, writer } = await h.writableQueue();
   return { ws, queue, writer, issue: await h.issue(writer, queue.id) };
 }
 
