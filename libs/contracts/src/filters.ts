@@ -35,5 +35,11 @@ export type Filters = z.infer<typeof Filters>;
 /** Search and statistics work on at most this many issues (spec). */
 export const SEARCH_LIMIT = 2000;
 
-/** Sent with every search answer: `true` when more issues matched than the SEARCH_LIMIT returned. */
-export const SEARCH_TRUNCATED_HEADER = 'Search-Truncated';
+/** Sent with every search answer: how many issues matched, counted up to SEARCH_LIMIT. */
+export const SEARCH_TOTAL_HEADER = 'X-Total-Count';
+
+/** Sent with every search answer: `true` when more issues matched than the SEARCH_LIMIT returned, else `false`. */
+export const SEARCH_TRUNCATED_HEADER = 'X-Truncated';
+
+/** The first name of SEARCH_TRUNCATED_HEADER (API 1.0.0), still sent with the same value; deprecated. */
+export const LEGACY_SEARCH_TRUNCATED_HEADER = 'Search-Truncated';

@@ -1,6 +1,7 @@
 export * from './dashboards';
 export * from './filter-criteria';
 export * from './filters';
+export * from './idempotency';
 export * from './internal';
 export * from './issues';
 export * from './openapi';

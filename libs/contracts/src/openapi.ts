@@ -169,6 +169,7 @@ const PROBLEM_RESPONSES: Record<ProblemCode, { description: string; headers?: Ar
   version_conflict: { description: 'The `version` sent is not the issue\'s current one (given in the body): re-read the issue and reconsider the change.' },
   last_active_admin: { description: 'The change would demote or deactivate the last active admin of the workspace.' },
   queue_key_taken: { description: 'The queue key is already used in this workspace.' },
+  precondition_failed: { description: '`If-Match` names another version of the issue than its current one (given in the body): re-read the issue and reconsider the change.' },
   payload_too_large: { description: 'The body is larger than 1 MiB.' },
   bad_request: { description: 'The request is not valid HTTP (answered before any routing, then the connection is closed).' },
   request_timeout: { description: 'The request did not arrive in time: the headers within 10 s, the body within 10 s of the headers. The connection is closed.' },
@@ -177,6 +178,7 @@ const PROBLEM_RESPONSES: Record<ProblemCode, { description: string; headers?: Ar
     description:
       'Invalid input: malformed JSON, a body without `Content-Type: application/json`, a body that is not UTF-8 or past the nesting, member or element limits, a lone surrogate in a string, an unknown field, a value out of range, or a path id that is not an integer from 1 to 2147483647. `errors` lists every failing field.',
   },
+  idempotency_key_reused: { description: 'The `Idempotency-Key` was already used by this caller within 24 hours for another request (another operation, path or body).' },
   rate_limited: {
     description: 'Too many requests for this token in the current minute, or too many failed authentications (60 a minute) from this client address.',
     headers: ['Retry-After', 'RateLimit-Limit', 'RateLimit-Remaining'],
