@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import createClient, { type Client, type ClientOptions, type Middleware } from 'openapi-fetch';
 import type { components, operations, paths } from './api';
 
@@ -28,21 +29,52 @@ export interface TrackerClientOptions {
   fetch?: ClientOptions['fetch'];
   /** Extra middleware (logging, checks), run for every request. */
   middleware?: Middleware[];
+  /**
+   * How many times a POST is sent again after a network failure or a 503, with the same
+   * Idempotency-Key, so it is written once however many times it is sent. Default 2; 0 sends once.
+   */
+  postRetries?: number;
 }
 
 /**
  * A typed client: `client.GET('/api/v1/issues/{key}', { params: { path: { key } } })`
  * answers `{ data }` on success or `{ error }` (a Problem) otherwise, typed from the
- * OpenAPI document.
+ * OpenAPI document. Every POST carries an Idempotency-Key (a new UUID, unless the caller
+ * gave one) and is retried with it after a lost connection or a 503.
  */
 export function createTrackerClient(options: TrackerClientOptions): TrackerClient {
   const client = createClient<paths>({
     baseUrl: options.baseUrl.replace(/\/+$/, ''),
-    fetch: options.fetch,
+    fetch: postsOnce(options.fetch ?? globalThis.fetch, options.postRetries ?? 2),
     headers: { Authorization: `Bearer ${options.token}` },
   });
   for (const middleware of options.middleware ?? []) client.use(middleware);
   return client;
+}
+
+const RETRY_DELAY_MS = 200;
+
+/**
+ * A fetch that gives each POST an Idempotency-Key and sends it again, with the same key,
+ * when the connection fails or the answer is 503: the server replays the first answer
+ * of a write that did happen (`Idempotent-Replayed: true`) instead of writing twice.
+ */
+type Send = (request: Request) => Promise<Response>;
+
+function postsOnce(send: Send, retries: number): Send {
+  return async (request) => {
+    if (request.method !== 'POST') return send(request);
+    if (!request.headers.has('Idempotency-Key')) request.headers.set('Idempotency-Key', randomUUID());
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const response = await send(request.clone());
+        if (response.status !== 503 || attempt >= retries) return response;
+      } catch (error) {
+        if (attempt >= retries) throw error;
+      }
+      await new Promise((resolve) => setTimeout(resolve, RETRY_DELAY_MS * 2 ** attempt));
+    }
+  };
 }
 
 /** An answer that was not the operation's success. */
@@ -56,7 +88,7 @@ export class TrackerApiError extends Error {
   }
 }
 
-/** Every attempt of a safe update met a newer version (409 each time). */
+/** Every attempt of a safe update met a newer version (412 or 409 each time). */
 export class UpdateConflictError extends Error {
   constructor(
     readonly key: string,
@@ -74,9 +106,10 @@ export interface SafeUpdateOptions {
 
 /**
  * Updates an issue without losing anyone else's change: reads it, asks `change` what
- * to change given what it read (null: nothing), and PATCHes that with the version it
- * read. On 409 `version_conflict` it reads again and asks `change` again, a bounded
- * number of times. Returns the issue after the change (or as read, when nothing changed).
+ * to change given what it read (null: nothing), and PATCHes that under `If-Match` with
+ * the read's ETag (and the version it read in the body). On 412 `precondition_failed` or
+ * 409 `version_conflict` it reads again and asks `change` again, a bounded number of
+ * times. Returns the issue after the change (or as read, when nothing changed).
  */
 export async function updateIssueSafely(
   client: TrackerClient,
@@ -91,10 +124,15 @@ export async function updateIssueSafely(
     if (read.error) throw new TrackerApiError(read.response.status, read.error as Problem);
     const changes = await change(read.data);
     if (changes === null) return read.data;
-    const written = await client.PATCH('/api/v1/issues/{key}', { params: { path }, body: { ...changes, version: read.data.version } });
+    const etag = read.response.headers.get('ETag');
+    const written = await client.PATCH('/api/v1/issues/{key}', {
+      params: { path },
+      headers: etag ? { 'If-Match': etag } : {},
+      body: { ...changes, version: read.data.version },
+    });
     if (written.data) return written.data;
     const problem = written.error as Problem;
-    if (problem.code !== 'version_conflict') throw new TrackerApiError(written.response.status, problem);
+    if (problem.code !== 'precondition_failed' && problem.code !== 'version_conflict') throw new TrackerApiError(written.response.status, problem);
   }
   throw new UpdateConflictError(key, maxAttempts);
 }

@@ -14,19 +14,25 @@ test('the committed types are those generated from the current OpenAPI document'
 /** A fake server: one issue with a version; `interfere` bumps it between a read and a PATCH. */
 function fakeTracker(options: { interfere?: (attempt: number) => boolean; patchStatus?: number } = {}) {
   const issue = { id: 1, key: 'WEB-1', title: 'Start', labels: [] as string[], version: 1 } as unknown as IssueDetails & { labels: string[] };
-  const calls: Array<{ method: string; url: string; body?: any; authorization: string | null }> = [];
+  const calls: Array<{ method: string; url: string; body?: any; authorization: string | null; ifMatch: string | null }> = [];
   let reads = 0;
   const json = (status: number, body: unknown, type = 'application/json') => new Response(JSON.stringify(body), { status, headers: { 'content-type': type } });
   const fetch = async (input: Request) => {
     const body = input.method === 'PATCH' ? ((await input.json()) as Record<string, any>) : undefined;
-    calls.push({ method: input.method, url: input.url, body, authorization: input.headers.get('authorization') });
+    const ifMatch = input.headers.get('if-match');
+    calls.push({ method: input.method, url: input.url, body, authorization: input.headers.get('authorization'), ifMatch });
     if (input.method === 'GET') {
       reads += 1;
       const snapshot = structuredClone(issue);
+      const response = json(200, snapshot);
+      response.headers.set('etag', `"${snapshot.version}-0123456789abcdef"`);
       if (options.interfere?.(reads)) issue.version += 1;
-      return json(200, snapshot);
+      return response;
     }
     if (options.patchStatus) return json(options.patchStatus, { code: 'forbidden', status: options.patchStatus, detail: 'No.', title: 'Not enough rights', type: 'x' }, 'application/problem+json');
+    if (ifMatch !== null && ifMatch !== `"${issue.version}-0123456789abcdef"`) {
+      return json(412, { code: 'precondition_failed', status: 412, detail: 'Stale.', title: 'Precondition failed', type: 'x', version: issue.version }, 'application/problem+json');
+    }
     if (body!.version !== issue.version) {
       return json(409, { code: 'version_conflict', status: 409, detail: 'Stale.', title: 'Version conflict', type: 'x', version: issue.version }, 'application/problem+json');
     }
@@ -38,7 +44,7 @@ function fakeTracker(options: { interfere?: (attempt: number) => boolean; patchS
 }
 
 describe('updateIssueSafely', () => {
-  test('when nobody else writes, then one read and one PATCH with the version read', async () => {
+  test('when nobody else writes, then one read and one PATCH under If-Match with the tag read (and the version read)', async () => {
     const { client, calls } = fakeTracker();
     const updated = await updateIssueSafely(client, 'WEB-1', (issue) => ({ labels: [...issue.labels, 'a'] }));
     expect(updated).toMatchObject({ version: 2, labels: ['a'] });
@@ -46,6 +52,7 @@ describe('updateIssueSafely', () => {
       ['GET', 'http://tracker.test/api/v1/issues/WEB-1', undefined],
       ['PATCH', 'http://tracker.test/api/v1/issues/WEB-1', { labels: ['a'], version: 1 }],
     ]);
+    expect(calls.map((c) => c.ifMatch)).toEqual([null, '"1-0123456789abcdef"']);
     expect(calls.every((c) => c.authorization === 'Bearer trk_test')).toBe(true);
   });
 
@@ -79,5 +86,61 @@ describe('updateIssueSafely', () => {
     await expect(failure).rejects.toBeInstanceOf(TrackerApiError);
     await expect(failure).rejects.toMatchObject({ status: 403, problem: { code: 'forbidden' } });
     expect(calls.map((c) => c.method)).toEqual(['GET', 'PATCH']);
+  });
+});
+
+describe('POSTs of the client', () => {
+  /** A fake server for POST /api/v1/issues/{key}/comments: `failures` first (a thrown network error or a status), then 201. */
+  function fakePosts(failures: Array<'network' | number>) {
+    const seen: Array<{ key: string | null; body: unknown }> = [];
+    const fetch = async (request: Request) => {
+      seen.push({ key: request.headers.get('idempotency-key'), body: await request.json() });
+      const failure = failures.shift();
+      if (failure === 'network') throw new TypeError('fetch failed');
+      if (failure !== undefined) return new Response(JSON.stringify({ code: 'service_unavailable', status: failure }), { status: failure, headers: { 'content-type': 'application/problem+json' } });
+      return new Response(JSON.stringify({ id: 1, body: 'hi' }), { status: 201, headers: { 'content-type': 'application/json' } });
+    };
+    const client = createTrackerClient({ baseUrl: 'http://tracker.test', token: 'trk_test', fetch });
+    const post = (headers?: Record<string, string>) =>
+      client.POST('/api/v1/issues/{key}/comments', { params: { path: { key: 'WEB-1' } }, body: { body: 'hi' }, ...(headers ? { headers } : {}) });
+    return { seen, post };
+  }
+
+  test('when a POST is sent, then it carries a new UUID as Idempotency-Key, another one for the next POST', async () => {
+    const { seen, post } = fakePosts([]);
+    await post();
+    await post();
+    expect(seen.map((s) => s.key)).toEqual([expect.stringMatching(/^[0-9a-f-]{36}$/), expect.stringMatching(/^[0-9a-f-]{36}$/)]);
+    expect(seen[0]!.key).not.toBe(seen[1]!.key);
+  });
+
+  test('when the caller gives an Idempotency-Key, then that key is sent', async () => {
+    const { seen, post } = fakePosts([]);
+    await post({ 'Idempotency-Key': 'mine-1' });
+    expect(seen.map((s) => s.key)).toEqual(['mine-1']);
+  });
+
+  test('when the connection fails and then a 503 comes, then the POST is sent again with the same key and body, and the 201 is the answer', async () => {
+    const { seen, post } = fakePosts(['network', 503]);
+    const { data, response } = await post();
+    expect(response.status).toBe(201);
+    expect(data).toEqual({ id: 1, body: 'hi' });
+    expect(seen).toHaveLength(3);
+    expect(new Set(seen.map((s) => s.key)).size).toBe(1);
+    expect(seen.map((s) => s.body)).toEqual([{ body: 'hi' }, { body: 'hi' }, { body: 'hi' }]);
+  });
+
+  test('when every attempt fails, then after 3 sends the last failure is the answer', async () => {
+    const { seen, post } = fakePosts([503, 503, 503, 503]);
+    const { error, response } = await post();
+    expect(response.status).toBe(503);
+    expect(error).toMatchObject({ code: 'service_unavailable' });
+    expect(seen).toHaveLength(3);
+  });
+
+  test('when a POST is answered 4xx, then it is not sent again', async () => {
+    const { seen, post } = fakePosts([422]);
+    expect((await post()).response.status).toBe(422);
+    expect(seen).toHaveLength(1);
   });
 });

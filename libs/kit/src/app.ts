@@ -58,10 +58,11 @@ export function createServiceApp(options: ServiceAppOptions): express.Express {
   return app;
 }
 
-/** Request ids, access log, security headers, /healthz and /readyz. */
+/** Request ids, access log, security headers, JSON without a charset, /healthz and /readyz. */
 export function createBaseApp(options: BaseAppOptions): express.Express {
   const app = express();
   app.disable('x-powered-by');
+  sendJsonWithoutCharset(app);
   app.set('etag', false);
   app.set('query parser', 'simple');
   app.use(requestContext(options.logger, options.isShuttingDown));
@@ -88,7 +89,36 @@ export function finishApp(app: express.Express): void {
 
 export function sendProblem(res: Response, error: AppError): void {
   for (const [name, value] of Object.entries(error.extra.headers ?? {})) res.setHeader(name, value);
-  res.status(error.status).type('application/problem+json').send(JSON.stringify(problemBody(error)));
+  sendJsonText(res.status(error.status), JSON.stringify(problemBody(error)), PROBLEM_JSON);
+}
+
+/** The media types of every answer but /metrics: exactly these, as the OpenAPI document names them. */
+export const JSON_TYPE = 'application/json';
+export const PROBLEM_JSON = 'application/problem+json';
+
+/**
+ * Sends JSON text with exactly `type` as its Content-Type. JSON has no charset parameter
+ * (RFC 8259, always UTF-8), and contract tests (Dredd) compare the type literally, but
+ * express appends `; charset=utf-8` both in res.send(string) and in res.set/res.type:
+ * so the header is set directly and the text sent as bytes.
+ */
+export function sendJsonText(res: Response, text: string | Buffer, type: string = JSON_TYPE): Response {
+  res.setHeader('Content-Type', type);
+  return res.send(typeof text === 'string' ? Buffer.from(text, 'utf8') : text);
+}
+
+/**
+ * Every res.json of this app (each express app has its own response prototype) answers
+ * through sendJsonText: `application/json`, or the type a route set before (its essence,
+ * without parameters), never a charset.
+ */
+function sendJsonWithoutCharset(app: express.Express): void {
+  app.response.json = function json(this: Response, body?: unknown) {
+    const text = JSON.stringify(body, this.app.get('json replacer'), this.app.get('json spaces')) as string | undefined;
+    const given = this.getHeader('Content-Type');
+    const type = typeof given === 'string' ? given.split(';')[0]!.trim() : JSON_TYPE;
+    return sendJsonText(this, text ?? '', type);
+  };
 }
 
 /** The caller as the gateway vouched for it; routes under /api/v1 always have one. */

@@ -14,3 +14,4 @@ export * from './tokens';
 export * from './validation';
 export * from './metrics';
 export * from './postgres';
+export * from './idempotency';

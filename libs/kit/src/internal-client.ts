@@ -22,7 +22,7 @@ export interface ServiceClient {
   request: (
     method: string,
     path: string,
-    options: { user?: UserPrincipal; onBehalfOf?: string; body?: unknown; requestId?: string },
+    options: { user?: UserPrincipal; onBehalfOf?: string; body?: unknown; requestId?: string; headers?: Record<string, string> },
   ) => Promise<UpstreamAnswer>;
 }
 
@@ -31,7 +31,7 @@ export function serviceClient(options: { baseUrl: string; audience: Signer; key:
   const agent = new http.Agent({ keepAlive: true, maxSockets: 256, timeout: 30_000 });
   const base = new URL(options.baseUrl);
   return {
-    request: (method, path, { user, onBehalfOf, body, requestId }) =>
+    request: (method, path, { user, onBehalfOf, body, requestId, headers }) =>
       new Promise((resolve, reject) => {
         const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
         const request = http.request(
@@ -43,6 +43,7 @@ export function serviceClient(options: { baseUrl: string; audience: Signer; key:
             agent,
             timeout: options.timeoutMs,
             headers: {
+              ...headers,
               [PRINCIPAL_HEADER]: issueTicket(options.key, { audience: options.audience, method, path, body: payload, user, onBehalfOf }),
               ...(requestId ? { 'x-request-id': requestId } : {}),
               ...(payload ? { 'content-type': 'application/json', 'content-length': payload.length } : {}),

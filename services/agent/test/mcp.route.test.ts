@@ -291,6 +291,27 @@ describe('tools/call forwarding', () => {
     },
   );
 
+  test.each(['create_queue', 'create_issue', 'add_comment', 'add_worklog', 'create_dashboard'])(
+    'when %s is called with idempotency_key, then the key travels as the Idempotency-Key header and not in the body',
+    async (tool) => {
+      const forward = FORWARDS.find((c) => c.tool === tool)!;
+      const client = await clientFor(newCaller());
+      upstreams[forward.service].answer(json(forward.answer.status, forward.answer.value));
+      await callTool(client, tool, { ...forward.args, idempotency_key: 'a1b2-c3' });
+      const [request] = upstreams[forward.service].received;
+      expect(request!.headers['idempotency-key']).toBe('a1b2-c3');
+      expect(JSON.parse(request!.body)).toEqual(forward.body);
+    },
+  );
+
+  test('when a creating tool is called without idempotency_key, then no Idempotency-Key header is sent', async () => {
+    const forward = FORWARDS.find((c) => c.tool === 'create_issue')!;
+    const client = await clientFor(newCaller());
+    upstreams.issues.answer(json(forward.answer.status, forward.answer.value));
+    await callTool(client, 'create_issue', forward.args);
+    expect(upstreams.issues.received[0]!.headers).not.toHaveProperty('idempotency-key');
+  });
+
   test('when two callers use the same tool, then each call is signed as its own caller', async () => {
     const [ada, bob] = [newCaller('admin'), newCaller('member')];
     const [adaClient, bobClient] = [await clientFor(ada), await clientFor(bob)];
@@ -441,16 +462,22 @@ describe('search_issues', () => {
     expect(result).toEqual(structured({ items: [], total: 0, truncated: false }));
   });
 
-  test('when the service caps the search (Search-Truncated: true, 2000 issues) and limit is 2000, then all 2000 come back with truncated true', async () => {
+  test('when the service caps the search (X-Truncated: true, 2000 issues) and limit is 2000, then all 2000 come back with truncated true', async () => {
     const matches = fixtures.issues(2000);
-    const result = await searchWith(json(200, matches, { 'Search-Truncated': 'true' }), { limit: 2000 });
+    const result = await searchWith(json(200, matches, { 'X-Total-Count': '2000', 'X-Truncated': 'true' }), { limit: 2000 });
     expect(result).toEqual(structured({ items: matches, total: 2000, truncated: true }));
   });
 
-  test('when the service says Search-Truncated: false and all matches fit the limit, then truncated is false', async () => {
+  test('when the service says X-Truncated: false and all matches fit the limit, then truncated is false', async () => {
     const matches = fixtures.issues(7);
-    const result = await searchWith(json(200, matches, { 'Search-Truncated': 'false' }), { limit: 7 });
+    const result = await searchWith(json(200, matches, { 'X-Total-Count': '7', 'X-Truncated': 'false' }), { limit: 7 });
     expect(result).toEqual(structured({ items: matches, total: 7, truncated: false }));
+  });
+
+  test('when the service counts its matches in X-Total-Count, then total is that count, not the length of the list', async () => {
+    const matches = fixtures.issues(30);
+    const result = await searchWith(json(200, matches, { 'X-Total-Count': '2000', 'X-Truncated': 'true' }), { limit: 10 });
+    expect(result).toEqual(structured({ items: matches.slice(0, 10), total: 2000, truncated: true }));
   });
 });
 

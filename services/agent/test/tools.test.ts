@@ -77,10 +77,24 @@ describe('the tool table', () => {
   });
 });
 
+/** The tools whose REST twin is a POST that writes: they take `idempotency_key`. */
+const CREATING_TOOLS = ['create_queue', 'create_issue', 'add_comment', 'add_worklog', 'create_dashboard'];
+
 describe('tool arguments', () => {
+  test('then exactly the creating tools take idempotency_key, an optional string of 1 to 255 visible characters', () => {
+    expect(TOOLS.filter((tool) => tool.idempotent).map((tool) => tool.name).sort()).toEqual([...CREATING_TOOLS].sort());
+    for (const name of CREATING_TOOLS) {
+      const args = toolOf(name).args;
+      expect(args.shape.idempotency_key!.safeParse(undefined).success).toBe(true);
+      expect(args.shape.idempotency_key!.safeParse('k'.repeat(255)).success).toBe(true);
+      for (const bad of ['', 'k'.repeat(256), 'with space', 'é']) expect(args.shape.idempotency_key!.safeParse(bad).success).toBe(false);
+    }
+  });
+
   test.each(TOOL_NAMES)('when %s is listed, then its arguments are exactly its path parameters, its query parameters and its REST body fields', (name) => {
     const tool = toolOf(name);
-    const expected = [...pathParamsOf(tool.operation), ...queryParamsOf(tool.operation), ...bodyFieldsOf(tool.operation), ...(name === 'search_issues' ? ['limit'] : [])].sort();
+    const own = name === 'search_issues' ? ['limit'] : CREATING_TOOLS.includes(name) ? ['idempotency_key'] : [];
+    const expected = [...pathParamsOf(tool.operation), ...queryParamsOf(tool.operation), ...bodyFieldsOf(tool.operation), ...own].sort();
     expect(Object.keys(inputOf(tool).properties ?? {}).sort()).toEqual(expected);
     expect(Object.keys(tool.args.shape).sort()).toEqual(expected);
     expect(tool.pathParams).toEqual(pathParamsOf(tool.operation));

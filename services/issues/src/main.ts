@@ -1,5 +1,5 @@
 import { startServiceRelay } from '@tracker/events';
-import { outboxMetrics, serve } from '@tracker/kit';
+import { keepIdempotentRequestsSwept, outboxMetrics, serve } from '@tracker/kit';
 import { createIssuesService } from './app';
 import { loadIssuesConfig } from './config';
 
@@ -19,6 +19,7 @@ async function main() {
     onBatch: outbox.onBatch,
   });
   outbox.watch(relay.backlog);
+  const sweep = keepIdempotentRequestsSwept(service.pool, service.logger);
   await serve(service.app, {
     port: config.http.port,
     host: config.http.host,
@@ -28,7 +29,7 @@ async function main() {
     graceMs: config.http.shutdownGraceMs,
     handleSignals: true,
     onShutdownStart: () => (shuttingDown = true),
-    closers: [relay.stop, service.close],
+    closers: [relay.stop, sweep.stop, service.close],
   });
 }
 

@@ -1,7 +1,18 @@
 import type { Redis } from 'ioredis';
 import { accessClient, aclReader, createRedis, redisSeenTickets } from '@tracker/authz';
 import type { Pool } from 'pg';
-import { consumerMetrics, createLogger, createMetrics, createPool, createServiceApp, internalClient, isDatabaseUnavailable, type Logger, type Metrics } from '@tracker/kit';
+import {
+  consumerMetrics,
+  createLogger,
+  createMetrics,
+  createPool,
+  createServiceApp,
+  idempotentRequests,
+  internalClient,
+  isDatabaseUnavailable,
+  type Logger,
+  type Metrics,
+} from '@tracker/kit';
 import type { StatisticsConfig } from './config';
 import { startConsumers } from './consumers';
 import { dashboardsRepository } from './data-access/dashboards.repository';
@@ -49,6 +60,7 @@ export function createStatisticsService(
   const deps: StatisticsDeps = {
     replica: replicaReader(pool),
     dashboards: dashboardsRepository(pool),
+    idempotentRequests: idempotentRequests(pool),
     grants: aclReader(redis, access, logger, config.internal.trusted),
     directory: access,
     clock,

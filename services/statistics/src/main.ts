@@ -1,4 +1,4 @@
-import { serve } from '@tracker/kit';
+import { keepIdempotentRequestsSwept, serve } from '@tracker/kit';
 import { createStatisticsService } from './app';
 import { loadStatisticsConfig } from './config';
 
@@ -14,6 +14,7 @@ async function main() {
   const service = createStatisticsService(config, { isShuttingDown: () => shuttingDown });
   const consumers = service.startConsumers();
   const builder = service.keepReplicaBuilt();
+  const sweep = keepIdempotentRequestsSwept(service.pool, service.logger);
   await serve(service.app, {
     port: config.http.port,
     host: config.http.host,
@@ -23,7 +24,7 @@ async function main() {
     graceMs: config.http.shutdownGraceMs,
     handleSignals: true,
     onShutdownStart: () => (shuttingDown = true),
-    closers: [() => Promise.all([consumers.stop(), builder.stop()]), service.close],
+    closers: [() => Promise.all([consumers.stop(), builder.stop()]), sweep.stop, service.close],
   });
 }
 

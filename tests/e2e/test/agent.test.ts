@@ -163,7 +163,8 @@ describe('every tool beside its REST endpoint, for the same tokens', () => {
   test('when search_issues is asked for fewer issues than match, then it says how many matched and that it cut them', async () => {
     const all = await system.api('POST', '/api/v1/issues/search', { token: ws.admin.token, body: { queue_ids: [queueId] } });
     expect(all.body.length).toBeGreaterThan(1);
-    expect(all.headers.get('search-truncated')).toBe('false');
+    expect(all.headers.get('x-truncated')).toBe('false');
+    expect(all.headers.get('x-total-count')).toBe(String(all.body.length));
     const one = await call(clients.admin!, 'search_issues', { queue_ids: [queueId], limit: 1 });
     expect(one.data).toEqual({ items: [all.body[0]], total: all.body.length, truncated: true });
   });

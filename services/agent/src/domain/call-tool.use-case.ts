@@ -1,4 +1,4 @@
-import { SEARCH_TRUNCATED_HEADER } from '@tracker/contracts';
+import { IDEMPOTENCY_KEY_HEADER, SEARCH_TOTAL_HEADER, SEARCH_TRUNCATED_HEADER } from '@tracker/contracts';
 import { AppError, fieldErrors, invalid, problemBody, upstreamUnavailable, UpstreamUnavailableError, type UpstreamAnswer, type UserPrincipal } from '@tracker/kit';
 import type { AgentDeps } from './deps';
 import type { Tool } from './tools';
@@ -43,6 +43,7 @@ async function run(deps: AgentDeps, caller: Caller, tool: Tool, args: Record<str
       onBehalfOf: caller.ticket,
       body: operation.body ? bodyOf(tool, args) : undefined,
       requestId: caller.requestId,
+      ...(tool.idempotent && typeof args.idempotency_key === 'string' ? { headers: { [IDEMPOTENCY_KEY_HEADER]: args.idempotency_key } } : {}),
     });
   } catch (error) {
     if (error instanceof UpstreamUnavailableError) return refusal(upstreamUnavailable(operation.service));
@@ -70,11 +71,12 @@ function queryOf(tool: Tool, args: Record<string, unknown>): string {
   return given.length > 0 ? `?${new URLSearchParams(given).toString()}` : '';
 }
 
-/** The body as a REST client would send it: the arguments that are not path or query parameters (nor the tool's own `limit`). */
+/** The body as a REST client would send it: the arguments that are not path or query parameters (nor the tool's own `limit` and `idempotency_key`). */
 function bodyOf(tool: Tool, args: Record<string, unknown>): Record<string, unknown> {
   const body = { ...args };
   for (const name of [...tool.pathParams, ...tool.queryParams]) delete body[name];
   if (tool.answer === 'search') delete body.limit;
+  if (tool.idempotent) delete body.idempotency_key;
   return body;
 }
 
@@ -84,7 +86,9 @@ function structured(tool: Tool, body: unknown, args: Record<string, unknown>, an
   if (tool.answer === 'list') return { items };
   const limit = args.limit as number;
   const cut = answer.headers[SEARCH_TRUNCATED_HEADER.toLowerCase()] === 'true';
-  return { items: items.slice(0, limit), total: items.length, truncated: cut || items.length > limit };
+  const counted = Number(answer.headers[SEARCH_TOTAL_HEADER.toLowerCase()]);
+  const total = Number.isInteger(counted) ? counted : items.length;
+  return { items: items.slice(0, limit), total, truncated: cut || items.length > limit };
 }
 
 const success = (value: Record<string, unknown>): ToolResult => ({

@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import {
   API_OPERATIONS,
+  IDEMPOTENCY,
+  IdempotencyKey,
   PATH_PARAMETERS,
   ISSUE_READ_LIMITS,
   pathParams,
@@ -78,6 +80,12 @@ const searchLimit = z
   .meta({ description: `How many issues to return, 1 to ${SEARCH_LIMIT}.`, examples: [20] })
   .default(SEARCH_DEFAULT_LIMIT);
 
+/** The write tools that create (their REST twin is a POST): a retry with the same key replays rather than writing twice. */
+const idempotencyKey = IdempotencyKey.meta({
+  description: `Optional: a key for this one write (a UUID, say). Called again with the same key and arguments within ${IDEMPOTENCY.replayHours} h, the tool returns the first result and writes nothing twice.`,
+  examples: ['5f0c6f7e-9d2a-4c1b-8d53-2f4f0b6a9e11'],
+});
+
 export interface Tool {
   name: string;
   operation: ApiOperation;
@@ -85,6 +93,8 @@ export interface Tool {
   pathParams: PathParam[];
   /** Query parameters among the arguments (the list tools' `after_id`, `limit`), sent in the query string. */
   queryParams: string[];
+  /** Whether the tool takes `idempotency_key`, sent as the Idempotency-Key header (the creating writes). */
+  idempotent: boolean;
   /** The arguments: the path parameters, the query parameters and the REST body's fields side by side, nothing else. */
   args: z.ZodObject;
   /** Whether the answer is a list (wrapped as `{ items }`), and whether it is the search's. */
@@ -140,11 +150,13 @@ function buildTool(row: ToolRow): Tool {
   const params = pathParams(operation.path);
   const query = querySchemaOf(operation);
   const answer = row.name === 'search_issues' ? 'search' : operation.success.list ? 'list' : 'object';
+  const idempotent = operation.method === 'post' && row.effect !== 'read';
   const args = z.strictObject({
     ...Object.fromEntries(params.map((p) => [p, PATH_PARAMETERS[p]])),
     ...query?.shape,
     ...requestSchemaOf(operation)?.shape,
     ...(answer === 'search' ? { limit: searchLimit } : {}),
+    ...(idempotent ? { idempotency_key: idempotencyKey.optional() } : {}),
   });
   const response = responseSchemaOf(operation);
   if (!response) throw new Error(`tool ${row.name}: operation ${row.operationId} has no JSON answer`);
@@ -164,6 +176,7 @@ function buildTool(row: ToolRow): Tool {
     operation,
     pathParams: params,
     queryParams: Object.keys(query?.shape ?? {}),
+    idempotent,
     args,
     answer,
     definition: {

@@ -1,5 +1,5 @@
 import type { Pool } from 'pg';
-import { inTransaction, type Sql } from '@tracker/kit';
+import { idempotentRequests, inTransaction, runOnce, type Once, type Sql } from '@tracker/kit';
 import { issueReadsRepository } from './issue-reads.repository';
 import { issuesRepository } from './issues.repository';
 import { outboxRepository } from './outbox.repository';
@@ -20,9 +20,12 @@ export type Repositories = ReturnType<typeof repositories>;
 export function createStore(pool: Pool) {
   return {
     ...repositories(pool),
+    idempotentRequests: idempotentRequests(pool),
     reads: issueReadsRepository(pool),
     search: searchRepository(pool),
-    transaction: <T>(work: (tx: Repositories) => Promise<T>): Promise<T> => inTransaction(pool, (client) => work(repositories(client))),
+    /** One transaction; with `once` (an Idempotency-Key), claimed and answered inside it (libs/kit idempotency.ts). */
+    transaction: <T>(work: (tx: Repositories) => Promise<T>, once?: Once<T>): Promise<T> =>
+      inTransaction(pool, (client) => runOnce(client, once, () => work(repositories(client)))),
     /** Reads that must see one state of the database (a snapshot page's sizes and rows): REPEATABLE READ, read only. */
     snapshot: <T>(work: (tx: Repositories) => Promise<T>): Promise<T> =>
       inTransaction(pool, async (client) => {

@@ -1,4 +1,5 @@
 import { ISSUE_LIMITS, type CommentCreate } from '@tracker/contracts';
+import type { Once } from '@tracker/kit';
 import type { IssuesDeps } from './deps';
 import { commentAdded } from './events';
 import { writableIssue } from './guards';
@@ -11,7 +12,7 @@ import type { CommentRecord, RequestContext } from './model';
  * stays. An issue holds at most ISSUE_LIMITS.commentsPerIssue comments: counted with the
  * issue row locked (by touch), so concurrent comments cannot pass the cap together.
  */
-export async function addComment(deps: IssuesDeps, ctx: RequestContext, key: string, input: CommentCreate): Promise<CommentRecord> {
+export async function addComment(deps: IssuesDeps, ctx: RequestContext, key: string, input: CommentCreate, once?: Once<CommentRecord>): Promise<CommentRecord> {
   const { issue } = await writableIssue(deps, ctx, key);
   return deps.store.transaction(async (tx) => {
     const at = deps.clock();
@@ -22,5 +23,5 @@ export async function addComment(deps: IssuesDeps, ctx: RequestContext, key: str
     await tx.issues.linkMentions(touched, extractMentions(input.body, touched.key), at);
     await tx.outbox.append(commentAdded(ctx, touched, comment));
     return comment;
-  });
+  }, once);
 }

@@ -1,4 +1,5 @@
 import { ISSUE_LIMITS, type WorklogCreate } from '@tracker/contracts';
+import type { Once } from '@tracker/kit';
 import type { IssuesDeps } from './deps';
 import { worklogAdded } from './events';
 import { writableIssue } from './guards';
@@ -10,7 +11,7 @@ import type { RequestContext, WorklogRecord } from './model';
  * stays. An issue holds at most ISSUE_LIMITS.worklogsPerIssue worklogs (counted with the
  * issue row locked, as comments).
  */
-export async function addWorklog(deps: IssuesDeps, ctx: RequestContext, key: string, input: WorklogCreate): Promise<WorklogRecord> {
+export async function addWorklog(deps: IssuesDeps, ctx: RequestContext, key: string, input: WorklogCreate, once?: Once<WorklogRecord>): Promise<WorklogRecord> {
   const { issue } = await writableIssue(deps, ctx, key);
   return deps.store.transaction(async (tx) => {
     const at = deps.clock();
@@ -20,5 +21,5 @@ export async function addWorklog(deps: IssuesDeps, ctx: RequestContext, key: str
     const worklog = await tx.issues.addWorklog(issue.id, ctx.userId, input.minutes, input.description, at);
     await tx.outbox.append(worklogAdded(ctx, touched, worklog));
     return worklog;
-  });
+  }, once);
 }

@@ -1,4 +1,5 @@
 import type { IssueCreate } from '@tracker/contracts';
+import type { Once } from '@tracker/kit';
 import { accessOf, canWrite } from '@tracker/authz';
 import type { IssuesDeps } from './deps';
 import { issueCreated } from './events';
@@ -16,7 +17,7 @@ import { initialStatus } from './queues.rules';
  * consecutive, never reused. The end is read with the status locked, so racing
  * creations and moves into that status each get their own place, in commit order.
  */
-export async function createIssue(deps: IssuesDeps, ctx: RequestContext, input: IssueCreate): Promise<IssueRecord> {
+export async function createIssue(deps: IssuesDeps, ctx: RequestContext, input: IssueCreate, once?: Once<IssueRecord>): Promise<IssueRecord> {
   const [access, queue] = await Promise.all([accessOf(deps.grants, ctx), deps.store.queues.findInWorkspace(ctx.workspaceId, input.queue_id)]);
   const role = queue ? access.roleOn(queue.id) : null;
   // Unknown and unreadable queues are the same 403: no existence leak.
@@ -56,5 +57,5 @@ export async function createIssue(deps: IssuesDeps, ctx: RequestContext, input: 
     await tx.issues.linkMentions(issue, extractMentions(issue.description, key), at);
     await tx.outbox.append(issueCreated(ctx, issue));
     return issue;
-  });
+  }, once);
 }

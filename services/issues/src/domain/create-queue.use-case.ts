@@ -1,4 +1,5 @@
 import type { QueueCreate } from '@tracker/contracts';
+import type { Once } from '@tracker/kit';
 import type { IssuesDeps } from './deps';
 import { queueEvent } from './events';
 import { issuesErrors } from './issues.errors';
@@ -14,15 +15,14 @@ export function assertWorkspaceAdmin(ctx: RequestContext): void {
  * inside the creating transaction, so a role can be granted on it as soon as this
  * answers; if the access service cannot be told, nothing is created (503).
  */
-export async function createQueue(deps: IssuesDeps, ctx: RequestContext, input: QueueCreate): Promise<QueueWithRole> {
+export async function createQueue(deps: IssuesDeps, ctx: RequestContext, input: QueueCreate, once?: Once<QueueWithRole>): Promise<QueueWithRole> {
   assertWorkspaceAdmin(ctx);
   const key = normalizeQueueKey(input.key);
-  const queue = await deps.store.transaction(async (tx) => {
+  return deps.store.transaction(async (tx): Promise<QueueWithRole> => {
     const created = await tx.queues.create({ workspaceId: ctx.workspaceId, key, name: input.name, description: input.description, statuses: STANDARD_STATUSES });
     if (!created) throw issuesErrors.queueKeyTaken(key);
     await tx.outbox.append(queueEvent('queue.created', ctx, created));
     await deps.directory.registerQueue({ queueId: created.id, workspaceId: ctx.workspaceId, key }, ctx.requestId);
-    return created;
-  });
-  return { ...queue, role: 'admin', roleSource: 'inherited' };
+    return { ...created, role: 'admin', roleSource: 'inherited' };
+  }, once);
 }

@@ -67,3 +67,13 @@ export const changedValues = (changes: readonly FieldChange[]): IssuePatch =>
  */
 export const createsCycle = (issueId: number, newParentId: number, ancestorsOfNewParent: readonly number[]) =>
   newParentId === issueId || ancestorsOfNewParent.includes(issueId);
+
+/**
+ * The versions an `If-Match` admits: `any` (`*`), or the versions its entity tags name
+ * (none when every tag is weak or foreign, so nothing is admitted).
+ */
+export type VersionPrecondition = 'any' | readonly number[];
+
+/** Whether a change of the issue at `version` may go ahead under the precondition (none: it may). */
+export const admitsVersion = (precondition: VersionPrecondition | undefined, version: number) =>
+  precondition === undefined || precondition === 'any' || precondition.includes(version);

@@ -15,6 +15,10 @@ export const issuesErrors = {
     new AppError('version_conflict', 'The issue changed since you read it. Re-read it and reconsider the change.', {
       fields: { version: current },
     }),
+  preconditionFailed: (current: number) =>
+    new AppError('precondition_failed', 'If-Match names another version of the issue than its current one. Re-read it and reconsider the change.', {
+      fields: { version: current },
+    }),
   invalidField: (path: string, message: string) => invalid([{ path, message }]),
   /** A limit of the issue, not of this body: reported on the body as a whole (as dashboards per workspace). */
   issueFull: (what: 'comments' | 'worklogs', max: number) =>

@@ -5,7 +5,16 @@ import type { IssuesDeps } from './deps';
 import { issueUpdated } from './events';
 import { shownChanges, storedHistory } from './history.rules';
 import { assigneeCheck, writableIssue } from './guards';
-import { changedValues, createsCycle, diffIssue, endPosition, movesToAnotherStatus, requestedFields } from './issue-update.rules';
+import {
+  admitsVersion,
+  changedValues,
+  createsCycle,
+  diffIssue,
+  endPosition,
+  movesToAnotherStatus,
+  requestedFields,
+  type VersionPrecondition,
+} from './issue-update.rules';
 import { issuesErrors } from './issues.errors';
 import { extractMentions } from './mentions.rules';
 import type { IssueRecord, RequestContext } from './model';
@@ -15,9 +24,17 @@ import type { IssueRecord, RequestContext } from './model';
  * the locked row, so of N concurrent PATCHes sent with one version exactly one
  * wins. A PATCH that changes nothing keeps the version and writes nothing. A move
  * without `position` goes to the end of the new status, read with that status locked
- * (after the version check, so a stale PATCH never waits for it).
+ * (after the version check, so a stale PATCH never waits for it). `ifMatch` (the
+ * request's If-Match) is checked on the locked row too, before the body's `version`:
+ * 412 for the one, 409 for the other, both carrying the current version.
  */
-export async function updateIssue(deps: IssuesDeps, ctx: RequestContext, key: string, update: IssueUpdate): Promise<IssueRecord> {
+export async function updateIssue(
+  deps: IssuesDeps,
+  ctx: RequestContext,
+  key: string,
+  update: IssueUpdate,
+  ifMatch?: VersionPrecondition,
+): Promise<IssueRecord> {
   const { issue: seen, access } = await writableIssue(deps, ctx, key);
   const patch = requestedFields(update);
   const checkAssignee = assigneeCheck(deps, ctx);
@@ -26,6 +43,7 @@ export async function updateIssue(deps: IssuesDeps, ctx: RequestContext, key: st
 
   return deps.store.transaction(async (tx) => {
     const current = await tx.issues.lock(seen.id);
+    if (!admitsVersion(ifMatch, current.version)) throw issuesErrors.preconditionFailed(current.version);
     if (update.version !== undefined && update.version !== current.version) throw issuesErrors.versionConflict(current.version);
 
     let endOfNewStatus: number | undefined;

@@ -1,6 +1,16 @@
 import type { Router } from 'express';
-import { CommentCreate, Filters, IssueCreate, IssueUpdate, ListPage, SEARCH_TRUNCATED_HEADER, WorklogCreate } from '@tracker/contracts';
-import { parseBody } from '@tracker/kit';
+import {
+  CommentCreate,
+  Filters,
+  IssueCreate,
+  IssueUpdate,
+  LEGACY_SEARCH_TRUNCATED_HEADER,
+  ListPage,
+  SEARCH_TOTAL_HEADER,
+  SEARCH_TRUNCATED_HEADER,
+  WorklogCreate,
+} from '@tracker/contracts';
+import { answerOnce, idempotencyKeyOf, parseBody, sendJsonText } from '@tracker/kit';
 import { addComment } from '../domain/add-comment.use-case';
 import { addWorklog } from '../domain/add-worklog.use-case';
 import { createIssue } from '../domain/create-issue.use-case';
@@ -9,6 +19,7 @@ import { getIssue, listIssueItems } from '../domain/get-issue.use-case';
 import { ISSUE_LISTS } from '../domain/model';
 import { searchIssues } from '../domain/search-issues.use-case';
 import { updateIssue } from '../domain/update-issue.use-case';
+import { clientHolds, ifMatchPrecondition, issueEtag } from './conditional';
 import { commentJson, contextOf, issueDetailsJson, issueJson, issueSummaryJson, listPageJson, worklogJson } from './json';
 import { parseQuery } from './query';
 
@@ -16,18 +27,27 @@ import { parseQuery } from './query';
 export function issuesRoutes(router: Router, deps: IssuesDeps): void {
   router.post('/api/v1/issues/search', async (req, res) => {
     const filters = parseBody(Filters, req.body);
+    // A search writes nothing, so repeating it is safe: a key is checked, then has no effect.
+    idempotencyKeyOf(req);
     const { issues, truncated } = await searchIssues(deps, contextOf(res), filters);
+    res.setHeader(SEARCH_TOTAL_HEADER, String(issues.length));
     res.setHeader(SEARCH_TRUNCATED_HEADER, String(truncated));
+    res.setHeader(LEGACY_SEARCH_TRUNCATED_HEADER, String(truncated));
     res.json(issues.map(issueSummaryJson));
   });
 
   router.post('/api/v1/issues', async (req, res) => {
     const input = parseBody(IssueCreate, req.body);
-    res.status(201).json(issueJson(await createIssue(deps, contextOf(res), input)));
+    await answerOnce(req, res, deps.store.idempotentRequests, { status: 201, render: issueJson }, (once) => createIssue(deps, contextOf(res), input, once));
   });
 
   router.get('/api/v1/issues/:key', async (req, res) => {
-    res.json(issueDetailsJson(await getIssue(deps, contextOf(res), req.params.key)));
+    const issue = await getIssue(deps, contextOf(res), req.params.key);
+    const answer = JSON.stringify(issueDetailsJson(issue));
+    const etag = issueEtag(issue.version, answer);
+    res.setHeader('ETag', etag);
+    if (clientHolds(req.header('if-none-match'), etag)) return void res.status(304).end();
+    sendJsonText(res, answer);
   });
 
   // GET /issues/{key}/comments, /worklogs, /history, /links, /subtasks: pages of what the read embeds the newest of.
@@ -40,16 +60,19 @@ export function issuesRoutes(router: Router, deps: IssuesDeps): void {
 
   router.patch('/api/v1/issues/:key', async (req, res) => {
     const update = parseBody(IssueUpdate, req.body);
-    res.json(issueJson(await updateIssue(deps, contextOf(res), req.params.key, update)));
+    const issue = await updateIssue(deps, contextOf(res), req.params.key, update, ifMatchPrecondition(req.header('if-match')));
+    const answer = JSON.stringify(issueJson(issue));
+    res.setHeader('ETag', issueEtag(issue.version, answer));
+    sendJsonText(res, answer);
   });
 
   router.post('/api/v1/issues/:key/comments', async (req, res) => {
     const input = parseBody(CommentCreate, req.body);
-    res.status(201).json(commentJson(await addComment(deps, contextOf(res), req.params.key, input)));
+    await answerOnce(req, res, deps.store.idempotentRequests, { status: 201, render: commentJson }, (once) => addComment(deps, contextOf(res), req.params.key, input, once));
   });
 
   router.post('/api/v1/issues/:key/worklogs', async (req, res) => {
     const input = parseBody(WorklogCreate, req.body);
-    res.status(201).json(worklogJson(await addWorklog(deps, contextOf(res), req.params.key, input)));
+    await answerOnce(req, res, deps.store.idempotentRequests, { status: 201, render: worklogJson }, (once) => addWorklog(deps, contextOf(res), req.params.key, input, once));
   });
 }

@@ -1,6 +1,6 @@
 import type { Router } from 'express';
 import { QueueCreate, QueueSettings } from '@tracker/contracts';
-import { parseBody, parseId } from '@tracker/kit';
+import { answerOnce, parseBody, parseId } from '@tracker/kit';
 import { assertWorkspaceAdmin, createQueue } from '../domain/create-queue.use-case';
 import type { IssuesDeps } from '../domain/deps';
 import { listQueues } from '../domain/list-queues.use-case';
@@ -17,7 +17,7 @@ export function queuesRoutes(router: Router, deps: IssuesDeps): void {
     // A member is refused before the body is looked at (as PATCH /users does).
     assertWorkspaceAdmin(ctx);
     const input = parseBody(QueueCreate, req.body);
-    res.status(201).json(queueJson(await createQueue(deps, ctx, input)));
+    await answerOnce(req, res, deps.store.idempotentRequests, { status: 201, render: queueJson }, (once) => createQueue(deps, ctx, input, once));
   });
 
   router.patch('/api/v1/queues/:queue_id', async (req, res) => {

@@ -2,12 +2,15 @@ import type { Pool } from 'pg';
 import type { DashboardsRepository } from '../domain/deps';
 import type { DashboardRecord } from '../domain/model';
 import { Prisma } from '../generated/prisma/client';
-import { inTransaction, rowsOf } from '@tracker/kit';
+import { inTransaction, rowsOf, runOnce } from '@tracker/kit';
 
 /** A dashboard row as a DashboardRecord. */
 const COLUMNS = Prisma.raw(
   `id, workspace_id AS "workspaceId", owner_id AS "ownerId", name, widgets, queue_ids AS "queueIds", created_at AS "createdAt", updated_at AS "updatedAt"`,
 );
+
+/** Rolls a create back (the key's claim with it) when the workspace holds its maximum. */
+class WorkspaceFull extends Error {}
 
 export function dashboardsRepository(pool: Pool): DashboardsRepository {
   return {
@@ -22,22 +25,30 @@ export function dashboardsRepository(pool: Pool): DashboardsRepository {
       const rows = await rowsOf<DashboardRecord>(pool, Prisma.sql`SELECT ${COLUMNS} FROM dashboards WHERE id = ${id} AND workspace_id = ${workspaceId}`);
       return rows[0] ?? null;
     },
-    async create(d, max) {
-      return inTransaction(pool, async (client) => {
-        // Creates of one workspace wait here for each other (until commit), so the count
-        // below sees every dashboard committed before; the key is per schema and workspace.
-        await client.query(`SELECT pg_advisory_xact_lock(hashtext('statistics.dashboards:' || current_schema()), $1)`, [d.workspaceId]);
-        const [held] = await rowsOf<{ count: number }>(client, Prisma.sql`SELECT count(*)::int AS count FROM dashboards WHERE workspace_id = ${d.workspaceId}`);
-        if (held!.count >= max) return null;
-        const rows = await rowsOf<DashboardRecord>(
-          client,
-          Prisma.sql`
-            INSERT INTO dashboards (workspace_id, owner_id, name, widgets, queue_ids)
-            VALUES (${d.workspaceId}, ${d.ownerId}, ${d.name}, ${JSON.stringify(d.widgets)}::jsonb, ${d.queueIds}::int[])
-            RETURNING ${COLUMNS}`,
+    async create(d, max, once) {
+      try {
+        return await inTransaction(pool, (client) =>
+          // The Idempotency-Key is claimed first, so a concurrent repeat replays rather than counting.
+          runOnce(client, once, async () => {
+            // Creates of one workspace wait here for each other (until commit), so the count
+            // below sees every dashboard committed before; the key is per schema and workspace.
+            await client.query(`SELECT pg_advisory_xact_lock(hashtext('statistics.dashboards:' || current_schema()), $1)`, [d.workspaceId]);
+            const [held] = await rowsOf<{ count: number }>(client, Prisma.sql`SELECT count(*)::int AS count FROM dashboards WHERE workspace_id = ${d.workspaceId}`);
+            if (held!.count >= max) throw new WorkspaceFull();
+            const rows = await rowsOf<DashboardRecord>(
+              client,
+              Prisma.sql`
+                INSERT INTO dashboards (workspace_id, owner_id, name, widgets, queue_ids)
+                VALUES (${d.workspaceId}, ${d.ownerId}, ${d.name}, ${JSON.stringify(d.widgets)}::jsonb, ${d.queueIds}::int[])
+                RETURNING ${COLUMNS}`,
+            );
+            return rows[0]!;
+          }),
         );
-        return rows[0]!;
-      });
+      } catch (error) {
+        if (error instanceof WorkspaceFull) return null;
+        throw error;
+      }
     },
     async replace(id, changes, at) {
       const rows = await rowsOf<DashboardRecord>(

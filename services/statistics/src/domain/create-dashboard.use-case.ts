@@ -1,4 +1,5 @@
 import { DASHBOARD_LIMITS, queueIdsOf, type DashboardInput } from '@tracker/contracts';
+import type { Once } from '@tracker/kit';
 import type { StatisticsDeps } from './deps';
 import { builtReplicaAndAccess, requireReadable } from './guards';
 import type { DashboardRecord, RequestContext } from './model';
@@ -9,13 +10,14 @@ import { statisticsErrors } from './statistics.errors';
  * read. A workspace holds at most DASHBOARD_LIMITS.perWorkspace dashboards (422 beyond),
  * which with the limits of one dashboard keeps every member's GET /dashboards small.
  */
-export async function createDashboard(deps: StatisticsDeps, ctx: RequestContext, input: DashboardInput): Promise<DashboardRecord> {
+export async function createDashboard(deps: StatisticsDeps, ctx: RequestContext, input: DashboardInput, once?: Once<DashboardRecord>): Promise<DashboardRecord> {
   const { access } = await builtReplicaAndAccess(deps, ctx);
   const queueIds = queueIdsOf(input.widgets);
   await requireReadable(deps, ctx, access, queueIds, 'widgets.filters.queue_ids');
   const created = await deps.dashboards.create(
     { workspaceId: ctx.workspaceId, ownerId: ctx.userId, name: input.name, widgets: input.widgets, queueIds },
     DASHBOARD_LIMITS.perWorkspace,
+    once,
   );
   if (!created) throw statisticsErrors.tooManyDashboards(DASHBOARD_LIMITS.perWorkspace);
   return created;

@@ -1,3 +1,4 @@
+import type { IdempotentRequests, Once } from '@tracker/kit';
 import type { AccessClient, GrantsSource } from '@tracker/authz';
 import type { DashboardRecord, ReplicaStatus, StatisticsFigures } from './model';
 import type { SearchCriteria } from '@tracker/contracts';
@@ -30,7 +31,7 @@ export interface DashboardsRepository {
    * Creates the dashboard unless its workspace already holds `max` of them (null then).
    * Creates in one workspace are serialized, so concurrent ones never pass `max` together.
    */
-  create(dashboard: NewDashboard, max: number): Promise<DashboardRecord | null>;
+  create(dashboard: NewDashboard, max: number, once?: Once<DashboardRecord>): Promise<DashboardRecord | null>;
   replace(id: number, changes: Pick<NewDashboard, 'name' | 'widgets' | 'queueIds'>, at: Date): Promise<DashboardRecord>;
 }
 
@@ -38,6 +39,8 @@ export interface DashboardsRepository {
 export interface StatisticsDeps {
   replica: ReplicaReader;
   dashboards: DashboardsRepository;
+  /** Idempotency-Keys of POST /dashboards (libs/kit idempotency.ts). */
+  idempotentRequests: IdempotentRequests;
   grants: GrantsSource;
   /** The access service: which queues a workspace has, current at once. */
   directory: Pick<AccessClient, 'lookupQueues'>;

@@ -1,6 +1,6 @@
 import type { Router } from 'express';
 import { DashboardInput } from '@tracker/contracts';
-import { parseBody, parseId } from '@tracker/kit';
+import { answerOnce, parseBody, parseId } from '@tracker/kit';
 import { createDashboard } from '../domain/create-dashboard.use-case';
 import type { StatisticsDeps } from '../domain/deps';
 import { listDashboards } from '../domain/list-dashboards.use-case';
@@ -14,7 +14,7 @@ export function dashboardsRoutes(router: Router, deps: StatisticsDeps): void {
 
   router.post('/api/v1/dashboards', async (req, res) => {
     const input = parseBody(DashboardInput, req.body);
-    res.status(201).json(dashboardJson(await createDashboard(deps, contextOf(res), input)));
+    await answerOnce(req, res, deps.idempotentRequests, { status: 201, render: dashboardJson }, (once) => createDashboard(deps, contextOf(res), input, once));
   });
 
   router.put('/api/v1/dashboards/:dashboard_id', async (req, res) => {

@@ -1,6 +1,6 @@
 import type { Router } from 'express';
 import { Filters } from '@tracker/contracts';
-import { parseBody } from '@tracker/kit';
+import { idempotencyKeyOf, parseBody } from '@tracker/kit';
 import { computeStatistics } from '../domain/compute-statistics.use-case';
 import type { StatisticsDeps } from '../domain/deps';
 import { contextOf, statisticsJson } from './json';
@@ -8,6 +8,8 @@ import { contextOf, statisticsJson } from './json';
 export function statisticsRoutes(router: Router, deps: StatisticsDeps): void {
   router.post('/api/v1/statistics', async (req, res) => {
     const filters = parseBody(Filters, req.body);
+    // Statistics write nothing, so repeating is safe: a key is checked, then has no effect.
+    idempotencyKeyOf(req);
     res.json(statisticsJson(await computeStatistics(deps, contextOf(res), filters)));
   });
 }
