@@ -1,4 +1,4 @@
-import { Dashboard, DashboardInput, DASHBOARD_LIMITS, queueIdsOf, Widget } from '../src';
+import { Dashboard, DashboardInput, DASHBOARD_LIMITS, matchesNothing, queueIdsOf, Widget } from '../src';
 
 const pathOf = (result: { success: boolean; error?: { issues: Array<{ path: PropertyKey[] }> } }) =>
   result.error!.issues.map((i) => i.path.join('.'));
@@ -62,6 +62,15 @@ describe('DashboardInput', () => {
 
   test('queueIdsOf lists every named queue once, ascending', () => {
     expect(queueIdsOf([{ filters: { queue_ids: [3, 1] } }, { filters: {} }, {}, { filters: { queue_ids: [1, 2] } }])).toEqual([1, 2, 3]);
+  });
+
+  test('when a widget filter has empty id lists, then they are kept as given (they select nothing) and name no queue', () => {
+    const input = DashboardInput.parse({ name: 'D', widgets: [{ type: 'stats', filters: { queue_ids: [], status_ids: [], assignee_ids: [] } }] });
+    expect(input.widgets[0]!.filters).toEqual({ queue_ids: [], status_ids: [], assignee_ids: [], mine: false, overdue: false });
+    expect(matchesNothing(input.widgets[0]!.filters)).toBe(true);
+    // No queue named: the dashboard is listed to every member, as one without queue_ids.
+    expect(queueIdsOf(input.widgets)).toEqual([]);
+    expect(queueIdsOf([{ filters: { queue_ids: [] } }, { filters: { queue_ids: [4] } }])).toEqual([4]);
   });
 
   test('a dashboard answer carries the widgets with their defaults', () => {

@@ -74,7 +74,7 @@ describe('request bodies', () => {
   test.each(['gzip', 'deflate', 'br'])('when Content-Encoding says %s but the bytes are not, then 422, never 500', async (encoding) => {
     const res = await post('{"name":"Ada"}', { 'content-encoding': encoding });
     expect(res.status).toBe(422);
-    expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    expect(res.headers.get('content-type')).toBe('application/problem+json');
     expect(await res.json()).toMatchObject({ code: 'validation_failed', errors: [{ path: '(body)', message: expect.any(String) }] });
   });
 
@@ -145,7 +145,7 @@ describe('server timeouts', () => {
       const request = 'GET /healthz HTTP/1.1\r\nHost: x\r\nX-Padding: ' + 'a'.repeat(200);
       const { text, ms } = await rawExchange(running.port, request.split(''), 20);
       expect(text).toMatch(/^HTTP\/1\.1 408 /);
-      expect(text).toMatch(/content-type: application\/problem\+json/i);
+      expect(text).toMatch(/\r\ncontent-type: application\/problem\+json\r\n/i);
       expect(bodyOf(text)).toMatchObject({ status: 408, code: 'request_timeout' });
       expect(ms).toBeLessThan(1500);
     });
@@ -190,6 +190,7 @@ describe('requests Node cannot parse', () => {
   test('when the headers are larger than Node accepts, then 431 problem+json', async () => {
     const { text } = await rawExchange(running.port, [`GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`]);
     expect(text).toMatch(/^HTTP\/1\.1 431 /);
+    expect(text).toMatch(/\r\ncontent-type: application\/problem\+json\r\n/i);
     expect(bodyOf(text)).toMatchObject({ status: 431, code: 'headers_too_large' });
   });
 
@@ -198,13 +199,14 @@ describe('requests Node cannot parse', () => {
       const res = await fetch(`http://127.0.0.1:${running.port}${path}`, { method: 'OPTIONS', headers: { 'x-tracker-principal': principal } });
       expect(res.status).toBe(404);
       expect(res.headers.get('allow')).toBeNull();
-      expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+      expect(res.headers.get('content-type')).toBe('application/problem+json');
     }
   });
 
   test('when the request line is not HTTP, then 400 problem+json', async () => {
     const { text } = await rawExchange(running.port, ['HELLO THERE\r\n\r\n']);
     expect(text).toMatch(/^HTTP\/1\.1 400 /);
+    expect(text).toMatch(/\r\ncontent-type: application\/problem\+json\r\n/i);
     expect(text).toMatch(/cache-control: no-store/i);
     expect(bodyOf(text)).toMatchObject({ status: 400, code: 'bad_request' });
   });

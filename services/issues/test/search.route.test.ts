@@ -1,4 +1,4 @@
-import { Issue } from '@tracker/contracts';
+import { Issue, SEARCH_TRUNCATED_HEADER } from '@tracker/contracts';
 import { searchSql } from '../src/data-access/search.repository';
 import { toSearchCriteria } from '@tracker/contracts';
 import { problem, startIssues, type IssuesHarness, type Member, type Workspace } from './harness';
@@ -88,7 +88,7 @@ describe('POST /api/v1/issues/search', () => {
     ['category progress', { category: 'progress' }, ['progressing']],
     ['category done', { category: 'done' }, ['overdueDone']],
     ['overdue (due before today and not done)', { overdue: true }, ['overdue']],
-    ['mine false, overdue false, nulls and empty arrays (no filters)', { mine: false, overdue: false, priority: null, category: null, label: null, queue_ids: [], status_ids: [], assignee_ids: [] }, null],
+    ['mine false, overdue false and nulls (no filters)', { mine: false, overdue: false, priority: null, category: null, label: null }, null],
   ])('when searching by %s, then exactly the matching issues come back', async (_label, filters, expected) => {
     const body = typeof filters === 'function' ? (filters as () => object)() : filters;
     const res = await search(member, body);
@@ -154,6 +154,55 @@ describe('POST /api/v1/issues/search', () => {
   });
 });
 
+describe('an empty id list selects nothing', () => {
+  const LISTS = ['queue_ids', 'status_ids', 'assignee_ids'] as const;
+  const nothing = async (as: Member, body: unknown) => {
+    const res = await search(as, body);
+    return { status: res.status, body: res.body, truncated: res.headers.get(SEARCH_TRUNCATED_HEADER) };
+  };
+  const NOTHING = { status: 200, body: [], truncated: 'false' };
+
+  test.each(LISTS)('when %s is [], then 200 with [] for a member and a workspace admin, and no query runs; absent, it does not filter', async (list) => {
+    const { store } = h.service.deps;
+    const searched = jest.spyOn(store.search, 'search');
+    const queuesLooked = jest.spyOn(store.queues, 'idsInWorkspace');
+    try {
+      expect(await nothing(member, { [list]: [] })).toEqual(NOTHING);
+      expect(await nothing(ws.admin, { [list]: [] })).toEqual(NOTHING);
+      expect(searched).not.toHaveBeenCalled();
+      expect(queuesLooked).not.toHaveBeenCalled();
+    } finally {
+      searched.mockRestore();
+      queuesLooked.mockRestore();
+    }
+    expect((await search(member, {})).body).toHaveLength(12);
+    expect((await search(ws.admin, {})).body).toHaveLength(13);
+  });
+
+  test.each(LISTS)('when %s is [] beside filters that match issues, then still nothing', async (list) => {
+    const matching = { search: 'database', queue_ids: [readable.id], status_ids: [status.Open!], priority: 'normal' };
+    expect(keys(await search(ws.admin, matching))).toEqual([issues.titled.key]);
+    expect(await nothing(ws.admin, { ...matching, [list]: [] })).toEqual(NOTHING);
+    expect((await search(member, { category: 'open' })).body.length).toBeGreaterThan(0);
+    expect(await nothing(member, { category: 'open', [list]: [] })).toEqual(NOTHING);
+  });
+
+  test('when criteria with an empty list reach the store, then it finds nothing without a query, and their SQL would find nothing either', async () => {
+    const none = { mine: false, overdue: false };
+    for (const filters of [{ ...none, queue_ids: [] }, { ...none, status_ids: [] }, { ...none, assignee_ids: [] }]) {
+      const criteria = toSearchCriteria(filters, { userId: ws.admin.id, workspaceId: ws.id }, null, new Date());
+      expect(await h.service.deps.store.search.search(criteria)).toEqual([]);
+      const sql = searchSql(criteria);
+      expect(await h.schema.query(sql.text, sql.values)).toEqual([]);
+    }
+  });
+
+  test('when queue_ids names a hidden queue and another list is empty, then the same 403 (named queues are still checked)', async () => {
+    expect(await search(member, { queue_ids: [hidden.id], status_ids: [] })).toMatchObject({ status: 403, body: problem(403, 'forbidden') });
+    expect(await nothing(member, { queue_ids: [readable.id], assignee_ids: [] })).toEqual(NOTHING);
+  });
+});
+
 describe('search over many issues', () => {
   const BULK = 20_000;
   let bulk: Workspace;
@@ -187,6 +236,9 @@ describe('search over many issues', () => {
     expect(res.body).toHaveLength(2000);
     expect(res.body[0].key).toBe('BULK-1');
     expect(res.body[1999].key).toBe('BULK-2000');
+    // The list is the same array as ever; the headers tell the count (up to the cap) and the cut.
+    expect(res.headers.get('x-total-count')).toBe('2000');
+    expect(res.headers.get('x-truncated')).toBe('true');
     expect(res.headers.get('search-truncated')).toBe('true');
   });
 
@@ -194,6 +246,8 @@ describe('search over many issues', () => {
     const res = await search(bulk.admin, { search: 'needle' });
     expect(res.body.length).toBeGreaterThan(0);
     expect(res.body.length).toBeLessThan(2000);
+    expect(res.headers.get('x-total-count')).toBe(String(res.body.length));
+    expect(res.headers.get('x-truncated')).toBe('false');
     expect(res.headers.get('search-truncated')).toBe('false');
   });
 

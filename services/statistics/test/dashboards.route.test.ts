@@ -1,6 +1,6 @@
 import { Dashboard } from '@tracker/contracts';
 import type { QueueStateData } from '../src/domain/replica';
-import { queueState } from './fixtures';
+import { issueState, queueState } from './fixtures';
 import { problem, startStatistics, type Member, type StatisticsHarness, type Workspace } from './harness';
 
 let h: StatisticsHarness;
@@ -257,6 +257,37 @@ describe('GET /dashboards', () => {
     expect(ids(await list(colleague))).toEqual(expect.arrayContaining([adminBoard.id, mixed.id, open.id]));
     h.grant(colleague, hidden.id, null);
     expect(ids(await list(colleague))).not.toContain(adminBoard.id);
+  });
+
+  test('when widget filters have empty id lists, then they are kept as given, the dashboard is listed to every member (it names no queue), and the widgets count nothing', async () => {
+    const w = h.workspace();
+    const q = queueState(w.id, 'DEM');
+    const writer = h.member(w.id);
+    const ungranted = h.member(w.id);
+    h.grant(writer, q.id, 'read-only');
+    await h.seed({ queues: [q], issues: [issueState(q, { assignee_id: writer.id }), issueState(q)] });
+    const board = await created(writer, {
+      name: 'Nothing selected',
+      widgets: [{ type: 'stats', filters: { queue_ids: [] } }, { type: 'issues', filters: { status_ids: [], category: 'open' } }, { type: 'assignees', filters: { assignee_ids: [] } }],
+    });
+    expect(board.widgets.map((widget: any) => widget.filters)).toEqual([
+      { ...EMPTY_FILTERS, queue_ids: [] },
+      { ...EMPTY_FILTERS, status_ids: [], category: 'open' },
+      { ...EMPTY_FILTERS, assignee_ids: [] },
+    ]);
+    for (const who of [writer, ungranted, w.admin]) expect(await list(who)).toContainEqual(board);
+
+    // A widget is evaluated as a client does: its filters sent to POST /statistics. Without the empty list, the same filters count both issues.
+    for (const widget of board.widgets) {
+      const counted = await h.call('POST', '/api/v1/statistics', { as: writer, body: widget.filters });
+      expect({ filters: widget.filters, status: counted.status, total: counted.body.total, queues: counted.body.queues }).toEqual({ filters: widget.filters, status: 200, total: 0, queues: [] });
+      const { queue_ids: _q, status_ids: _s, assignee_ids: _a, ...rest } = widget.filters;
+      expect((await h.call('POST', '/api/v1/statistics', { as: writer, body: rest })).body.total).toBe(2);
+    }
+
+    const replaced = await put(writer, board.id, { name: 'Still nothing', widgets: [{ type: 'time', filters: { queue_ids: [], mine: true } }] });
+    expect({ status: replaced.status, filters: replaced.body.widgets?.[0]?.filters }).toEqual({ status: 200, filters: { queue_ids: [], mine: true, overdue: false } });
+    expect(await list(ungranted)).toContainEqual(replaced.body);
   });
 
   test('when dashboards are listed, then oldest first and only those of the caller\'s workspace', async () => {

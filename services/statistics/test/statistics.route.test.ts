@@ -79,9 +79,10 @@ function expected(data: Data, caller: Member, readable: number[], filters: Recor
   const today = NOW.toISOString().slice(0, 10);
   const matched = data.issues
     .filter((i) => i.workspace_id === caller.workspaceId && readable.includes(i.queue_id))
-    .filter((i) => !filters.queue_ids?.length || filters.queue_ids.includes(i.queue_id))
-    .filter((i) => !filters.status_ids?.length || filters.status_ids.includes(i.status_id))
-    .filter((i) => !filters.assignee_ids?.length || filters.assignee_ids.includes(i.assignee_id))
+    // An id list holds the only ids allowed: an empty one allows none; absent, it does not filter.
+    .filter((i) => filters.queue_ids === undefined || filters.queue_ids.includes(i.queue_id))
+    .filter((i) => filters.status_ids === undefined || filters.status_ids.includes(i.status_id))
+    .filter((i) => filters.assignee_ids === undefined || filters.assignee_ids.includes(i.assignee_id))
     .filter((i) => !filters.mine || i.assignee_id === caller.id)
     .filter((i) => !filters.priority || i.priority === filters.priority)
     .filter((i) => !filters.category || i.status_category === filters.category)
@@ -162,6 +163,7 @@ const COMBINATIONS: Array<Record<string, any>> = [
   { overdue: true },
   { priority: 'high', label: 'red' },
   { status_ids: [] },
+  { assignee_ids: [], category: 'open' },
   { search: 'falcon' },
   { search: 'meadow' },
   { search: '  Harbor  ', category: 'open' },
@@ -267,6 +269,55 @@ describe('POST /statistics figures', () => {
     await h.schema.query(`UPDATE queues SET event_at = '2026-06-15T11:30:00.123Z' WHERE id = $1`, [q.id]);
     expect((await stats(w.admin, {})).body.as_of).toBe('2026-06-15T11:30:00.123Z');
     await h.schema.query('UPDATE queues SET event_at = NULL WHERE id = $1', [q.id]);
+  });
+});
+
+describe('POST /statistics with an empty id list', () => {
+  const LISTS = ['queue_ids', 'status_ids', 'assignee_ids'] as const;
+  const ZERO = {
+    total: 0,
+    truncated: false,
+    as_of: SNAPSHOT_AT.toISOString(),
+    progress: { open: 0, progress: 0, done: 0, total: 0, done_percent: 0 },
+    time: { estimate_minutes: 0, spent_minutes: 0 },
+    queues: [],
+    assignees: [],
+  };
+  /** The statements that count issues (statisticsSql) run while `during` does. */
+  async function countingStatements(during: () => Promise<void>): Promise<number> {
+    const query = jest.spyOn(h.service.pool, 'query');
+    try {
+      await during();
+      return query.mock.calls.filter(([text]) => String(typeof text === 'string' ? text : (text as { text?: string })?.text).includes('GROUPING SETS')).length;
+    } finally {
+      query.mockRestore();
+    }
+  }
+
+  test.each(LISTS)('when %s is [], then 200 with every figure zero for a member and a workspace admin, counted without a query; absent, it does not filter', async (list) => {
+    const counted = await countingStatements(async () => {
+      for (const who of [member, ws.admin, big.admin]) {
+        const res = await stats(who, { [list]: [] });
+        expect({ list, status: res.status, body: res.body }).toEqual({ list, status: 200, body: ZERO });
+      }
+    });
+    expect(counted).toBe(0);
+    expect(await countingStatements(async () => void (await stats(member, {})))).toBe(1);
+    expect((await stats(member, {})).body.total).toBe(expected(main, member, [qa.id, qb.id], {}).total);
+    expect((await stats(member, {})).body.total).toBeGreaterThan(0);
+    expect((await stats(big.admin, {})).body).toMatchObject({ total: 2600, truncated: true });
+  });
+
+  test.each(LISTS)('when %s is [] beside filters that count issues, then still nothing', async (list) => {
+    const counting = { queue_ids: [qa.id, qb.id], status_ids: qa.statuses.concat(qb.statuses).map((st) => st.id), assignee_ids: [member.id, outsider.id, ws.admin.id], mine: false };
+    expect((await stats(member, counting)).body.total).toBeGreaterThan(0);
+    expect((await stats(member, { ...counting, [list]: [] })).body).toEqual(ZERO);
+    expect((await stats(ws.admin, { ...counting, search: 'falcon', [list]: [] })).body).toEqual(ZERO);
+  });
+
+  test('when queue_ids names a hidden queue and another list is empty, then still 403 (named queues are checked)', async () => {
+    const res = await stats(member, { queue_ids: [qc.id], assignee_ids: [] });
+    expect({ status: res.status, body: res.body }).toEqual({ status: 403, body: problem(403, 'forbidden') });
   });
 });
 

@@ -1,4 +1,4 @@
-import { Filters, toSearchCriteria } from '@tracker/contracts';
+import { Filters, selectsNothing, toSearchCriteria } from '@tracker/contracts';
 import { isDatabaseUnavailable } from '@tracker/kit';
 
 const caller = { userId: 7, workspaceId: 3 };
@@ -36,9 +36,18 @@ describe('toSearchCriteria', () => {
     });
   });
 
-  test('when filters are empty, null, false or blank, then they do not filter', () => {
-    const filters = Filters.parse({ search: '   ', status_ids: [], assignee_ids: [], mine: false, priority: null, category: null, overdue: false, label: null });
+  test('when filters are absent, null, false or blank, then they do not filter', () => {
+    const filters = Filters.parse({ search: '   ', mine: false, priority: null, category: null, overdue: false, label: null });
     expect(toSearchCriteria(filters, caller, [1], NOW)).toEqual({ workspaceId: 3, queueIds: [1], limit: 2000 });
+  });
+
+  test('when an id list is empty, then it stays an empty list and the criteria select nothing', () => {
+    const empty = Filters.parse({ queue_ids: [], status_ids: [], assignee_ids: [] });
+    expect(toSearchCriteria(empty, caller, null, NOW)).toEqual({ workspaceId: 3, queueIds: [], statusIds: [], assigneeIds: [], limit: 2000 });
+    for (const list of ['queue_ids', 'status_ids', 'assignee_ids']) {
+      expect(selectsNothing(toSearchCriteria(Filters.parse({ [list]: [] }), caller, [1], NOW))).toBe(true);
+    }
+    expect(selectsNothing(toSearchCriteria(Filters.parse({}), caller, [1], NOW))).toBe(false);
   });
 });
 

@@ -1,6 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { SERVICE_NAMES, seedWorkspace, startSystem, waitForOutput, type System } from '@tracker/testing';
+import { pollUntil, SERVICE_NAMES, seedWorkspace, startSystem, waitForOutput, type System } from '@tracker/testing';
 
 let system: System;
 let ws: Awaited<ReturnType<typeof seedWorkspace>>;
@@ -57,6 +57,79 @@ describe('request ids and headers', () => {
   test('no log line carries a token', async () => {
     await system.api('GET', '/api/v1/me', { token: ws.member.token });
     for (const service of SERVICE_NAMES.flatMap(system.instances)) expect(service.output()).not.toContain(ws.member.token);
+  });
+});
+
+describe('media types', () => {
+  // JSON has no charset parameter (RFC 8259); contract tests compare Content-Type with the OpenAPI document literally.
+  const typeOf = (res: { status: number; headers: Headers }) => ({ status: res.status, type: res.headers.get('content-type') });
+
+  test('when a service answers JSON through the gateway, then exactly application/json, for a 200 and a 201', async () => {
+    expect(typeOf(await system.api('GET', '/api/v1/me', { token: ws.member.token }))).toEqual({ status: 200, type: 'application/json' });
+    // Another workspace's admin: the rate limit test below counts this file's admin's requests per minute.
+    const own = await seedWorkspace(system);
+    const created = await system.api('POST', '/api/v1/queues', { token: own.admin.token, body: { key: 'MEDIA', name: 'Media types' } });
+    expect(typeOf(created)).toEqual({ status: 201, type: 'application/json' });
+  });
+
+  test('when a problem is answered, by a service or by the gateway itself, then exactly application/problem+json', async () => {
+    expect(typeOf(await system.api('GET', '/api/v1/issues/NOPE-1', { token: ws.member.token }))).toEqual({ status: 404, type: 'application/problem+json' });
+    expect(typeOf(await system.api('GET', '/api/v1/nope', { token: ws.member.token }))).toEqual({ status: 404, type: 'application/problem+json' });
+    expect(typeOf(await system.api('GET', '/api/v1/me'))).toEqual({ status: 401, type: 'application/problem+json' });
+  });
+
+  test('when the OpenAPI document is asked for, then exactly application/json', async () => {
+    const res = await system.api('GET', '/api/v1/openapi.json');
+    expect(typeOf(res)).toEqual({ status: 200, type: 'application/json' });
+    expect(res.body.openapi).toEqual(expect.any(String));
+  });
+});
+
+describe('filters through the gateway: an empty id list selects nothing', () => {
+  const LISTS = ['queue_ids', 'status_ids', 'assignee_ids'] as const;
+  const NOTHING_COUNTED = { total: 0, truncated: false, progress: { open: 0, progress: 0, done: 0, total: 0, done_percent: 0 }, time: { estimate_minutes: 0, spent_minutes: 0 }, queues: [], assignees: [] };
+  let queueId: number;
+  // A workspace of its own: the rate limit test below counts the shared workspace's requests per token.
+  let own: Awaited<ReturnType<typeof seedWorkspace>>;
+  const search = (body: unknown) => system.api('POST', '/api/v1/issues/search', { token: own.admin.token, body });
+  const statistics = (body: unknown) => system.api('POST', '/api/v1/statistics', { token: own.admin.token, body });
+
+  beforeAll(async () => {
+    own = await seedWorkspace(system);
+    const queue = await system.api('POST', '/api/v1/queues', { token: own.admin.token, body: { key: 'EMPTY', name: 'Empty lists' } });
+    queueId = queue.body.id;
+    for (const title of ['First', 'Second']) {
+      expect((await system.api('POST', '/api/v1/issues', { token: own.admin.token, body: { queue_id: queueId, title, assignee_id: own.admin.id } })).status).toBe(201);
+    }
+    // The statistics replica hears of the issues through the event stream.
+    const counted = await pollUntil(() => statistics({ queue_ids: [queueId] }), (r) => r.status === 200 && r.body.total === 2, 15_000);
+    expect(counted.body.total).toBe(2);
+  });
+
+  test.each(LISTS)('when %s is [], then search answers 200 [] and statistics count nothing; absent, both see the issues', async (list) => {
+    const found = await search({ [list]: [] });
+    expect({ status: found.status, body: found.body }).toEqual({ status: 200, body: [] });
+    expect((await search({})).body.filter((i: { queue_id: number }) => i.queue_id === queueId)).toHaveLength(2);
+
+    const counted = await statistics({ [list]: [] });
+    expect({ status: counted.status, body: counted.body }).toEqual({ status: 200, body: { ...NOTHING_COUNTED, as_of: counted.body.as_of } });
+    expect((await statistics({})).body.total).toBeGreaterThanOrEqual(2);
+  });
+
+  test('when a dashboard widget has queue_ids: [], then it is stored as given, listed to a member without grants, and its filters select nothing', async () => {
+    const created = await system.api('POST', '/api/v1/dashboards', {
+      token: own.admin.token,
+      body: { name: 'No queue chosen', widgets: [{ type: 'stats', filters: { queue_ids: [] } }] },
+    });
+    expect(created.status).toBe(201);
+    const filters = created.body.widgets[0].filters;
+    expect(filters).toEqual({ queue_ids: [], mine: false, overdue: false });
+    const listed = await system.api('GET', '/api/v1/dashboards', { token: own.member.token });
+    expect(listed.body.map((d: { id: number }) => d.id)).toContain(created.body.id);
+
+    // Evaluated as a client evaluates a widget: its filters sent as they are stored.
+    expect((await statistics(filters)).body).toMatchObject({ total: 0, queues: [] });
+    expect((await search(filters)).body).toEqual([]);
   });
 });
 

@@ -1,5 +1,5 @@
 import { join, raw, sqltag as sql, type Sql as SqlFragment } from '@prisma/client/runtime/client';
-import type { SearchCriteria } from '@tracker/contracts';
+import { selectsNothing, type SearchCriteria } from '@tracker/contracts';
 import type { Sql } from '@tracker/kit';
 import type { IssueSummaryRecord } from '../domain/model';
 import { ISSUE_SUMMARY_COLUMNS } from './issue-reads.repository';
@@ -52,7 +52,8 @@ export function searchSql(criteria: SearchCriteria): SqlFragment {
 export function searchRepository(db: Sql) {
   return {
     async search(criteria: SearchCriteria): Promise<IssueSummaryRecord[]> {
-      if (criteria.queueIds?.length === 0) return [];
+      // An empty id list (or no readable queue) admits no issue: no query.
+      if (selectsNothing(criteria)) return [];
       const query = searchSql(criteria);
       return (await db.query<IssueSummaryRecord>(query.text, query.values)).rows;
     },

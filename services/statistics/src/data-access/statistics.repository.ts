@@ -1,6 +1,6 @@
 import type { ReplicaReader } from '../domain/deps';
 import type { StatisticsFigures } from '../domain/model';
-import type { SearchCriteria } from '@tracker/contracts';
+import { selectsNothing, type SearchCriteria } from '@tracker/contracts';
 import { Prisma } from '../generated/prisma/client';
 import { prepared, rowsOf, type Sql } from '@tracker/kit';
 
@@ -129,7 +129,8 @@ export function replicaReader(c: Sql): ReplicaReader {
     },
 
     async figures(criteria) {
-      if (criteria.queueIds?.length === 0) return EMPTY;
+      // An empty id list (or no readable queue) admits no issue: no query.
+      if (selectsNothing(criteria)) return EMPTY;
       const rows = await rowsOf<FigureRow>(c, statisticsSql(criteria));
       const overall = rows.find((r) => r.dim === 'all');
       if (!overall || overall.total === 0) return EMPTY;

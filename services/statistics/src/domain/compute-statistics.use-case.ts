@@ -13,7 +13,9 @@ export interface Statistics {
 
 /**
  * Statistics of the readable issues matching the filters, over at most SEARCH_LIMIT of
- * them (the most recently updated), computed by the replica in one query.
+ * them (the most recently updated), computed by the replica in one query. An empty id
+ * list selects nothing (filter-criteria.ts): every figure is zero, and the replica
+ * answers so without a query (named queues are still checked).
  */
 export async function computeStatistics(deps: StatisticsDeps, ctx: RequestContext, filters: Filters): Promise<Statistics> {
   const { status, access } = await builtReplicaAndAccess(deps, ctx);
