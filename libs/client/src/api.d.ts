@@ -80,6 +80,8 @@ export interface paths {
         /**
          * Create a queue with the standard statuses (Open, In progress, In review, Done, Cancelled)
          * @description Rights needed: workspace admin.
+         *
+         *     Safe to retry: send `Idempotency-Key` and a repeat of the same request within 24 hours gets the first answer again (`Idempotent-Replayed: true`) instead of writing twice.
          */
         post: operations["createQueue"];
         delete?: never;
@@ -184,6 +186,8 @@ export interface paths {
         /**
          * Create an issue in a queue (in its first open status)
          * @description Rights needed: `read-write` or `admin` on the queue given by `queue_id` (a queue that is not readable, or does not exist, is 403).
+         *
+         *     Labels are kept once each (the first of duplicates, in order). Safe to retry: send `Idempotency-Key` and a repeat of the same request within 24 hours gets the first answer again (`Idempotent-Replayed: true`) instead of writing twice.
          */
         post: operations["createIssue"];
         delete?: never;
@@ -204,6 +208,8 @@ export interface paths {
         /**
          * Search by text and filters, newest change first, at most 2000 results
          * @description Rights needed: read on the selected queues (naming a queue that is not readable is 403).
+         *
+         *     The search stops at 2000 issues (the most recently updated) and says so: `X-Total-Count` tells how many matched (counted up to 2000) and `X-Truncated` whether the cut dropped any; then narrow the filters. `Search-Truncated` is the deprecated name of `X-Truncated`. An empty id list (`"queue_ids": []`, `status_ids`, `assignee_ids`) selects nothing; an absent one does not filter. Labels match exactly (case-sensitively). Nothing is written: repeating a search is safe, and an `Idempotency-Key` is checked but has no effect.
          */
         post: operations["searchIssues"];
         delete?: never;
@@ -222,6 +228,8 @@ export interface paths {
         /**
          * An issue with its newest comments, worklogs, history, accessible links and subtasks (50 of each at most, with their totals)
          * @description Rights needed: read on the issue's queue.
+         *
+         *     The answer carries an `ETag`. Send it back in `If-None-Match` to read the issue again only if it changed: while the answer would be the same, it is 304 without a body. Tags are compared whole (weakly: a `W/` prefix is ignored); `*` matches any existing issue.
          */
         get: operations["getIssue"];
         put?: never;
@@ -232,6 +240,8 @@ export interface paths {
         /**
          * Change fields or move the issue to a status of its queue
          * @description Rights needed: `read-write` or `admin` on the queue.
+         *
+         *     Two guards against lost updates, each optional: `version` in the body (a stale one is 409 `version_conflict`) and `If-Match` with an `ETag` this API gave for the issue (another version is 412 `precondition_failed`). `If-Match` compares the version part of the tags: any tag given for the issue at its current version matches, `*` matches, weak tags never match. Both conflicts answer the current version. Labels are kept once each (the first of duplicates, in order).
          */
         patch: operations["updateIssue"];
         trace?: never;
@@ -252,6 +262,8 @@ export interface paths {
         /**
          * Add a comment authored by the token owner; an issue holds at most 5,000 (422 beyond)
          * @description Rights needed: `read-write` or `admin` on the queue.
+         *
+         *     Safe to retry: send `Idempotency-Key` and a repeat of the same request within 24 hours gets the first answer again (`Idempotent-Replayed: true`) instead of writing twice.
          */
         post: operations["addComment"];
         delete?: never;
@@ -276,6 +288,8 @@ export interface paths {
         /**
          * Record 1 to 1440 whole minutes of work; an issue holds at most 10,000 worklogs (422 beyond)
          * @description Rights needed: `read-write` or `admin` on the queue.
+         *
+         *     Safe to retry: send `Idempotency-Key` and a repeat of the same request within 24 hours gets the first answer again (`Idempotent-Replayed: true`) instead of writing twice.
          */
         post: operations["addWorklog"];
         delete?: never;
@@ -356,6 +370,8 @@ export interface paths {
         /**
          * Statistics of accessible issues (at most 2000; `truncated` reports cutting)
          * @description Rights needed: read on the respective queues (naming a queue that is not readable is 403).
+         *
+         *     The same filters select the same issues as a search. When more than 2000 match, `truncated` is true: `total` still counts every match, while `progress`, `time`, `queues` and `assignees` count the 2000 most recently updated. An empty id list (`"queue_ids": []`, `status_ids`, `assignee_ids`) selects nothing; an absent one does not filter. Labels match exactly (case-sensitively). (everything counts zero for an empty one). Nothing is written: an `Idempotency-Key` is checked but has no effect.
          */
         post: operations["getStatistics"];
         delete?: never;
@@ -380,6 +396,8 @@ export interface paths {
         /**
          * Create a dashboard of at most 30 widgets; a workspace holds at most 100 (422 beyond)
          * @description Rights needed: member; filters may name only readable queues (403 otherwise).
+         *
+         *     A widget whose filters hold an empty id list shows nothing. Safe to retry: send `Idempotency-Key` and a repeat of the same request within 24 hours gets the first answer again (`Idempotent-Replayed: true`) instead of writing twice.
          */
         post: operations["createDashboard"];
         delete?: never;
@@ -399,6 +417,8 @@ export interface paths {
         /**
          * Replace the name and the widgets of a dashboard
          * @description Rights needed: owner of the dashboard (403 for another member who sees it); read on the queues in the filters.
+         *
+         *     A widget whose filters hold an empty id list shows nothing.
          */
         put: operations["replaceDashboard"];
         post?: never;
@@ -432,36 +452,38 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** @description Spec: Queue. A new queue; it starts with the standard statuses. The key is stored upper-case and is unique in the workspace (case-insensitively). */
         QueueCreate: {
             /**
-             * @description The queue key, prefix of its issue keys: stored upper-case, unique in the workspace.
-             * @example WEB
+             * @description The queue key, prefix of its issue keys: 2 to 12 letters, digits and `_`, starting with a letter; stored upper-case, unique in the workspace (case-insensitively).
+             * @example OPS
              */
             key: string;
             /**
-             * @description The queue name.
+             * @description The queue name, 1 to 100 characters.
              * @example Website
              */
             name: string;
             /**
-             * @description What the queue is for.
-             * @default
+             * @description What the queue is for, at most 10,000 characters. Default: `""`.
              * @example Bugs and requests for the public website
              */
             description?: string;
         };
+        /** @description Spec: QueueSettings. The settings to change; absent ones stay as they are. */
         QueueSettings: {
             /**
-             * @description The queue name.
+             * @description The queue name, 1 to 100 characters.
              * @example Website
              */
             name?: string;
             /**
-             * @description What the queue is for.
+             * @description What the queue is for, at most 10,000 characters.
              * @example Bugs and requests for the public website
              */
             description?: string;
         };
+        /** @description Spec: QueuePermission. The explicit role to grant. */
         QueuePermissionInput: {
             /**
              * @description The explicit role on the queue: `read-only`, `read-write` or `admin`.
@@ -470,14 +492,15 @@ export interface components {
              */
             role: "read-only" | "read-write" | "admin";
         };
+        /** @description Spec: UserChanges. The changes to make to a user; absent fields stay as they are. */
         UserChanges: {
             /**
-             * @description The user's name.
-             * @example Ada Lovelace
+             * @description The user's new name, 1 to 100 characters.
+             * @example Bob Stone
              */
             name?: string;
             /**
-             * @description Workspace role: `admin` (admin of every queue) or `member`.
+             * @description The new workspace role: `admin` (admin of every queue) or `member`.
              * @example member
              * @enum {string}
              */
@@ -488,51 +511,46 @@ export interface components {
              */
             active?: boolean;
         };
+        /** @description Spec: IssueCreate. A new issue: only `queue_id` and `title` are needed. `parent_id` names a readable issue of the workspace; `assignee_id` an active user. */
         IssueCreate: {
             /**
-             * @description The queue to create the issue in; the caller needs read-write or admin on it.
-             * @example 3
+             * @description The queue to create the issue in; the caller needs `read-write` or `admin` on it.
+             * @example 1
              */
             queue_id: number;
             /**
-             * @description One line saying what the issue is about.
+             * @description One line saying what the issue is about, 1 to 500 characters.
              * @example Login button misaligned
              */
             title: string;
             /**
-             * @description The issue text. Naming another issue's key in it (such as WEB-3) links the two issues.
-             * @default
-             * @example Reproduced in Firefox 128, see WEB-3.
+             * @description The issue text, at most 100,000 characters. Naming another issue's key in it (such as WEB-1) links the two issues. Default: `""`.
+             * @example Reproduced in Firefox 128, see WEB-1.
              */
             description?: string;
             /**
-             * @description The id of an active user of the workspace to assign; null for nobody.
-             * @default null
-             * @example 7
+             * @description The id of an active user of the workspace to assign; null for nobody. Default: `null`.
+             * @example 1
              */
             assignee_id?: number | null;
             /**
-             * @description The id (not the key) of the parent issue, readable by the caller and in the same workspace; null for none. Must not make a cycle.
-             * @default null
-             * @example 41
+             * @description The id (not the key) of the parent issue, readable by the caller and in the same workspace; null for none. Must not make a cycle. Default: `null`.
+             * @example 1
              */
             parent_id?: number | null;
             /**
-             * @description Priority.
-             * @default normal
+             * @description Priority: `low`, `normal`, `high` or `critical`. Default: `"normal"`.
              * @example high
              * @enum {string}
              */
             priority?: "low" | "normal" | "high" | "critical";
             /**
-             * @description Free-form kind of issue.
-             * @default task
+             * @description Free-form kind of issue, 1 to 50 characters. Default: `"task"`.
              * @example bug
              */
             type?: string;
             /**
-             * @description Labels, each kept once, compared case-sensitively.
-             * @default []
+             * @description Labels, at most 50 of 1 to 100 characters each. Duplicates are dropped on write (the first of each kept, in order); labels are compared case-sensitively (`UI` and `ui` are two labels). Default: `[]`.
              * @example [
              *       "frontend",
              *       "urgent"
@@ -540,37 +558,36 @@ export interface components {
              */
             labels?: string[];
             /**
-             * @description Due date (YYYY-MM-DD), or null for none.
-             * @default null
+             * @description Due date (YYYY-MM-DD), or null for none. Default: `null`.
              * @example 2026-12-31
              */
             due_date?: string | null;
             /**
-             * @description Estimated work in minutes.
-             * @default 0
+             * @description Estimated work in whole minutes, 0 to 1,000,000. Default: `0`.
              * @example 90
              */
             estimate_minutes?: number;
         };
+        /** @description Spec: IssueUpdate. Send only the fields to change; `null` clears `assignee_id`, `parent_id` or `due_date`. Send `version` (the one last read) to be protected against lost updates: a stale one is 409 `version_conflict`. */
         IssueUpdate: {
             /**
              * @description The `version` of the issue as last read. If the issue changed since, nothing is changed and the answer is 409 `version_conflict` with the current version: re-read the issue, then reconsider the change.
-             * @example 4
+             * @example 1
              */
             version?: number;
             /**
-             * @description One line saying what the issue is about.
+             * @description One line saying what the issue is about, 1 to 500 characters.
              * @example Login button misaligned
              */
             title?: string;
             /**
-             * @description The issue text. Naming another issue's key in it (such as WEB-3) links the two issues.
-             * @example Reproduced in Firefox 128, see WEB-3.
+             * @description The issue text, at most 100,000 characters. Naming another issue's key in it (such as WEB-1) links the two issues.
+             * @example Reproduced in Firefox 128, see WEB-1.
              */
             description?: string;
             /**
              * @description Moves the issue to this status, which must belong to the issue's queue.
-             * @example 12
+             * @example 2
              */
             status_id?: number;
             /**
@@ -580,27 +597,27 @@ export interface components {
             position?: number;
             /**
              * @description The id of an active user of the workspace to assign; null for nobody.
-             * @example 7
+             * @example 1
              */
             assignee_id?: number | null;
             /**
              * @description The id (not the key) of the parent issue, readable by the caller and in the same workspace; null for none. Must not make a cycle.
-             * @example 41
+             * @example 1
              */
             parent_id?: number | null;
             /**
-             * @description Priority.
+             * @description Priority: `low`, `normal`, `high` or `critical`.
              * @example high
              * @enum {string}
              */
             priority?: "low" | "normal" | "high" | "critical";
             /**
-             * @description Free-form kind of issue.
+             * @description Free-form kind of issue, 1 to 50 characters.
              * @example bug
              */
             type?: string;
             /**
-             * @description Labels, each kept once, compared case-sensitively.
+             * @description Labels, at most 50 of 1 to 100 characters each. Duplicates are dropped on write (the first of each kept, in order); labels are compared case-sensitively (`UI` and `ui` are two labels).
              * @example [
              *       "frontend",
              *       "urgent"
@@ -613,11 +630,12 @@ export interface components {
              */
             due_date?: string | null;
             /**
-             * @description Estimated work in minutes.
+             * @description Estimated work in whole minutes, 0 to 1,000,000.
              * @example 90
              */
             estimate_minutes?: number;
         };
+        /** @description Spec: Comment. A new comment, authored by the caller. */
         CommentCreate: {
             /**
              * @description The comment text, authored by the caller. Naming another issue's key links the two issues.
@@ -625,89 +643,94 @@ export interface components {
              */
             body: string;
         };
+        /** @description Spec: Worklog. Work to record, authored by the caller: 1 to 1440 whole minutes. */
         WorklogCreate: {
             /**
-             * @description Whole minutes of work, 1 to 1440.
+             * @description Whole minutes of work, 1 to 1440 (a day).
              * @example 45
              */
             minutes: number;
             /**
-             * @description What the time was spent on.
-             * @default
+             * @description What the time was spent on, at most 10,000 characters. Default: `""`.
              * @example Code review
              */
             description?: string;
         };
+        /** @description Spec: Filters. Selects issues for search, statistics and dashboard widgets. Every filter given narrows the set (AND). An empty id list (`queue_ids`, `status_ids`, `assignee_ids`) selects nothing, an absent one does not filter; a null `search`, `priority`, `category` or `label`, a false `mine` or `overdue` and a blank search do not filter either. At most 2000 issues are used. */
         Filters: {
             /**
-             * @description Free text matched in the key, title, description and comments; at most 500 characters.
-             * @example login firefox
+             * @description Free text matched as words in the key, title, description and comments; at most 500 characters. Empty, blank or null does not filter.
+             * @example login
              */
             search?: string | null;
             /**
-             * @description Only these queues, at most 100; each must be readable by the caller (403 otherwise).
+             * @description Only issues in these queues, at most 100 ids. An empty list selects nothing (a search answers `[]`, statistics count zero, a widget shows nothing); an absent list does not filter. Each queue must be readable by the caller (403 otherwise).
              * @example [
-             *       3
+             *       1
              *     ]
              */
             queue_ids?: number[];
             /**
-             * @description Only issues in these statuses (at most 100 ids).
+             * @description Only issues in these statuses, at most 100 ids. An empty list selects nothing (a search answers `[]`, statistics count zero, a widget shows nothing); an absent list does not filter.
              * @example [
-             *       12,
-             *       13
+             *       1,
+             *       2,
+             *       3,
+             *       4,
+             *       5
              *     ]
              */
             status_ids?: number[];
             /**
-             * @description Only issues assigned to these users (at most 100 ids).
+             * @description Only issues assigned to these users, at most 100 ids. An empty list selects nothing (a search answers `[]`, statistics count zero, a widget shows nothing); an absent list does not filter.
              * @example [
-             *       7
+             *       1
              *     ]
              */
             assignee_ids?: number[];
             /**
-             * @description Only issues assigned to the caller.
-             * @default false
+             * @description Only issues assigned to the caller; `false` does not filter. Default: `false`.
+             * @example false
              */
             mine?: boolean;
             /**
-             * @description Only issues of this priority.
-             * @example critical
+             * @description Only issues of this priority; null does not filter.
+             * @example high
              */
             priority?: ("low" | "normal" | "high" | "critical") | null;
             /**
-             * @description Only issues whose status is in this category.
-             * @example progress
+             * @description Only issues whose status is in this category: `open` (not started), `progress` (being worked on) or `done` (finished or cancelled); null does not filter.
+             * @example open
              */
             category?: ("open" | "progress" | "done") | null;
             /**
-             * @description Only issues due before today (UTC) and not done.
-             * @default false
+             * @description Only issues due before today (UTC) and not in a `done` status; `false` does not filter. Default: `false`.
+             * @example false
              */
             overdue?: boolean;
             /**
-             * @description Only issues carrying this label (exact match), 1 to 100 characters.
+             * @description Only issues carrying this label, matched exactly (case-sensitively), 1 to 100 characters; null does not filter.
              * @example frontend
              */
             label?: string | null;
         };
+        /** @description Spec: Widget. A widget of a dashboard: what to show of the issues its filters select. */
         Widget: {
             /**
-             * @description What the widget shows.
+             * @description What the widget shows of the issues its filters select (the server stores it, clients draw it): `stats` (the statistics), `issues` (the issues, as search finds them), `statuses` (counts by status category), `queues` (counts by queue), `time` (estimated and recorded minutes) or `assignees` (counts by assignee).
              * @example stats
              * @enum {string}
              */
             type: "stats" | "issues" | "statuses" | "queues" | "time" | "assignees";
             /**
-             * @description The widget title, at most 200 characters.
-             * @default
+             * @description The widget title, at most 200 characters. Default: `""`.
              * @example Open bugs
              */
             title?: string;
-            /** @default {} */
+            /** @description The filters selecting the issues the widget shows, as for search and statistics; absent: the empty filter (no filter). Default: `{}`. */
             filters?: components["schemas"]["Filters"];
         };
+        /** @description Spec: Dashboard. At most 30 widgets, whose filters name at most 1000 ids and whose titles, searches and labels hold at most 4000 characters, all together. */
         DashboardInput: {
             /**
              * @description The dashboard name, 1 to 500 characters.
@@ -717,169 +740,345 @@ export interface components {
             /** @description The widgets, at most 30. All their filters together name at most 1000 ids (queue_ids, status_ids and assignee_ids), and all their titles, searches and labels together hold at most 4000 characters. */
             widgets: components["schemas"]["Widget"][];
         };
+        /** @description The caller and their workspace. */
         Me: {
+            /** @description The user id (what `assignee_id`, `author_id` and the permission paths name). */
             id: number;
+            /** @description The workspace the user belongs to; a user belongs to exactly one. */
             workspace_id: number;
+            /** @description The user's name. */
             name: string;
-            /** @enum {string} */
+            /**
+             * @description The workspace role: `admin` (manages users and is admin of every queue) or `member`.
+             * @enum {string}
+             */
             role: "admin" | "member";
+            /** @description Whether the user may sign in: a deactivated user's tokens are refused. */
             active: boolean;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the user was created (UTC).
+             */
             created_at: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the user's name, role or activity last changed, or their creation (UTC).
+             */
             updated_at: string;
+            /** @description The workspace the caller belongs to: everything the token reads and changes is in it. */
             workspace: {
+                /** @description The workspace id. */
                 id: number;
+                /** @description The workspace name. */
                 name: string;
             };
         };
+        /** @description A user of the caller's workspace. */
         User: {
+            /** @description The user id (what `assignee_id`, `author_id` and the permission paths name). */
             id: number;
+            /** @description The workspace the user belongs to; a user belongs to exactly one. */
             workspace_id: number;
+            /** @description The user's name. */
             name: string;
-            /** @enum {string} */
+            /**
+             * @description The workspace role: `admin` (manages users and is admin of every queue) or `member`.
+             * @enum {string}
+             */
             role: "admin" | "member";
+            /** @description Whether the user may sign in: a deactivated user's tokens are refused. */
             active: boolean;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the user was created (UTC).
+             */
             created_at: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the user's name, role or activity last changed, or their creation (UTC).
+             */
             updated_at: string;
         };
+        /** @description A status of a queue's workflow. */
         Status: {
+            /** @description The status id (what `status_id` and the `status_ids` filter name). */
             id: number;
+            /** @description The queue the status belongs to; every queue has statuses of its own. */
             queue_id: number;
+            /** @description The status name, such as `In progress`. */
             name: string;
-            /** @enum {string} */
+            /**
+             * @description What the status means: `open` (not started), `progress` (being worked on) or `done` (finished or cancelled).
+             * @enum {string}
+             */
             category: "open" | "progress" | "done";
+            /** @description 1-based place of the status in its queue's workflow. */
             position: number;
         };
+        /** @description A queue with its statuses (in order) and the caller's effective role on it. */
         Queue: {
+            /** @description The queue id. */
             id: number;
+            /** @description The workspace the queue belongs to (the caller's). */
             workspace_id: number;
+            /** @description The queue key, upper-case: the prefix of its issue keys. */
             key: string;
+            /** @description The queue name. */
             name: string;
+            /** @description What the queue is for; may be empty. */
             description: string;
+            /** @description The queue's statuses in workflow order (by `position`). */
             statuses: components["schemas"]["Status"][];
-            /** @enum {string} */
+            /**
+             * @description The caller's effective role on the queue: `read-only`, `read-write` or `admin`.
+             * @enum {string}
+             */
             role: "read-only" | "read-write" | "admin";
-            /** @enum {string} */
+            /**
+             * @description Where the role comes from: `explicit` (granted on this queue) or `inherited` (the caller is a workspace admin, admin of every queue).
+             * @enum {string}
+             */
             role_source: "explicit" | "inherited";
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the queue was created (UTC).
+             */
             created_at: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the queue's name or description last changed, or its creation (UTC).
+             */
             updated_at: string;
         };
+        /** @description A status as an issue carries it. */
         StatusRef: {
+            /** @description The status id. */
             id: number;
+            /** @description The status name. */
             name: string;
-            /** @enum {string} */
+            /**
+             * @description The status category: `open` (not started), `progress` (being worked on) or `done` (finished or cancelled).
+             * @enum {string}
+             */
             category: "open" | "progress" | "done";
         };
+        /** @description An issue, as creation and update answer it. */
         Issue: {
+            /** @description The issue id (what `parent_id` names; paths name the key). */
             id: number;
+            /** @description The issue key: its queue's key, a dash and its number in the queue. */
             key: string;
+            /** @description The workspace the issue belongs to. */
             workspace_id: number;
+            /** @description The queue the issue belongs to. */
             queue_id: number;
+            /** @description One line saying what the issue is about. */
             title: string;
+            /** @description The issue text; may be empty. */
             description: string;
+            /** @description The id of the current status (also in `status`). */
             status_id: number;
+            /** @description The current status, with its name and category. */
             status: components["schemas"]["StatusRef"];
+            /** @description Place of the issue within its status, smaller first. */
             position: number;
+            /** @description The assigned user; null when nobody is. */
             assignee_id: number | null;
+            /** @description The id of the parent issue; null for none. */
             parent_id: number | null;
-            /** @enum {string} */
+            /**
+             * @description Priority: `low`, `normal`, `high` or `critical`.
+             * @enum {string}
+             */
             priority: "low" | "normal" | "high" | "critical";
+            /** @description Free-form kind of issue. */
             type: string;
+            /** @description Labels, each once, in the order first given; compared case-sensitively. */
             labels: string[];
+            /** @description Due date (YYYY-MM-DD); null for none. */
             due_date: string | null;
+            /** @description Estimated work in minutes. */
             estimate_minutes: number;
+            /** @description The minutes recorded by all the issue's worklogs, added up. */
             spent_minutes: number;
+            /** @description Grows by one with every change (1 when created). Send it back as `version` in an update to be protected against lost updates. */
             version: number;
+            /** @description The user who created the issue. */
             created_by: number;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the issue was created (UTC).
+             */
             created_at: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the issue last changed (any field, a comment or a worklog), or its creation (UTC).
+             */
             updated_at: string;
         };
+        /** @description An issue as search returns it: the fields of Issue, the description cut to its first 500 characters. */
         IssueSummary: {
+            /** @description The issue id (what `parent_id` names; paths name the key). */
             id: number;
+            /** @description The issue key: its queue's key, a dash and its number in the queue. */
             key: string;
+            /** @description The workspace the issue belongs to. */
             workspace_id: number;
+            /** @description The queue the issue belongs to. */
             queue_id: number;
+            /** @description One line saying what the issue is about. */
             title: string;
             /** @description The first 500 characters of the description (GET /api/v1/issues/{key} has all). */
             description: string;
+            /** @description The id of the current status (also in `status`). */
             status_id: number;
+            /** @description The current status, with its name and category. */
             status: components["schemas"]["StatusRef"];
+            /** @description Place of the issue within its status, smaller first. */
             position: number;
+            /** @description The assigned user; null when nobody is. */
             assignee_id: number | null;
+            /** @description The id of the parent issue; null for none. */
             parent_id: number | null;
-            /** @enum {string} */
+            /**
+             * @description Priority: `low`, `normal`, `high` or `critical`.
+             * @enum {string}
+             */
             priority: "low" | "normal" | "high" | "critical";
+            /** @description Free-form kind of issue. */
             type: string;
+            /** @description Labels, each once, in the order first given; compared case-sensitively. */
             labels: string[];
+            /** @description Due date (YYYY-MM-DD); null for none. */
             due_date: string | null;
+            /** @description Estimated work in minutes. */
             estimate_minutes: number;
+            /** @description The minutes recorded by all the issue's worklogs, added up. */
             spent_minutes: number;
+            /** @description Grows by one with every change (1 when created). Send it back as `version` in an update to be protected against lost updates. */
             version: number;
+            /** @description The user who created the issue. */
             created_by: number;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the issue was created (UTC).
+             */
             created_at: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the issue last changed (any field, a comment or a worklog), or its creation (UTC).
+             */
             updated_at: string;
             /** @description Whether the description is longer than shown. */
             description_truncated: boolean;
         };
+        /** @description Another issue, as links and subtasks show it. */
         IssueRef: {
+            /** @description The other issue's id. */
             id: number;
+            /** @description The issue key: its queue's key, a dash and its number in the queue. */
             key: string;
+            /** @description Its queue. */
             queue_id: number;
+            /** @description Its title. */
             title: string;
+            /** @description The current status, with its name and category. */
             status: components["schemas"]["StatusRef"];
+            /** @description The assigned user; null when nobody is. */
             assignee_id: number | null;
-            /** @enum {string} */
+            /**
+             * @description Priority: `low`, `normal`, `high` or `critical`.
+             * @enum {string}
+             */
             priority: "low" | "normal" | "high" | "critical";
         };
+        /** @description A link between two issues (one mentions the other's key), with the other issue. */
         IssueLink: {
+            /** @description The other issue's id. */
             id: number;
+            /** @description The issue key: its queue's key, a dash and its number in the queue. */
             key: string;
+            /** @description Its queue. */
             queue_id: number;
+            /** @description Its title. */
             title: string;
+            /** @description The current status, with its name and category. */
             status: components["schemas"]["StatusRef"];
+            /** @description The assigned user; null when nobody is. */
             assignee_id: number | null;
-            /** @enum {string} */
+            /**
+             * @description Priority: `low`, `normal`, `high` or `critical`.
+             * @enum {string}
+             */
             priority: "low" | "normal" | "high" | "critical";
-            /** @constant */
+            /**
+             * @description How the issues are linked: `mentions`, one names the other's key in its description or a comment.
+             * @constant
+             */
             type: "mentions";
-            /** @enum {string} */
+            /**
+             * @description `outward`: this issue mentions the other one; `inward`: the other one mentions this issue.
+             * @enum {string}
+             */
             direction: "outward" | "inward";
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the link was made (UTC).
+             */
             linked_at: string;
         };
+        /** @description The issue with the newest 50 of its comments, worklogs, history entries, readable links and readable subtasks, each list oldest first, and how many of each there are (`comments_total`, …). The list operations (GET /api/v1/issues/{key}/comments, …) page through the rest. */
         IssueDetails: {
+            /** @description The issue id (what `parent_id` names; paths name the key). */
             id: number;
+            /** @description The issue key: its queue's key, a dash and its number in the queue. */
             key: string;
+            /** @description The workspace the issue belongs to. */
             workspace_id: number;
+            /** @description The queue the issue belongs to. */
             queue_id: number;
+            /** @description One line saying what the issue is about. */
             title: string;
+            /** @description The issue text; may be empty. */
             description: string;
+            /** @description The id of the current status (also in `status`). */
             status_id: number;
+            /** @description The current status, with its name and category. */
             status: components["schemas"]["StatusRef"];
+            /** @description Place of the issue within its status, smaller first. */
             position: number;
+            /** @description The assigned user; null when nobody is. */
             assignee_id: number | null;
+            /** @description The id of the parent issue; null for none. */
             parent_id: number | null;
-            /** @enum {string} */
+            /**
+             * @description Priority: `low`, `normal`, `high` or `critical`.
+             * @enum {string}
+             */
             priority: "low" | "normal" | "high" | "critical";
+            /** @description Free-form kind of issue. */
             type: string;
+            /** @description Labels, each once, in the order first given; compared case-sensitively. */
             labels: string[];
+            /** @description Due date (YYYY-MM-DD); null for none. */
             due_date: string | null;
+            /** @description Estimated work in minutes. */
             estimate_minutes: number;
+            /** @description The minutes recorded by all the issue's worklogs, added up. */
             spent_minutes: number;
+            /** @description Grows by one with every change (1 when created). Send it back as `version` in an update to be protected against lost updates. */
             version: number;
+            /** @description The user who created the issue. */
             created_by: number;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the issue was created (UTC).
+             */
             created_at: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the issue last changed (any field, a comment or a worklog), or its creation (UTC).
+             */
             updated_at: string;
             /** @description The newest 50 comments at most, oldest first; GET …/comments pages through all. */
             comments: components["schemas"]["Comment"][];
@@ -902,35 +1101,64 @@ export interface components {
             /** @description How many readable subtasks there are, counted up to 10,000. */
             subtasks_total: number;
         };
+        /** @description A comment on an issue. */
         Comment: {
+            /** @description The comment id. */
             id: number;
+            /** @description The issue it belongs to. */
             issue_id: number;
+            /** @description Who wrote it (the caller who added it). */
             author_id: number;
+            /** @description The comment text. */
             body: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it was added (UTC).
+             */
             created_at: string;
         };
+        /** @description Work recorded on an issue. */
         Worklog: {
+            /** @description The worklog id. */
             id: number;
+            /** @description The issue it belongs to. */
             issue_id: number;
+            /** @description Who recorded it (the caller who added it). */
             author_id: number;
+            /** @description Whole minutes of work, 1 to 1440. */
             minutes: number;
+            /** @description What the time was spent on; may be empty. */
             description: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it was recorded (UTC).
+             */
             created_at: string;
         };
+        /** @description One changed field with its value before (`from`) and after (`to`), or `field: "created"` (both null) for the creation. History records the fields `title`, `description`, `status_id`, `position`, `assignee_id`, `parent_id`, `priority`, `type`, `labels`, `due_date`, `estimate_minutes`. Of a text longer than 1,000 characters (a description) only its first 1,000 are kept, marked by `from_truncated` / `to_truncated`. */
         HistoryEntry: {
-            field: string;
-            from: unknown;
-            to: unknown;
+            /**
+             * @description The field that changed, or `created` for the creation of the issue.
+             * @enum {string}
+             */
+            field: "created" | "title" | "description" | "status_id" | "position" | "assignee_id" | "parent_id" | "priority" | "type" | "labels" | "due_date" | "estimate_minutes";
+            /** @description The field's value before the change, as the issue carries it: a string (title, description, priority, type, due_date), a number (status_id, position, assignee_id, parent_id, estimate_minutes), a list of strings (labels) or null (a cleared field; always for `created`). */
+            from: string | number | string[] | null;
+            /** @description The field's value after the change, as the issue carries it: a string (title, description, priority, type, due_date), a number (status_id, position, assignee_id, parent_id, estimate_minutes), a list of strings (labels) or null (a cleared field; always for `created`). */
+            to: string | number | string[] | null;
             /** @description Whether `from` is the first 1,000 characters of a longer text (history keeps no more). */
             from_truncated: boolean;
             /** @description Whether `to` is the first 1,000 characters of a longer text (history keeps no more). */
             to_truncated: boolean;
+            /** @description Who made the change. */
             actor_id: number;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When (UTC).
+             */
             at: string;
         };
+        /** @description A page of an issue's comments. */
         CommentPage: {
             /** @description Comments, oldest first, at most `limit`. */
             items: components["schemas"]["Comment"][];
@@ -939,6 +1167,7 @@ export interface components {
             /** @description The `after_id` of the next page; null on the last page. */
             next_after_id: number | null;
         };
+        /** @description A page of an issue's worklogs. */
         WorklogPage: {
             /** @description Worklogs, oldest first, at most `limit`. */
             items: components["schemas"]["Worklog"][];
@@ -947,6 +1176,7 @@ export interface components {
             /** @description The `after_id` of the next page; null on the last page. */
             next_after_id: number | null;
         };
+        /** @description A page of an issue's history. */
         HistoryPage: {
             /** @description History entries, oldest first, at most `limit`. */
             items: components["schemas"]["HistoryEntry"][];
@@ -955,6 +1185,7 @@ export interface components {
             /** @description The `after_id` of the next page; null on the last page. */
             next_after_id: number | null;
         };
+        /** @description A page of the links of an issue to issues the caller can read. */
         LinkPage: {
             /** @description Links the caller can read, oldest first, at most `limit`. */
             items: components["schemas"]["IssueLink"][];
@@ -963,326 +1194,665 @@ export interface components {
             /** @description The `after_id` of the next page; null on the last page. */
             next_after_id: number | null;
         };
+        /** @description A page of the subtasks of an issue that the caller can read. */
         SubtaskPage: {
-            /** @description Subtasks the caller can read, oldest first, at most `limit`. */
+            /** @description Subtasks the caller can read, by id, at most `limit`. */
             items: components["schemas"]["IssueRef"][];
             /** @description How many subtasks the caller can read there are, counted up to 10,000. */
             total: number;
             /** @description The `after_id` of the next page; null on the last page. */
             next_after_id: number | null;
         };
+        /** @description Filters as stored in a widget (defaults filled in). An empty id list selects nothing: the widget shows nothing. */
         WidgetFilters: {
             /**
-             * @description Free text matched in the key, title, description and comments; at most 500 characters.
-             * @example login firefox
+             * @description Free text matched as words in the key, title, description and comments; at most 500 characters. Empty, blank or null does not filter.
+             * @example login
              */
             search?: string | null;
             /**
-             * @description Only these queues, at most 100; each must be readable by the caller (403 otherwise).
+             * @description Only issues in these queues, at most 100 ids. An empty list selects nothing (a search answers `[]`, statistics count zero, a widget shows nothing); an absent list does not filter. Each queue must be readable by the caller (403 otherwise).
              * @example [
-             *       3
+             *       1
              *     ]
              */
             queue_ids?: number[];
             /**
-             * @description Only issues in these statuses (at most 100 ids).
+             * @description Only issues in these statuses, at most 100 ids. An empty list selects nothing (a search answers `[]`, statistics count zero, a widget shows nothing); an absent list does not filter.
              * @example [
-             *       12,
-             *       13
+             *       1,
+             *       2,
+             *       3,
+             *       4,
+             *       5
              *     ]
              */
             status_ids?: number[];
             /**
-             * @description Only issues assigned to these users (at most 100 ids).
+             * @description Only issues assigned to these users, at most 100 ids. An empty list selects nothing (a search answers `[]`, statistics count zero, a widget shows nothing); an absent list does not filter.
              * @example [
-             *       7
+             *       1
              *     ]
              */
             assignee_ids?: number[];
             /**
-             * @description Only issues assigned to the caller.
-             * @default false
+             * @description Only issues assigned to the caller; `false` does not filter.
+             * @example false
              */
             mine: boolean;
             /**
-             * @description Only issues of this priority.
-             * @example critical
+             * @description Only issues of this priority; null does not filter.
+             * @example high
              */
             priority?: ("low" | "normal" | "high" | "critical") | null;
             /**
-             * @description Only issues whose status is in this category.
-             * @example progress
+             * @description Only issues whose status is in this category: `open` (not started), `progress` (being worked on) or `done` (finished or cancelled); null does not filter.
+             * @example open
              */
             category?: ("open" | "progress" | "done") | null;
             /**
-             * @description Only issues due before today (UTC) and not done.
-             * @default false
+             * @description Only issues due before today (UTC) and not in a `done` status; `false` does not filter.
+             * @example false
              */
             overdue: boolean;
             /**
-             * @description Only issues carrying this label (exact match), 1 to 100 characters.
+             * @description Only issues carrying this label, matched exactly (case-sensitively), 1 to 100 characters; null does not filter.
              * @example frontend
              */
             label?: string | null;
         };
+        /** @description A widget as stored (defaults filled in). */
         DashboardWidget: {
             /**
-             * @description What the widget shows.
+             * @description What the widget shows of the issues its filters select (the server stores it, clients draw it): `stats` (the statistics), `issues` (the issues, as search finds them), `statuses` (counts by status category), `queues` (counts by queue), `time` (estimated and recorded minutes) or `assignees` (counts by assignee).
              * @example stats
              * @enum {string}
              */
             type: "stats" | "issues" | "statuses" | "queues" | "time" | "assignees";
             /**
              * @description The widget title, at most 200 characters.
-             * @default
              * @example Open bugs
              */
             title: string;
+            /** @description The filters selecting the issues the widget shows, as for search and statistics; absent: the empty filter (no filter). */
             filters: components["schemas"]["WidgetFilters"];
         };
+        /** @description A dashboard, shared with the whole workspace. */
         Dashboard: {
+            /** @description The dashboard id. */
             id: number;
+            /** @description The workspace; every dashboard is shared with its members. */
             workspace_id: number;
+            /** @description The user who created it, the only one who may replace it. */
             owner_id: number;
+            /** @description The dashboard name. */
             name: string;
+            /** @description The widgets, in order, each with its defaults filled in (`title` `""`, absent filters the empty filter). */
             widgets: components["schemas"]["DashboardWidget"][];
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the dashboard was created (UTC).
+             */
             created_at: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it was last replaced, or its creation (UTC).
+             */
             updated_at: string;
         };
+        /** @description The counted issues (at most 2000) by status category. */
         StatisticsProgress: {
+            /** @description How many of the counted issues (at most 2000, the most recently updated) are in an `open` status. */
             open: number;
+            /** @description How many of the counted issues (at most 2000, the most recently updated) are in a `progress` status. */
             progress: number;
+            /** @description How many of the counted issues (at most 2000, the most recently updated) are in a `done` status (cancelled included). */
             done: number;
+            /** @description How many issues were counted here: `open` + `progress` + `done`. */
             total: number;
+            /** @description `done` / `total` × 100, rounded to one decimal (half away from zero); 0 when nothing is counted. */
             done_percent: number;
         };
+        /** @description The counted issues of one queue. */
         StatisticsQueue: {
+            /** @description The queue. */
             queue_id: number;
+            /** @description The queue key. */
             key: string;
+            /** @description How many of the counted issues (at most 2000, the most recently updated) are in an `open` status. */
             open: number;
+            /** @description How many of the counted issues (at most 2000, the most recently updated) are in a `progress` status. */
             progress: number;
+            /** @description How many of the counted issues (at most 2000, the most recently updated) are in a `done` status (cancelled included). */
             done: number;
+            /** @description How many issues were counted here: `open` + `progress` + `done`. */
             total: number;
+            /** @description The estimates of the counted issues (at most 2000, the most recently updated), in minutes, added up. */
             estimate_minutes: number;
+            /** @description The minutes the worklogs of the counted issues (at most 2000, the most recently updated) record, added up. */
             spent_minutes: number;
         };
+        /** @description The counted issues of one assignee (or of nobody). */
         StatisticsAssignee: {
+            /** @description The assignee; null for the unassigned issues. */
             assignee_id: number | null;
+            /** @description How many of the counted issues (at most 2000, the most recently updated) are in an `open` status. */
             open: number;
+            /** @description How many of the counted issues (at most 2000, the most recently updated) are in a `progress` status. */
             progress: number;
+            /** @description How many of the counted issues (at most 2000, the most recently updated) are in a `done` status (cancelled included). */
             done: number;
+            /** @description How many issues were counted here: `open` + `progress` + `done`. */
             total: number;
+            /** @description The estimates of the counted issues (at most 2000, the most recently updated), in minutes, added up. */
             estimate_minutes: number;
+            /** @description The minutes the worklogs of the counted issues (at most 2000, the most recently updated) record, added up. */
             spent_minutes: number;
         };
+        /** @description Statistics over the matching readable issues. `total` counts every match; the breakdowns (`progress`, `time`, `queues`, `assignees`) cover at most 2000 of them (the most recently updated), and `truncated` says whether that cut the set. `as_of` tells how current the statistics replica is. */
         StatisticsResult: {
+            /** @description How many readable issues match the filters, all of them (also past 2000, unlike every other figure). */
             total: number;
+            /** @description Whether more than 2000 issues matched, so the breakdowns cover only the 2000 most recently updated. */
             truncated: boolean;
+            /** @description How current the figures are: when the newest change they include happened (UTC), never earlier than the last rebuild of the statistics replica; null while nothing has been replicated. */
             as_of: string | null;
+            /** @description The counted issues (at most 2000, the most recently updated) by status category. */
             progress: components["schemas"]["StatisticsProgress"];
+            /** @description Estimated and recorded work of the counted issues (at most 2000, the most recently updated). */
             time: {
+                /** @description The estimates of the counted issues (at most 2000, the most recently updated), in minutes, added up. */
                 estimate_minutes: number;
+                /** @description The minutes the worklogs of the counted issues (at most 2000, the most recently updated) record, added up. */
                 spent_minutes: number;
             };
+            /** @description One entry per queue with at least one counted issue, by queue key. */
             queues: components["schemas"]["StatisticsQueue"][];
+            /** @description One entry per assignee with at least one counted issue: the unassigned (`assignee_id: null`) first, then by user id. */
             assignees: components["schemas"]["StatisticsAssignee"][];
         };
+        /** @description A user of the workspace with their roles on one queue. */
         QueueMember: {
+            /** @description The user. */
             user_id: number;
+            /** @description The user's name. */
             name: string;
+            /** @description Whether the user is active (a deactivated user keeps their grants but cannot sign in). */
             active: boolean;
-            /** @enum {string} */
+            /**
+             * @description The user's workspace role; a workspace `admin` inherits `admin` on every queue.
+             * @enum {string}
+             */
             workspace_role: "admin" | "member";
+            /** @description The effective role on the queue: the higher of `explicit_role` and `inherited_role`; null: no access (the queue is hidden from the user). */
             role: ("read-only" | "read-write" | "admin") | null;
+            /** @description Where the effective role comes from: `explicit` (granted here) or `inherited` (workspace admin); null when there is no access. */
             role_source: ("explicit" | "inherited") | null;
+            /** @description The role granted on this queue by PUT …/permissions/{user_id}; null: none. */
             explicit_role: ("read-only" | "read-write" | "admin") | null;
+            /** @description `admin` for a workspace admin, else null. */
             inherited_role: "admin" | null;
         };
+        /** @description One grant, change or revoke of an explicit role on a queue. */
         PermissionChange: {
+            /** @description The user whose explicit role changed. */
             user_id: number;
+            /** @description The explicit role before; null: none (a grant). */
             from: ("read-only" | "read-write" | "admin") | null;
+            /** @description The explicit role after; null: none (a revoke). */
             to: ("read-only" | "read-write" | "admin") | null;
+            /** @description Who made the change. */
             actor_id: number;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When (UTC).
+             */
             at: string;
         };
+        /** @description Who may do what on a queue, and how that came to be. */
         QueuePermissions: {
+            /** @description The queue. */
             queue_id: number;
+            /** @description Every user of the workspace, deactivated ones included, by id, with their roles on the queue. */
             members: components["schemas"]["QueueMember"][];
+            /** @description Every change of an explicit role on the queue, oldest first. */
             history: components["schemas"]["PermissionChange"][];
         };
+        /** @description A user's permission on a queue after a change. */
         QueuePermission: {
+            /** @description The user. */
             user_id: number;
+            /** @description The user's name. */
             name: string;
+            /** @description Whether the user is active (a deactivated user keeps their grants but cannot sign in). */
             active: boolean;
-            /** @enum {string} */
+            /**
+             * @description The user's workspace role; a workspace `admin` inherits `admin` on every queue.
+             * @enum {string}
+             */
             workspace_role: "admin" | "member";
+            /** @description The effective role on the queue: the higher of `explicit_role` and `inherited_role`; null: no access (the queue is hidden from the user). */
             role: ("read-only" | "read-write" | "admin") | null;
+            /** @description Where the effective role comes from: `explicit` (granted here) or `inherited` (workspace admin); null when there is no access. */
             role_source: ("explicit" | "inherited") | null;
+            /** @description The role granted on this queue by PUT …/permissions/{user_id}; null: none. */
             explicit_role: ("read-only" | "read-write" | "admin") | null;
+            /** @description `admin` for a workspace admin, else null. */
             inherited_role: "admin" | null;
+            /** @description The queue. */
             queue_id: number;
         };
+        /** @description One failing field of a 422 `validation_failed`. */
         FieldError: {
+            /** @description What failed: the dotted path of a body field (`title`, `widgets.0.filters.queue_ids`), the name of a path, query or header parameter (`key`, `limit`, `Idempotency-Key`), or `(body)` for the body as a whole. */
             path: string;
+            /** @description What is wrong with it, for humans. */
             message: string;
         };
+        /** @description The problem details (RFC 9457) of `unauthorized`, HTTP 401: The token is missing, malformed, unknown or revoked, or its owner is deactivated. */
         UnauthorizedProblem: {
-            /** @constant */
+            /**
+             * @description A URI naming the problem type, one per `code` (RFC 9457).
+             * @constant
+             */
             type: "https://tracker.dev/problems/unauthorized";
-            /** @constant */
+            /**
+             * @description A short, fixed summary of the problem type.
+             * @constant
+             */
             title: "Authentication required";
-            /** @constant */
+            /**
+             * @description The HTTP status of the answer.
+             * @constant
+             */
             status: 401;
+            /** @description What went wrong in this case, for humans (the wording may change; match on `code`). */
             detail: string;
-            /** @constant */
+            /**
+             * @description The stable, machine-readable problem code.
+             * @constant
+             */
             code: "unauthorized";
         };
+        /** @description The problem details (RFC 9457) of `forbidden`, HTTP 403: The caller can see the object but their role does not allow this. */
         ForbiddenProblem: {
-            /** @constant */
+            /**
+             * @description A URI naming the problem type, one per `code` (RFC 9457).
+             * @constant
+             */
             type: "https://tracker.dev/problems/forbidden";
-            /** @constant */
+            /**
+             * @description A short, fixed summary of the problem type.
+             * @constant
+             */
             title: "Not enough rights";
-            /** @constant */
+            /**
+             * @description The HTTP status of the answer.
+             * @constant
+             */
             status: 403;
+            /** @description What went wrong in this case, for humans (the wording may change; match on `code`). */
             detail: string;
-            /** @constant */
+            /**
+             * @description The stable, machine-readable problem code.
+             * @constant
+             */
             code: "forbidden";
         };
+        /** @description The problem details (RFC 9457) of `not_found`, HTTP 404: The object does not exist or is hidden from the caller (both answer alike). */
         NotFoundProblem: {
-            /** @constant */
+            /**
+             * @description A URI naming the problem type, one per `code` (RFC 9457).
+             * @constant
+             */
             type: "https://tracker.dev/problems/not-found";
-            /** @constant */
+            /**
+             * @description A short, fixed summary of the problem type.
+             * @constant
+             */
             title: "Not found";
-            /** @constant */
+            /**
+             * @description The HTTP status of the answer.
+             * @constant
+             */
             status: 404;
+            /** @description What went wrong in this case, for humans (the wording may change; match on `code`). */
             detail: string;
-            /** @constant */
+            /**
+             * @description The stable, machine-readable problem code.
+             * @constant
+             */
             code: "not_found";
         };
+        /** @description The problem details (RFC 9457) of `version_conflict`, HTTP 409: The `version` sent is not the issue's current one (given in the body): re-read the issue and reconsider the change. */
         VersionConflictProblem: {
-            /** @constant */
+            /**
+             * @description A URI naming the problem type, one per `code` (RFC 9457).
+             * @constant
+             */
             type: "https://tracker.dev/problems/version-conflict";
-            /** @constant */
+            /**
+             * @description A short, fixed summary of the problem type.
+             * @constant
+             */
             title: "Version conflict";
-            /** @constant */
+            /**
+             * @description The HTTP status of the answer.
+             * @constant
+             */
             status: 409;
+            /** @description What went wrong in this case, for humans (the wording may change; match on `code`). */
             detail: string;
-            /** @constant */
+            /**
+             * @description The stable, machine-readable problem code.
+             * @constant
+             */
             code: "version_conflict";
+            /** @description The issue's current version: re-read the issue, then reconsider the change. */
             version: number;
         };
+        /** @description The problem details (RFC 9457) of `last_active_admin`, HTTP 409: The change would demote or deactivate the last active admin of the workspace. */
         LastActiveAdminProblem: {
-            /** @constant */
+            /**
+             * @description A URI naming the problem type, one per `code` (RFC 9457).
+             * @constant
+             */
             type: "https://tracker.dev/problems/last-active-admin";
-            /** @constant */
+            /**
+             * @description A short, fixed summary of the problem type.
+             * @constant
+             */
             title: "Last active admin";
-            /** @constant */
+            /**
+             * @description The HTTP status of the answer.
+             * @constant
+             */
             status: 409;
+            /** @description What went wrong in this case, for humans (the wording may change; match on `code`). */
             detail: string;
-            /** @constant */
+            /**
+             * @description The stable, machine-readable problem code.
+             * @constant
+             */
             code: "last_active_admin";
         };
+        /** @description The problem details (RFC 9457) of `queue_key_taken`, HTTP 409: The queue key is already used in this workspace. */
         QueueKeyTakenProblem: {
-            /** @constant */
+            /**
+             * @description A URI naming the problem type, one per `code` (RFC 9457).
+             * @constant
+             */
             type: "https://tracker.dev/problems/queue-key-taken";
-            /** @constant */
+            /**
+             * @description A short, fixed summary of the problem type.
+             * @constant
+             */
             title: "Queue key taken";
-            /** @constant */
+            /**
+             * @description The HTTP status of the answer.
+             * @constant
+             */
             status: 409;
+            /** @description What went wrong in this case, for humans (the wording may change; match on `code`). */
             detail: string;
-            /** @constant */
+            /**
+             * @description The stable, machine-readable problem code.
+             * @constant
+             */
             code: "queue_key_taken";
         };
-        PayloadTooLargeProblem: {
-            /** @constant */
-            type: "https://tracker.dev/problems/payload-too-large";
-            /** @constant */
-            title: "Payload too large";
-            /** @constant */
-            status: 413;
+        /** @description The problem details (RFC 9457) of `precondition_failed`, HTTP 412: `If-Match` names no tag of the issue's current version (given in the body): another change came first, or the tag is weak. Nothing was changed: re-read the issue and reconsider the change. */
+        PreconditionFailedProblem: {
+            /**
+             * @description A URI naming the problem type, one per `code` (RFC 9457).
+             * @constant
+             */
+            type: "https://tracker.dev/problems/precondition-failed";
+            /**
+             * @description A short, fixed summary of the problem type.
+             * @constant
+             */
+            title: "Precondition failed";
+            /**
+             * @description The HTTP status of the answer.
+             * @constant
+             */
+            status: 412;
+            /** @description What went wrong in this case, for humans (the wording may change; match on `code`). */
             detail: string;
-            /** @constant */
+            /**
+             * @description The stable, machine-readable problem code.
+             * @constant
+             */
+            code: "precondition_failed";
+            /** @description The issue's current version: re-read the issue, then reconsider the change. */
+            version: number;
+        };
+        /** @description The problem details (RFC 9457) of `payload_too_large`, HTTP 413: The body is larger than 1 MiB. */
+        PayloadTooLargeProblem: {
+            /**
+             * @description A URI naming the problem type, one per `code` (RFC 9457).
+             * @constant
+             */
+            type: "https://tracker.dev/problems/payload-too-large";
+            /**
+             * @description A short, fixed summary of the problem type.
+             * @constant
+             */
+            title: "Payload too large";
+            /**
+             * @description The HTTP status of the answer.
+             * @constant
+             */
+            status: 413;
+            /** @description What went wrong in this case, for humans (the wording may change; match on `code`). */
+            detail: string;
+            /**
+             * @description The stable, machine-readable problem code.
+             * @constant
+             */
             code: "payload_too_large";
         };
+        /** @description The problem details (RFC 9457) of `bad_request`, HTTP 400: The request is not valid HTTP (answered before any routing, then the connection is closed). */
         BadRequestProblem: {
-            /** @constant */
+            /**
+             * @description A URI naming the problem type, one per `code` (RFC 9457).
+             * @constant
+             */
             type: "https://tracker.dev/problems/bad-request";
-            /** @constant */
+            /**
+             * @description A short, fixed summary of the problem type.
+             * @constant
+             */
             title: "Bad request";
-            /** @constant */
+            /**
+             * @description The HTTP status of the answer.
+             * @constant
+             */
             status: 400;
+            /** @description What went wrong in this case, for humans (the wording may change; match on `code`). */
             detail: string;
-            /** @constant */
+            /**
+             * @description The stable, machine-readable problem code.
+             * @constant
+             */
             code: "bad_request";
         };
+        /** @description The problem details (RFC 9457) of `request_timeout`, HTTP 408: The request did not arrive in time: the headers within 10 s, the body within 10 s of the headers. The connection is closed. */
         RequestTimeoutProblem: {
-            /** @constant */
+            /**
+             * @description A URI naming the problem type, one per `code` (RFC 9457).
+             * @constant
+             */
             type: "https://tracker.dev/problems/request-timeout";
-            /** @constant */
+            /**
+             * @description A short, fixed summary of the problem type.
+             * @constant
+             */
             title: "Request timeout";
-            /** @constant */
+            /**
+             * @description The HTTP status of the answer.
+             * @constant
+             */
             status: 408;
+            /** @description What went wrong in this case, for humans (the wording may change; match on `code`). */
             detail: string;
-            /** @constant */
+            /**
+             * @description The stable, machine-readable problem code.
+             * @constant
+             */
             code: "request_timeout";
         };
+        /** @description The problem details (RFC 9457) of `headers_too_large`, HTTP 431: The request line and headers are larger than 16 KiB. */
         HeadersTooLargeProblem: {
-            /** @constant */
+            /**
+             * @description A URI naming the problem type, one per `code` (RFC 9457).
+             * @constant
+             */
             type: "https://tracker.dev/problems/headers-too-large";
-            /** @constant */
+            /**
+             * @description A short, fixed summary of the problem type.
+             * @constant
+             */
             title: "Request headers too large";
-            /** @constant */
+            /**
+             * @description The HTTP status of the answer.
+             * @constant
+             */
             status: 431;
+            /** @description What went wrong in this case, for humans (the wording may change; match on `code`). */
             detail: string;
-            /** @constant */
+            /**
+             * @description The stable, machine-readable problem code.
+             * @constant
+             */
             code: "headers_too_large";
         };
+        /** @description The problem details (RFC 9457) of `validation_failed`, HTTP 422: Invalid input: malformed JSON, a body without `Content-Type: application/json`, a body that is not UTF-8 or past the nesting, member or element limits, a lone surrogate in a string, an unknown field, a value out of range, a path id that is not an integer from 1 to 2147483647, or an invalid `Idempotency-Key`. `errors` lists every failing field. */
         ValidationFailedProblem: {
-            /** @constant */
+            /**
+             * @description A URI naming the problem type, one per `code` (RFC 9457).
+             * @constant
+             */
             type: "https://tracker.dev/problems/validation-failed";
-            /** @constant */
+            /**
+             * @description A short, fixed summary of the problem type.
+             * @constant
+             */
             title: "Invalid request";
-            /** @constant */
+            /**
+             * @description The HTTP status of the answer.
+             * @constant
+             */
             status: 422;
+            /** @description What went wrong in this case, for humans (the wording may change; match on `code`). */
             detail: string;
-            /** @constant */
+            /**
+             * @description The stable, machine-readable problem code.
+             * @constant
+             */
             code: "validation_failed";
+            /** @description Every failing field, parameter or header, each with what is wrong. */
             errors: components["schemas"]["FieldError"][];
         };
-        RateLimitedProblem: {
-            /** @constant */
-            type: "https://tracker.dev/problems/rate-limited";
-            /** @constant */
-            title: "Too many requests";
-            /** @constant */
-            status: 429;
+        /** @description The problem details (RFC 9457) of `idempotency_key_reused`, HTTP 422: The `Idempotency-Key` was already used by this caller within 24 hours for another request (another operation, path or JSON body). Nothing was written: use a new key for a new request. */
+        IdempotencyKeyReusedProblem: {
+            /**
+             * @description A URI naming the problem type, one per `code` (RFC 9457).
+             * @constant
+             */
+            type: "https://tracker.dev/problems/idempotency-key-reused";
+            /**
+             * @description A short, fixed summary of the problem type.
+             * @constant
+             */
+            title: "Idempotency key reused";
+            /**
+             * @description The HTTP status of the answer.
+             * @constant
+             */
+            status: 422;
+            /** @description What went wrong in this case, for humans (the wording may change; match on `code`). */
             detail: string;
-            /** @constant */
+            /**
+             * @description The stable, machine-readable problem code.
+             * @constant
+             */
+            code: "idempotency_key_reused";
+        };
+        /** @description The problem details (RFC 9457) of `rate_limited`, HTTP 429: Too many requests for this token in the current minute, or too many failed authentications (60 a minute) from this client address. */
+        RateLimitedProblem: {
+            /**
+             * @description A URI naming the problem type, one per `code` (RFC 9457).
+             * @constant
+             */
+            type: "https://tracker.dev/problems/rate-limited";
+            /**
+             * @description A short, fixed summary of the problem type.
+             * @constant
+             */
+            title: "Too many requests";
+            /**
+             * @description The HTTP status of the answer.
+             * @constant
+             */
+            status: 429;
+            /** @description What went wrong in this case, for humans (the wording may change; match on `code`). */
+            detail: string;
+            /**
+             * @description The stable, machine-readable problem code.
+             * @constant
+             */
             code: "rate_limited";
         };
+        /** @description The problem details (RFC 9457) of `service_unavailable`, HTTP 503: A service this request needs is down or did not answer in time. */
         ServiceUnavailableProblem: {
-            /** @constant */
+            /**
+             * @description A URI naming the problem type, one per `code` (RFC 9457).
+             * @constant
+             */
             type: "https://tracker.dev/problems/service-unavailable";
-            /** @constant */
+            /**
+             * @description A short, fixed summary of the problem type.
+             * @constant
+             */
             title: "Service unavailable";
-            /** @constant */
+            /**
+             * @description The HTTP status of the answer.
+             * @constant
+             */
             status: 503;
+            /** @description What went wrong in this case, for humans (the wording may change; match on `code`). */
             detail: string;
-            /** @constant */
+            /**
+             * @description The stable, machine-readable problem code.
+             * @constant
+             */
             code: "service_unavailable";
         };
+        /** @description The problem details (RFC 9457) of `statistics_unavailable`, HTTP 503: The statistics service is down, or its replica is being built. */
         StatisticsUnavailableProblem: {
-            /** @constant */
+            /**
+             * @description A URI naming the problem type, one per `code` (RFC 9457).
+             * @constant
+             */
             type: "https://tracker.dev/problems/statistics-unavailable";
-            /** @constant */
+            /**
+             * @description A short, fixed summary of the problem type.
+             * @constant
+             */
             title: "Statistics unavailable";
-            /** @constant */
+            /**
+             * @description The HTTP status of the answer.
+             * @constant
+             */
             status: 503;
+            /** @description What went wrong in this case, for humans (the wording may change; match on `code`). */
             detail: string;
-            /** @constant */
+            /**
+             * @description The stable, machine-readable problem code.
+             * @constant
+             */
             code: "statistics_unavailable";
         };
     };
@@ -1290,169 +1860,332 @@ export interface components {
         /** @description `unauthorized`: The token is missing, malformed, unknown or revoked, or its owner is deactivated. */
         Unauthorized: {
             headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
                 "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "type": "https://tracker.dev/problems/unauthorized",
+                 *       "title": "Authentication required",
+                 *       "status": 401,
+                 *       "detail": "A valid bearer token is required.",
+                 *       "code": "unauthorized"
+                 *     }
+                 */
                 "application/problem+json": components["schemas"]["UnauthorizedProblem"];
             };
         };
         /** @description `forbidden`: The caller can see the object but their role does not allow this. */
         Forbidden: {
             headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "type": "https://tracker.dev/problems/forbidden",
+                 *       "title": "Not enough rights",
+                 *       "status": 403,
+                 *       "detail": "Your role on queue WEB does not allow this.",
+                 *       "code": "forbidden"
+                 *     }
+                 */
                 "application/problem+json": components["schemas"]["ForbiddenProblem"];
             };
         };
         /** @description `not_found`: The object does not exist or is hidden from the caller (both answer alike). */
         NotFound: {
             headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "type": "https://tracker.dev/problems/not-found",
+                 *       "title": "Not found",
+                 *       "status": 404,
+                 *       "detail": "Issue WEB-99 does not exist.",
+                 *       "code": "not_found"
+                 *     }
+                 */
                 "application/problem+json": components["schemas"]["NotFoundProblem"];
             };
         };
         /** @description `version_conflict`: The `version` sent is not the issue's current one (given in the body): re-read the issue and reconsider the change. */
         VersionConflict: {
             headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "type": "https://tracker.dev/problems/version-conflict",
+                 *       "title": "Version conflict",
+                 *       "status": 409,
+                 *       "detail": "Issue WEB-1 is at version 2, not 1.",
+                 *       "code": "version_conflict",
+                 *       "version": 2
+                 *     }
+                 */
                 "application/problem+json": components["schemas"]["VersionConflictProblem"];
             };
         };
         /** @description `last_active_admin`: The change would demote or deactivate the last active admin of the workspace. */
         LastActiveAdmin: {
             headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "type": "https://tracker.dev/problems/last-active-admin",
+                 *       "title": "Last active admin",
+                 *       "status": 409,
+                 *       "detail": "User 1 is the last active admin of the workspace.",
+                 *       "code": "last_active_admin"
+                 *     }
+                 */
                 "application/problem+json": components["schemas"]["LastActiveAdminProblem"];
             };
         };
         /** @description `queue_key_taken`: The queue key is already used in this workspace. */
         QueueKeyTaken: {
             headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "type": "https://tracker.dev/problems/queue-key-taken",
+                 *       "title": "Queue key taken",
+                 *       "status": 409,
+                 *       "detail": "The queue key WEB is already used in this workspace.",
+                 *       "code": "queue_key_taken"
+                 *     }
+                 */
                 "application/problem+json": components["schemas"]["QueueKeyTakenProblem"];
+            };
+        };
+        /** @description `precondition_failed`: `If-Match` names no tag of the issue's current version (given in the body): another change came first, or the tag is weak. Nothing was changed: re-read the issue and reconsider the change. */
+        PreconditionFailed: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "https://tracker.dev/problems/precondition-failed",
+                 *       "title": "Precondition failed",
+                 *       "status": 412,
+                 *       "detail": "If-Match names version 1 of WEB-1; its current version is 2.",
+                 *       "code": "precondition_failed",
+                 *       "version": 2
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["PreconditionFailedProblem"];
             };
         };
         /** @description `payload_too_large`: The body is larger than 1 MiB. */
         PayloadTooLarge: {
             headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "type": "https://tracker.dev/problems/payload-too-large",
+                 *       "title": "Payload too large",
+                 *       "status": 413,
+                 *       "detail": "The body is larger than 1048576 bytes.",
+                 *       "code": "payload_too_large"
+                 *     }
+                 */
                 "application/problem+json": components["schemas"]["PayloadTooLargeProblem"];
             };
         };
         /** @description `bad_request`: The request is not valid HTTP (answered before any routing, then the connection is closed). */
         BadRequest: {
             headers: {
+                /** @description The id of this request: the `X-Request-Id` the client sent when it is 1 to 128 letters, digits and `._:-`, else a new UUID. It is logged with the request: quote it when reporting a problem. Absent when the server refused the request while still reading its head. */
+                "X-Request-Id"?: string;
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "type": "https://tracker.dev/problems/bad-request",
+                 *       "title": "Bad request",
+                 *       "status": 400,
+                 *       "detail": "The request is not valid HTTP.",
+                 *       "code": "bad_request"
+                 *     }
+                 */
                 "application/problem+json": components["schemas"]["BadRequestProblem"];
             };
         };
         /** @description `request_timeout`: The request did not arrive in time: the headers within 10 s, the body within 10 s of the headers. The connection is closed. */
         RequestTimeout: {
             headers: {
+                /** @description The id of this request: the `X-Request-Id` the client sent when it is 1 to 128 letters, digits and `._:-`, else a new UUID. It is logged with the request: quote it when reporting a problem. Absent when the server refused the request while still reading its head. */
+                "X-Request-Id"?: string;
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "type": "https://tracker.dev/problems/request-timeout",
+                 *       "title": "Request timeout",
+                 *       "status": 408,
+                 *       "detail": "The request was not received in time.",
+                 *       "code": "request_timeout"
+                 *     }
+                 */
                 "application/problem+json": components["schemas"]["RequestTimeoutProblem"];
             };
         };
         /** @description `headers_too_large`: The request line and headers are larger than 16 KiB. */
         HeadersTooLarge: {
             headers: {
+                /** @description The id of this request: the `X-Request-Id` the client sent when it is 1 to 128 letters, digits and `._:-`, else a new UUID. It is logged with the request: quote it when reporting a problem. Absent when the server refused the request while still reading its head. */
+                "X-Request-Id"?: string;
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "type": "https://tracker.dev/problems/headers-too-large",
+                 *       "title": "Request headers too large",
+                 *       "status": 431,
+                 *       "detail": "The request line and headers are larger than 16 KiB.",
+                 *       "code": "headers_too_large"
+                 *     }
+                 */
                 "application/problem+json": components["schemas"]["HeadersTooLargeProblem"];
             };
         };
-        /** @description `validation_failed`: Invalid input: malformed JSON, a body without `Content-Type: application/json`, a body that is not UTF-8 or past the nesting, member or element limits, a lone surrogate in a string, an unknown field, a value out of range, or a path id that is not an integer from 1 to 2147483647. `errors` lists every failing field. */
+        /** @description `validation_failed`: Invalid input: malformed JSON, a body without `Content-Type: application/json`, a body that is not UTF-8 or past the nesting, member or element limits, a lone surrogate in a string, an unknown field, a value out of range, a path id that is not an integer from 1 to 2147483647, or an invalid `Idempotency-Key`. `errors` lists every failing field. */
         ValidationFailed: {
             headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "type": "https://tracker.dev/problems/validation-failed",
+                 *       "title": "Invalid request",
+                 *       "status": 422,
+                 *       "detail": "The request is not valid.",
+                 *       "code": "validation_failed",
+                 *       "errors": [
+                 *         {
+                 *           "path": "title",
+                 *           "message": "Too small: expected string to have >=1 characters"
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/problem+json": components["schemas"]["ValidationFailedProblem"];
             };
         };
         /** @description `rate_limited`: Too many requests for this token in the current minute, or too many failed authentications (60 a minute) from this client address. */
         RateLimited: {
             headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
                 "Retry-After": components["headers"]["Retry-After"];
                 "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                 "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "type": "https://tracker.dev/problems/rate-limited",
+                 *       "title": "Too many requests",
+                 *       "status": 429,
+                 *       "detail": "At most 600 requests per minute per token.",
+                 *       "code": "rate_limited"
+                 *     }
+                 */
                 "application/problem+json": components["schemas"]["RateLimitedProblem"];
             };
         };
         /** @description `service_unavailable`: A service this request needs is down or did not answer in time. */
         ServiceUnavailable: {
             headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
                 "Retry-After": components["headers"]["Retry-After"];
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "type": "https://tracker.dev/problems/service-unavailable",
+                 *       "title": "Service unavailable",
+                 *       "status": 503,
+                 *       "detail": "The issues service is unavailable. Retry later.",
+                 *       "code": "service_unavailable"
+                 *     }
+                 */
                 "application/problem+json": components["schemas"]["ServiceUnavailableProblem"];
-            };
-        };
-        /** @description `statistics_unavailable`: The statistics service is down, or its replica is being built. */
-        StatisticsUnavailable: {
-            headers: {
-                "Retry-After": components["headers"]["Retry-After"];
-                [name: string]: unknown;
-            };
-            content: {
-                "application/problem+json": components["schemas"]["StatisticsUnavailableProblem"];
             };
         };
     };
     parameters: {
         /**
-         * @description An issue key such as `WEB-12` (queue key, case-insensitive, then the number).
-         * @example WEB-12
+         * @description An issue key such as `WEB-1`: the queue key (case-insensitive), a dash and the issue's number in the queue.
+         * @example WEB-1
          */
         IssueKey: string;
         /**
-         * @description A queue id.
-         * @example 3
+         * @description A queue id (an integer from 1 to 2147483647).
+         * @example 1
          */
         QueueId: number;
         /**
-         * @description A user id.
-         * @example 7
+         * @description A user id of the caller's workspace (an integer from 1 to 2147483647).
+         * @example 2
          */
         UserId: number;
         /**
-         * @description A dashboard id.
-         * @example 2
+         * @description A dashboard id (an integer from 1 to 2147483647).
+         * @example 1
          */
         DashboardId: number;
     };
     requestBodies: never;
     headers: {
+        /** @description The id of this request: the `X-Request-Id` the client sent when it is 1 to 128 letters, digits and `._:-`, else a new UUID. It is logged with the request: quote it when reporting a problem. */
+        "X-Request-Id": string;
+        /** @description Requests allowed per token and minute (absent when no limit applies). */
+        "RateLimit-Limit": number;
+        /** @description Requests left to this token in the current minute. */
+        "RateLimit-Remaining": number;
         /** @description Seconds to wait before retrying. */
         "Retry-After": number;
         /** @description The Bearer challenge (RFC 6750). */
         "WWW-Authenticate": string;
-        /** @description Requests allowed per token and minute. */
-        "RateLimit-Limit": number;
-        /** @description Requests left in the current minute. */
-        "RateLimit-Remaining": number;
+        /** @description The entity tag of this answer: `"<version>-<16 lowercase hex digits>"`, the issue's `version`, a dash and the first 16 hex digits of the SHA-256 of the answer body. Send it in `If-None-Match` when reading the issue again (304 while the answer would be the same) or in `If-Match` when changing it (412 once the issue has another version). */
+        ETag: string;
+        /** @description Sent when the request carried an `Idempotency-Key`: `true` when this is the stored answer of an earlier request with the same key and the same request, replayed without writing again; `false` on the answer of the write itself. Absent when the request carried no key. */
+        "Idempotent-Replayed": "true" | "false";
+        /** @description How many readable issues matched, counted up to 2000: the number of results unless `X-Truncated` is `true`. */
+        "X-Total-Count": number;
         /** @description `true` when more issues matched than the 2000 returned (narrow the filters to see the others), else `false`. */
+        "X-Truncated": "true" | "false";
+        /**
+         * @deprecated
+         * @description The name `X-Truncated` had in API 1.0; sent with the same value. Deprecated: read `X-Truncated`.
+         */
         "Search-Truncated": "true" | "false";
     };
     pathItems: never;
@@ -1471,9 +2204,27 @@ export interface operations {
             /** @description The caller. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": 1,
+                     *       "workspace_id": 1,
+                     *       "name": "Ada",
+                     *       "role": "admin",
+                     *       "active": true,
+                     *       "created_at": "2026-11-02T09:00:00.000Z",
+                     *       "updated_at": "2026-11-02T09:00:00.000Z",
+                     *       "workspace": {
+                     *         "id": 1,
+                     *         "name": "Acme"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Me"];
                 };
             };
@@ -1499,9 +2250,34 @@ export interface operations {
             /** @description The users, by id. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": 1,
+                     *         "workspace_id": 1,
+                     *         "name": "Ada",
+                     *         "role": "admin",
+                     *         "active": true,
+                     *         "created_at": "2026-11-02T09:00:00.000Z",
+                     *         "updated_at": "2026-11-02T09:00:00.000Z"
+                     *       },
+                     *       {
+                     *         "id": 2,
+                     *         "workspace_id": 1,
+                     *         "name": "Bob",
+                     *         "role": "member",
+                     *         "active": true,
+                     *         "created_at": "2026-11-02T09:00:00.000Z",
+                     *         "updated_at": "2026-11-02T09:00:00.000Z"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["User"][];
                 };
             };
@@ -1521,15 +2297,21 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description A user id.
-                 * @example 7
+                 * @description A user id of the caller's workspace (an integer from 1 to 2147483647).
+                 * @example 2
                  */
                 user_id: components["parameters"]["UserId"];
             };
             cookie?: never;
         };
+        /** @description Spec: UserChanges. The changes to make to a user; absent fields stay as they are. */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Bob Stone"
+                 *     }
+                 */
                 "application/json": components["schemas"]["UserChanges"];
             };
         };
@@ -1537,9 +2319,23 @@ export interface operations {
             /** @description The user after the change. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": 2,
+                     *       "workspace_id": 1,
+                     *       "name": "Bob Stone",
+                     *       "role": "member",
+                     *       "active": true,
+                     *       "created_at": "2026-11-02T09:00:00.000Z",
+                     *       "updated_at": "2026-11-02T10:01:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["User"];
                 };
             };
@@ -1568,9 +2364,64 @@ export interface operations {
             /** @description The queues the caller can read. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": 1,
+                     *         "workspace_id": 1,
+                     *         "key": "WEB",
+                     *         "name": "Website",
+                     *         "description": "Bugs and requests for the public website",
+                     *         "statuses": [
+                     *           {
+                     *             "id": 1,
+                     *             "queue_id": 1,
+                     *             "name": "Open",
+                     *             "category": "open",
+                     *             "position": 1
+                     *           },
+                     *           {
+                     *             "id": 2,
+                     *             "queue_id": 1,
+                     *             "name": "In progress",
+                     *             "category": "progress",
+                     *             "position": 2
+                     *           },
+                     *           {
+                     *             "id": 3,
+                     *             "queue_id": 1,
+                     *             "name": "In review",
+                     *             "category": "progress",
+                     *             "position": 3
+                     *           },
+                     *           {
+                     *             "id": 4,
+                     *             "queue_id": 1,
+                     *             "name": "Done",
+                     *             "category": "done",
+                     *             "position": 4
+                     *           },
+                     *           {
+                     *             "id": 5,
+                     *             "queue_id": 1,
+                     *             "name": "Cancelled",
+                     *             "category": "done",
+                     *             "position": 5
+                     *           }
+                     *         ],
+                     *         "role": "admin",
+                     *         "role_source": "inherited",
+                     *         "created_at": "2026-11-02T09:00:00.000Z",
+                     *         "updated_at": "2026-11-02T09:00:00.000Z"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Queue"][];
                 };
             };
@@ -1587,12 +2438,26 @@ export interface operations {
     createQueue: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes retrying this write safe: a key the client chooses for this one write (a UUID, say), 1 to 255 visible ASCII characters. The first successful answer is stored with the write; for 24 hours a repeat with the same key and the same request (method, path and JSON body) gets that answer again, marked `Idempotent-Replayed: true`, and nothing is written twice. The same key with another request is 422 `idempotency_key_reused`. Refusals are not stored: a retry after one is judged afresh. Keys are per workspace and user: two callers never share one.
+                 * @example 0b5a4a4e-6f3c-4d8e-9d6c-1a2b3c4d5e01
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
+        /** @description Spec: Queue. A new queue; it starts with the standard statuses. The key is stored upper-case and is unique in the workspace (case-insensitively). */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "key": "OPS",
+                 *       "name": "Operations",
+                 *       "description": "Servers, deployments and on-call"
+                 *     }
+                 */
                 "application/json": components["schemas"]["QueueCreate"];
             };
         };
@@ -1600,9 +2465,63 @@ export interface operations {
             /** @description The new queue. */
             201: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": 2,
+                     *       "workspace_id": 1,
+                     *       "key": "OPS",
+                     *       "name": "Operations",
+                     *       "description": "Servers, deployments and on-call",
+                     *       "statuses": [
+                     *         {
+                     *           "id": 6,
+                     *           "queue_id": 2,
+                     *           "name": "Open",
+                     *           "category": "open",
+                     *           "position": 1
+                     *         },
+                     *         {
+                     *           "id": 7,
+                     *           "queue_id": 2,
+                     *           "name": "In progress",
+                     *           "category": "progress",
+                     *           "position": 2
+                     *         },
+                     *         {
+                     *           "id": 8,
+                     *           "queue_id": 2,
+                     *           "name": "In review",
+                     *           "category": "progress",
+                     *           "position": 3
+                     *         },
+                     *         {
+                     *           "id": 9,
+                     *           "queue_id": 2,
+                     *           "name": "Done",
+                     *           "category": "done",
+                     *           "position": 4
+                     *         },
+                     *         {
+                     *           "id": 10,
+                     *           "queue_id": 2,
+                     *           "name": "Cancelled",
+                     *           "category": "done",
+                     *           "position": 5
+                     *         }
+                     *       ],
+                     *       "role": "admin",
+                     *       "role_source": "inherited",
+                     *       "created_at": "2026-11-02T10:02:00.000Z",
+                     *       "updated_at": "2026-11-02T10:02:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Queue"];
                 };
             };
@@ -1612,7 +2531,16 @@ export interface operations {
             408: components["responses"]["RequestTimeout"];
             409: components["responses"]["QueueKeyTaken"];
             413: components["responses"]["PayloadTooLarge"];
-            422: components["responses"]["ValidationFailed"];
+            /** @description `validation_failed`: Invalid input: malformed JSON, a body without `Content-Type: application/json`, a body that is not UTF-8 or past the nesting, member or element limits, a lone surrogate in a string, an unknown field, a value out of range, a path id that is not an integer from 1 to 2147483647, or an invalid `Idempotency-Key`. `errors` lists every failing field. `idempotency_key_reused`: The `Idempotency-Key` was already used by this caller within 24 hours for another request (another operation, path or JSON body). Nothing was written: use a new key for a new request. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailedProblem"] | components["schemas"]["IdempotencyKeyReusedProblem"];
+                };
+            };
             429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
@@ -1624,15 +2552,21 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description A queue id.
-                 * @example 3
+                 * @description A queue id (an integer from 1 to 2147483647).
+                 * @example 1
                  */
                 queue_id: components["parameters"]["QueueId"];
             };
             cookie?: never;
         };
+        /** @description Spec: QueueSettings. The settings to change; absent ones stay as they are. */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "description": "Bugs and requests for the public website and its login"
+                 *     }
+                 */
                 "application/json": components["schemas"]["QueueSettings"];
             };
         };
@@ -1640,9 +2574,62 @@ export interface operations {
             /** @description The queue after the change. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": 1,
+                     *       "workspace_id": 1,
+                     *       "key": "WEB",
+                     *       "name": "Website",
+                     *       "description": "Bugs and requests for the public website and its login",
+                     *       "statuses": [
+                     *         {
+                     *           "id": 1,
+                     *           "queue_id": 1,
+                     *           "name": "Open",
+                     *           "category": "open",
+                     *           "position": 1
+                     *         },
+                     *         {
+                     *           "id": 2,
+                     *           "queue_id": 1,
+                     *           "name": "In progress",
+                     *           "category": "progress",
+                     *           "position": 2
+                     *         },
+                     *         {
+                     *           "id": 3,
+                     *           "queue_id": 1,
+                     *           "name": "In review",
+                     *           "category": "progress",
+                     *           "position": 3
+                     *         },
+                     *         {
+                     *           "id": 4,
+                     *           "queue_id": 1,
+                     *           "name": "Done",
+                     *           "category": "done",
+                     *           "position": 4
+                     *         },
+                     *         {
+                     *           "id": 5,
+                     *           "queue_id": 1,
+                     *           "name": "Cancelled",
+                     *           "category": "done",
+                     *           "position": 5
+                     *         }
+                     *       ],
+                     *       "role": "admin",
+                     *       "role_source": "inherited",
+                     *       "created_at": "2026-11-02T09:00:00.000Z",
+                     *       "updated_at": "2026-11-02T10:03:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Queue"];
                 };
             };
@@ -1670,9 +2657,86 @@ export interface operations {
             /** @description The statuses, by queue and position. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": 1,
+                     *         "queue_id": 1,
+                     *         "name": "Open",
+                     *         "category": "open",
+                     *         "position": 1
+                     *       },
+                     *       {
+                     *         "id": 2,
+                     *         "queue_id": 1,
+                     *         "name": "In progress",
+                     *         "category": "progress",
+                     *         "position": 2
+                     *       },
+                     *       {
+                     *         "id": 3,
+                     *         "queue_id": 1,
+                     *         "name": "In review",
+                     *         "category": "progress",
+                     *         "position": 3
+                     *       },
+                     *       {
+                     *         "id": 4,
+                     *         "queue_id": 1,
+                     *         "name": "Done",
+                     *         "category": "done",
+                     *         "position": 4
+                     *       },
+                     *       {
+                     *         "id": 5,
+                     *         "queue_id": 1,
+                     *         "name": "Cancelled",
+                     *         "category": "done",
+                     *         "position": 5
+                     *       },
+                     *       {
+                     *         "id": 6,
+                     *         "queue_id": 2,
+                     *         "name": "Open",
+                     *         "category": "open",
+                     *         "position": 1
+                     *       },
+                     *       {
+                     *         "id": 7,
+                     *         "queue_id": 2,
+                     *         "name": "In progress",
+                     *         "category": "progress",
+                     *         "position": 2
+                     *       },
+                     *       {
+                     *         "id": 8,
+                     *         "queue_id": 2,
+                     *         "name": "In review",
+                     *         "category": "progress",
+                     *         "position": 3
+                     *       },
+                     *       {
+                     *         "id": 9,
+                     *         "queue_id": 2,
+                     *         "name": "Done",
+                     *         "category": "done",
+                     *         "position": 4
+                     *       },
+                     *       {
+                     *         "id": 10,
+                     *         "queue_id": 2,
+                     *         "name": "Cancelled",
+                     *         "category": "done",
+                     *         "position": 5
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Status"][];
                 };
             };
@@ -1692,8 +2756,8 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description A queue id.
-                 * @example 3
+                 * @description A queue id (an integer from 1 to 2147483647).
+                 * @example 1
                  */
                 queue_id: components["parameters"]["QueueId"];
             };
@@ -1704,9 +2768,40 @@ export interface operations {
             /** @description The queue's permissions. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "queue_id": 1,
+                     *       "members": [
+                     *         {
+                     *           "user_id": 1,
+                     *           "name": "Ada",
+                     *           "active": true,
+                     *           "workspace_role": "admin",
+                     *           "role": "admin",
+                     *           "role_source": "inherited",
+                     *           "explicit_role": null,
+                     *           "inherited_role": "admin"
+                     *         },
+                     *         {
+                     *           "user_id": 2,
+                     *           "name": "Bob Stone",
+                     *           "active": true,
+                     *           "workspace_role": "member",
+                     *           "role": null,
+                     *           "role_source": null,
+                     *           "explicit_role": null,
+                     *           "inherited_role": null
+                     *         }
+                     *       ],
+                     *       "history": []
+                     *     }
+                     */
                     "application/json": components["schemas"]["QueuePermissions"];
                 };
             };
@@ -1728,20 +2823,26 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description A queue id.
-                 * @example 3
+                 * @description A queue id (an integer from 1 to 2147483647).
+                 * @example 1
                  */
                 queue_id: components["parameters"]["QueueId"];
                 /**
-                 * @description A user id.
-                 * @example 7
+                 * @description A user id of the caller's workspace (an integer from 1 to 2147483647).
+                 * @example 2
                  */
                 user_id: components["parameters"]["UserId"];
             };
             cookie?: never;
         };
+        /** @description Spec: QueuePermission. The explicit role to grant. */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "role": "read-write"
+                 *     }
+                 */
                 "application/json": components["schemas"]["QueuePermissionInput"];
             };
         };
@@ -1749,9 +2850,25 @@ export interface operations {
             /** @description The user's permission afterwards. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "user_id": 2,
+                     *       "name": "Bob Stone",
+                     *       "active": true,
+                     *       "workspace_role": "member",
+                     *       "role": "read-write",
+                     *       "role_source": "explicit",
+                     *       "explicit_role": "read-write",
+                     *       "inherited_role": null,
+                     *       "queue_id": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["QueuePermission"];
                 };
             };
@@ -1773,13 +2890,13 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description A queue id.
-                 * @example 3
+                 * @description A queue id (an integer from 1 to 2147483647).
+                 * @example 1
                  */
                 queue_id: components["parameters"]["QueueId"];
                 /**
-                 * @description A user id.
-                 * @example 7
+                 * @description A user id of the caller's workspace (an integer from 1 to 2147483647).
+                 * @example 2
                  */
                 user_id: components["parameters"]["UserId"];
             };
@@ -1790,9 +2907,25 @@ export interface operations {
             /** @description The user's permission afterwards. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "user_id": 2,
+                     *       "name": "Bob Stone",
+                     *       "active": true,
+                     *       "workspace_role": "member",
+                     *       "role": null,
+                     *       "role_source": null,
+                     *       "explicit_role": null,
+                     *       "inherited_role": null,
+                     *       "queue_id": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["QueuePermission"];
                 };
             };
@@ -1811,12 +2944,35 @@ export interface operations {
     createIssue: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes retrying this write safe: a key the client chooses for this one write (a UUID, say), 1 to 255 visible ASCII characters. The first successful answer is stored with the write; for 24 hours a repeat with the same key and the same request (method, path and JSON body) gets that answer again, marked `Idempotent-Replayed: true`, and nothing is written twice. The same key with another request is 422 `idempotency_key_reused`. Refusals are not stored: a retry after one is judged afresh. Keys are per workspace and user: two callers never share one.
+                 * @example 0b5a4a4e-6f3c-4d8e-9d6c-1a2b3c4d5e02
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
+        /** @description Spec: IssueCreate. A new issue: only `queue_id` and `title` are needed. `parent_id` names a readable issue of the workspace; `assignee_id` an active user. */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "queue_id": 1,
+                 *       "title": "Login button misaligned",
+                 *       "description": "The login button overlaps the footer on small screens; see WEB-1.",
+                 *       "assignee_id": 1,
+                 *       "parent_id": null,
+                 *       "priority": "high",
+                 *       "type": "bug",
+                 *       "labels": [
+                 *         "frontend"
+                 *       ],
+                 *       "due_date": "2026-12-31",
+                 *       "estimate_minutes": 90
+                 *     }
+                 */
                 "application/json": components["schemas"]["IssueCreate"];
             };
         };
@@ -1824,9 +2980,44 @@ export interface operations {
             /** @description The new issue, version 1. */
             201: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": 2,
+                     *       "key": "WEB-2",
+                     *       "workspace_id": 1,
+                     *       "queue_id": 1,
+                     *       "title": "Login button misaligned",
+                     *       "description": "The login button overlaps the footer on small screens; see WEB-1.",
+                     *       "status_id": 1,
+                     *       "status": {
+                     *         "id": 1,
+                     *         "name": "Open",
+                     *         "category": "open"
+                     *       },
+                     *       "position": 1,
+                     *       "assignee_id": 1,
+                     *       "parent_id": null,
+                     *       "priority": "high",
+                     *       "type": "bug",
+                     *       "labels": [
+                     *         "frontend"
+                     *       ],
+                     *       "due_date": "2026-12-31",
+                     *       "estimate_minutes": 90,
+                     *       "spent_minutes": 0,
+                     *       "version": 1,
+                     *       "created_by": 1,
+                     *       "created_at": "2026-11-02T10:05:00.000Z",
+                     *       "updated_at": "2026-11-02T10:05:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Issue"];
                 };
             };
@@ -1835,7 +3026,16 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
-            422: components["responses"]["ValidationFailed"];
+            /** @description `validation_failed`: Invalid input: malformed JSON, a body without `Content-Type: application/json`, a body that is not UTF-8 or past the nesting, member or element limits, a lone surrogate in a string, an unknown field, a value out of range, a path id that is not an integer from 1 to 2147483647, or an invalid `Idempotency-Key`. `errors` lists every failing field. `idempotency_key_reused`: The `Idempotency-Key` was already used by this caller within 24 hours for another request (another operation, path or JSON body). Nothing was written: use a new key for a new request. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailedProblem"] | components["schemas"]["IdempotencyKeyReusedProblem"];
+                };
+            };
             429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
@@ -1844,12 +3044,42 @@ export interface operations {
     searchIssues: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Accepted as on the writes and checked (1 to 255 visible ASCII characters, else 422), but without effect: this operation writes nothing, so repeating it is safe.
+                 * @example 0b5a4a4e-6f3c-4d8e-9d6c-1a2b3c4d5e03
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
+        /** @description Spec: Filters. Selects issues for search, statistics and dashboard widgets. Every filter given narrows the set (AND). An empty id list (`queue_ids`, `status_ids`, `assignee_ids`) selects nothing, an absent one does not filter; a null `search`, `priority`, `category` or `label`, a false `mine` or `overdue` and a blank search do not filter either. At most 2000 issues are used. */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "search": "login",
+                 *       "queue_ids": [
+                 *         1
+                 *       ],
+                 *       "status_ids": [
+                 *         1,
+                 *         2,
+                 *         3,
+                 *         4,
+                 *         5
+                 *       ],
+                 *       "assignee_ids": [
+                 *         1
+                 *       ],
+                 *       "mine": false,
+                 *       "priority": null,
+                 *       "category": null,
+                 *       "overdue": false,
+                 *       "label": null
+                 *     }
+                 */
                 "application/json": components["schemas"]["Filters"];
             };
         };
@@ -1857,10 +3087,79 @@ export interface operations {
             /** @description The matching readable issues, each without comments, worklogs or history and with at most the first 500 characters of its description. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "X-Total-Count": components["headers"]["X-Total-Count"];
+                    "X-Truncated": components["headers"]["X-Truncated"];
                     "Search-Truncated": components["headers"]["Search-Truncated"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": 2,
+                     *         "key": "WEB-2",
+                     *         "workspace_id": 1,
+                     *         "queue_id": 1,
+                     *         "title": "Login button misaligned",
+                     *         "description": "The login button overlaps the footer on small screens; see WEB-1.",
+                     *         "status_id": 1,
+                     *         "status": {
+                     *           "id": 1,
+                     *           "name": "Open",
+                     *           "category": "open"
+                     *         },
+                     *         "position": 1,
+                     *         "assignee_id": 1,
+                     *         "parent_id": null,
+                     *         "priority": "high",
+                     *         "type": "bug",
+                     *         "labels": [
+                     *           "frontend"
+                     *         ],
+                     *         "due_date": "2026-12-31",
+                     *         "estimate_minutes": 90,
+                     *         "spent_minutes": 0,
+                     *         "version": 1,
+                     *         "created_by": 1,
+                     *         "created_at": "2026-11-02T10:05:00.000Z",
+                     *         "updated_at": "2026-11-02T10:05:00.000Z",
+                     *         "description_truncated": false
+                     *       },
+                     *       {
+                     *         "id": 1,
+                     *         "key": "WEB-1",
+                     *         "workspace_id": 1,
+                     *         "queue_id": 1,
+                     *         "title": "Login fails in Firefox",
+                     *         "description": "Clicking \"Sign in\" does nothing in Firefox 128.",
+                     *         "status_id": 1,
+                     *         "status": {
+                     *           "id": 1,
+                     *           "name": "Open",
+                     *           "category": "open"
+                     *         },
+                     *         "position": 1,
+                     *         "assignee_id": 1,
+                     *         "parent_id": null,
+                     *         "priority": "high",
+                     *         "type": "bug",
+                     *         "labels": [
+                     *           "frontend"
+                     *         ],
+                     *         "due_date": null,
+                     *         "estimate_minutes": 120,
+                     *         "spent_minutes": 30,
+                     *         "version": 1,
+                     *         "created_by": 1,
+                     *         "created_at": "2026-11-02T09:10:00.000Z",
+                     *         "updated_at": "2026-11-02T09:25:00.000Z",
+                     *         "description_truncated": false
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["IssueSummary"][];
                 };
             };
@@ -1878,11 +3177,17 @@ export interface operations {
     getIssue: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Read the issue only if it changed: the `ETag` of the copy you hold (or a comma-separated list of tags, or `*`). When one of them is the tag this answer would carry (compared weakly: a `W/` prefix is ignored), or it is `*`, the answer is 304 without a body. The example never matches.
+                 * @example "0-0000000000000000"
+                 */
+                "If-None-Match"?: string;
+            };
             path: {
                 /**
-                 * @description An issue key such as `WEB-12` (queue key, case-insensitive, then the number).
-                 * @example WEB-12
+                 * @description An issue key such as `WEB-1`: the queue key (case-insensitive), a dash and the issue's number in the queue.
+                 * @example WEB-1
                  */
                 key: components["parameters"]["IssueKey"];
             };
@@ -1893,11 +3198,111 @@ export interface operations {
             /** @description The issue. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": 1,
+                     *       "key": "WEB-1",
+                     *       "workspace_id": 1,
+                     *       "queue_id": 1,
+                     *       "title": "Login fails in Firefox",
+                     *       "description": "Clicking \"Sign in\" does nothing in Firefox 128.",
+                     *       "status_id": 1,
+                     *       "status": {
+                     *         "id": 1,
+                     *         "name": "Open",
+                     *         "category": "open"
+                     *       },
+                     *       "position": 1,
+                     *       "assignee_id": 1,
+                     *       "parent_id": null,
+                     *       "priority": "high",
+                     *       "type": "bug",
+                     *       "labels": [
+                     *         "frontend"
+                     *       ],
+                     *       "due_date": null,
+                     *       "estimate_minutes": 120,
+                     *       "spent_minutes": 30,
+                     *       "version": 1,
+                     *       "created_by": 1,
+                     *       "created_at": "2026-11-02T09:10:00.000Z",
+                     *       "updated_at": "2026-11-02T09:25:00.000Z",
+                     *       "comments": [
+                     *         {
+                     *           "id": 1,
+                     *           "issue_id": 1,
+                     *           "author_id": 1,
+                     *           "body": "Reproduced on staging.",
+                     *           "created_at": "2026-11-02T09:20:00.000Z"
+                     *         }
+                     *       ],
+                     *       "comments_total": 1,
+                     *       "worklogs": [
+                     *         {
+                     *           "id": 1,
+                     *           "issue_id": 1,
+                     *           "author_id": 1,
+                     *           "minutes": 30,
+                     *           "description": "Investigation",
+                     *           "created_at": "2026-11-02T09:25:00.000Z"
+                     *         }
+                     *       ],
+                     *       "worklogs_total": 1,
+                     *       "history": [
+                     *         {
+                     *           "field": "created",
+                     *           "from": null,
+                     *           "to": null,
+                     *           "from_truncated": false,
+                     *           "to_truncated": false,
+                     *           "actor_id": 1,
+                     *           "at": "2026-11-02T09:10:00.000Z"
+                     *         }
+                     *       ],
+                     *       "history_total": 1,
+                     *       "links": [
+                     *         {
+                     *           "id": 2,
+                     *           "key": "WEB-2",
+                     *           "queue_id": 1,
+                     *           "title": "Login button misaligned",
+                     *           "status": {
+                     *             "id": 1,
+                     *             "name": "Open",
+                     *             "category": "open"
+                     *           },
+                     *           "assignee_id": 1,
+                     *           "priority": "high",
+                     *           "type": "mentions",
+                     *           "direction": "inward",
+                     *           "linked_at": "2026-11-02T10:05:00.000Z"
+                     *         }
+                     *       ],
+                     *       "links_total": 1,
+                     *       "subtasks": [],
+                     *       "subtasks_total": 0
+                     *     }
+                     */
                     "application/json": components["schemas"]["IssueDetails"];
                 };
+            };
+            /** @description Not modified: `If-None-Match` names the tag this answer would carry (or is `*`). No body: the copy the client holds is current. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
@@ -1913,18 +3318,31 @@ export interface operations {
     updateIssue: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Change the issue only if it is still at the version you read: an `ETag` this API gave for the issue (or a comma-separated list of them), or `*`. The version parts are compared: a tag given for the issue at its current version matches (whatever answer it came from), `*` matches any existing issue, a weak tag (`W/…`) never matches. Otherwise nothing is changed: 412 `precondition_failed` with the current version.
+                 * @example *
+                 */
+                "If-Match"?: string;
+            };
             path: {
                 /**
-                 * @description An issue key such as `WEB-12` (queue key, case-insensitive, then the number).
-                 * @example WEB-12
+                 * @description An issue key such as `WEB-1`: the queue key (case-insensitive), a dash and the issue's number in the queue.
+                 * @example WEB-1
                  */
                 key: components["parameters"]["IssueKey"];
             };
             cookie?: never;
         };
+        /** @description Spec: IssueUpdate. Send only the fields to change; `null` clears `assignee_id`, `parent_id` or `due_date`. Send `version` (the one last read) to be protected against lost updates: a stale one is 409 `version_conflict`. */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "version": 1,
+                 *       "status_id": 2
+                 *     }
+                 */
                 "application/json": components["schemas"]["IssueUpdate"];
             };
         };
@@ -1932,9 +3350,44 @@ export interface operations {
             /** @description The issue after the change; `version` grows by one when something changed. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": 1,
+                     *       "key": "WEB-1",
+                     *       "workspace_id": 1,
+                     *       "queue_id": 1,
+                     *       "title": "Login fails in Firefox",
+                     *       "description": "Clicking \"Sign in\" does nothing in Firefox 128.",
+                     *       "status_id": 2,
+                     *       "status": {
+                     *         "id": 2,
+                     *         "name": "In progress",
+                     *         "category": "progress"
+                     *       },
+                     *       "position": 1,
+                     *       "assignee_id": 1,
+                     *       "parent_id": null,
+                     *       "priority": "high",
+                     *       "type": "bug",
+                     *       "labels": [
+                     *         "frontend"
+                     *       ],
+                     *       "due_date": null,
+                     *       "estimate_minutes": 120,
+                     *       "spent_minutes": 30,
+                     *       "version": 2,
+                     *       "created_by": 1,
+                     *       "created_at": "2026-11-02T09:10:00.000Z",
+                     *       "updated_at": "2026-11-02T10:10:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Issue"];
                 };
             };
@@ -1944,6 +3397,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             408: components["responses"]["RequestTimeout"];
             409: components["responses"]["VersionConflict"];
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
@@ -1968,8 +3422,8 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description An issue key such as `WEB-12` (queue key, case-insensitive, then the number).
-                 * @example WEB-12
+                 * @description An issue key such as `WEB-1`: the queue key (case-insensitive), a dash and the issue's number in the queue.
+                 * @example WEB-1
                  */
                 key: components["parameters"]["IssueKey"];
             };
@@ -1980,9 +3434,27 @@ export interface operations {
             /** @description At most `limit` items after `after_id`, the total, and where the next page starts. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "id": 1,
+                     *           "issue_id": 1,
+                     *           "author_id": 1,
+                     *           "body": "Reproduced on staging.",
+                     *           "created_at": "2026-11-02T09:20:00.000Z"
+                     *         }
+                     *       ],
+                     *       "total": 1,
+                     *       "next_after_id": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["CommentPage"];
                 };
             };
@@ -2000,18 +3472,30 @@ export interface operations {
     addComment: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes retrying this write safe: a key the client chooses for this one write (a UUID, say), 1 to 255 visible ASCII characters. The first successful answer is stored with the write; for 24 hours a repeat with the same key and the same request (method, path and JSON body) gets that answer again, marked `Idempotent-Replayed: true`, and nothing is written twice. The same key with another request is 422 `idempotency_key_reused`. Refusals are not stored: a retry after one is judged afresh. Keys are per workspace and user: two callers never share one.
+                 * @example 0b5a4a4e-6f3c-4d8e-9d6c-1a2b3c4d5e04
+                 */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /**
-                 * @description An issue key such as `WEB-12` (queue key, case-insensitive, then the number).
-                 * @example WEB-12
+                 * @description An issue key such as `WEB-1`: the queue key (case-insensitive), a dash and the issue's number in the queue.
+                 * @example WEB-1
                  */
                 key: components["parameters"]["IssueKey"];
             };
             cookie?: never;
         };
+        /** @description Spec: Comment. A new comment, authored by the caller. */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "body": "Fixed in release 2.4; verified on staging."
+                 *     }
+                 */
                 "application/json": components["schemas"]["CommentCreate"];
             };
         };
@@ -2019,9 +3503,22 @@ export interface operations {
             /** @description The new comment. */
             201: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": 2,
+                     *       "issue_id": 1,
+                     *       "author_id": 1,
+                     *       "body": "Fixed in release 2.4; verified on staging.",
+                     *       "created_at": "2026-11-02T10:20:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Comment"];
                 };
             };
@@ -2031,7 +3528,16 @@ export interface operations {
             404: components["responses"]["NotFound"];
             408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
-            422: components["responses"]["ValidationFailed"];
+            /** @description `validation_failed`: Invalid input: malformed JSON, a body without `Content-Type: application/json`, a body that is not UTF-8 or past the nesting, member or element limits, a lone surrogate in a string, an unknown field, a value out of range, a path id that is not an integer from 1 to 2147483647, or an invalid `Idempotency-Key`. `errors` lists every failing field. `idempotency_key_reused`: The `Idempotency-Key` was already used by this caller within 24 hours for another request (another operation, path or JSON body). Nothing was written: use a new key for a new request. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailedProblem"] | components["schemas"]["IdempotencyKeyReusedProblem"];
+                };
+            };
             429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
@@ -2054,8 +3560,8 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description An issue key such as `WEB-12` (queue key, case-insensitive, then the number).
-                 * @example WEB-12
+                 * @description An issue key such as `WEB-1`: the queue key (case-insensitive), a dash and the issue's number in the queue.
+                 * @example WEB-1
                  */
                 key: components["parameters"]["IssueKey"];
             };
@@ -2066,9 +3572,28 @@ export interface operations {
             /** @description At most `limit` items after `after_id`, the total, and where the next page starts. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "id": 1,
+                     *           "issue_id": 1,
+                     *           "author_id": 1,
+                     *           "minutes": 30,
+                     *           "description": "Investigation",
+                     *           "created_at": "2026-11-02T09:25:00.000Z"
+                     *         }
+                     *       ],
+                     *       "total": 1,
+                     *       "next_after_id": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["WorklogPage"];
                 };
             };
@@ -2086,18 +3611,31 @@ export interface operations {
     addWorklog: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes retrying this write safe: a key the client chooses for this one write (a UUID, say), 1 to 255 visible ASCII characters. The first successful answer is stored with the write; for 24 hours a repeat with the same key and the same request (method, path and JSON body) gets that answer again, marked `Idempotent-Replayed: true`, and nothing is written twice. The same key with another request is 422 `idempotency_key_reused`. Refusals are not stored: a retry after one is judged afresh. Keys are per workspace and user: two callers never share one.
+                 * @example 0b5a4a4e-6f3c-4d8e-9d6c-1a2b3c4d5e05
+                 */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /**
-                 * @description An issue key such as `WEB-12` (queue key, case-insensitive, then the number).
-                 * @example WEB-12
+                 * @description An issue key such as `WEB-1`: the queue key (case-insensitive), a dash and the issue's number in the queue.
+                 * @example WEB-1
                  */
                 key: components["parameters"]["IssueKey"];
             };
             cookie?: never;
         };
+        /** @description Spec: Worklog. Work to record, authored by the caller: 1 to 1440 whole minutes. */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "minutes": 45,
+                 *       "description": "Code review"
+                 *     }
+                 */
                 "application/json": components["schemas"]["WorklogCreate"];
             };
         };
@@ -2105,9 +3643,23 @@ export interface operations {
             /** @description The new worklog. */
             201: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": 2,
+                     *       "issue_id": 1,
+                     *       "author_id": 1,
+                     *       "minutes": 45,
+                     *       "description": "Code review",
+                     *       "created_at": "2026-11-02T10:25:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Worklog"];
                 };
             };
@@ -2117,7 +3669,16 @@ export interface operations {
             404: components["responses"]["NotFound"];
             408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
-            422: components["responses"]["ValidationFailed"];
+            /** @description `validation_failed`: Invalid input: malformed JSON, a body without `Content-Type: application/json`, a body that is not UTF-8 or past the nesting, member or element limits, a lone surrogate in a string, an unknown field, a value out of range, a path id that is not an integer from 1 to 2147483647, or an invalid `Idempotency-Key`. `errors` lists every failing field. `idempotency_key_reused`: The `Idempotency-Key` was already used by this caller within 24 hours for another request (another operation, path or JSON body). Nothing was written: use a new key for a new request. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailedProblem"] | components["schemas"]["IdempotencyKeyReusedProblem"];
+                };
+            };
             429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
@@ -2140,8 +3701,8 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description An issue key such as `WEB-12` (queue key, case-insensitive, then the number).
-                 * @example WEB-12
+                 * @description An issue key such as `WEB-1`: the queue key (case-insensitive), a dash and the issue's number in the queue.
+                 * @example WEB-1
                  */
                 key: components["parameters"]["IssueKey"];
             };
@@ -2152,9 +3713,38 @@ export interface operations {
             /** @description At most `limit` items after `after_id`, the total, and where the next page starts. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "field": "created",
+                     *           "from": null,
+                     *           "to": null,
+                     *           "from_truncated": false,
+                     *           "to_truncated": false,
+                     *           "actor_id": 1,
+                     *           "at": "2026-11-02T09:10:00.000Z"
+                     *         },
+                     *         {
+                     *           "field": "status_id",
+                     *           "from": 1,
+                     *           "to": 2,
+                     *           "from_truncated": false,
+                     *           "to_truncated": false,
+                     *           "actor_id": 1,
+                     *           "at": "2026-11-02T10:10:00.000Z"
+                     *         }
+                     *       ],
+                     *       "total": 2,
+                     *       "next_after_id": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["HistoryPage"];
                 };
             };
@@ -2186,8 +3776,8 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description An issue key such as `WEB-12` (queue key, case-insensitive, then the number).
-                 * @example WEB-12
+                 * @description An issue key such as `WEB-1`: the queue key (case-insensitive), a dash and the issue's number in the queue.
+                 * @example WEB-1
                  */
                 key: components["parameters"]["IssueKey"];
             };
@@ -2198,9 +3788,36 @@ export interface operations {
             /** @description At most `limit` items after `after_id`, the total, and where the next page starts. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "id": 2,
+                     *           "key": "WEB-2",
+                     *           "queue_id": 1,
+                     *           "title": "Login button misaligned",
+                     *           "status": {
+                     *             "id": 1,
+                     *             "name": "Open",
+                     *             "category": "open"
+                     *           },
+                     *           "assignee_id": 1,
+                     *           "priority": "high",
+                     *           "type": "mentions",
+                     *           "direction": "inward",
+                     *           "linked_at": "2026-11-02T10:05:00.000Z"
+                     *         }
+                     *       ],
+                     *       "total": 1,
+                     *       "next_after_id": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["LinkPage"];
                 };
             };
@@ -2232,8 +3849,8 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description An issue key such as `WEB-12` (queue key, case-insensitive, then the number).
-                 * @example WEB-12
+                 * @description An issue key such as `WEB-1`: the queue key (case-insensitive), a dash and the issue's number in the queue.
+                 * @example WEB-1
                  */
                 key: components["parameters"]["IssueKey"];
             };
@@ -2244,9 +3861,19 @@ export interface operations {
             /** @description At most `limit` items after `after_id`, the total, and where the next page starts. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "items": [],
+                     *       "total": 0,
+                     *       "next_after_id": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["SubtaskPage"];
                 };
             };
@@ -2264,12 +3891,42 @@ export interface operations {
     getStatistics: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Accepted as on the writes and checked (1 to 255 visible ASCII characters, else 422), but without effect: this operation writes nothing, so repeating it is safe.
+                 * @example 0b5a4a4e-6f3c-4d8e-9d6c-1a2b3c4d5e06
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
+        /** @description Spec: Filters. Selects issues for search, statistics and dashboard widgets. Every filter given narrows the set (AND). An empty id list (`queue_ids`, `status_ids`, `assignee_ids`) selects nothing, an absent one does not filter; a null `search`, `priority`, `category` or `label`, a false `mine` or `overdue` and a blank search do not filter either. At most 2000 issues are used. */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "search": "login",
+                 *       "queue_ids": [
+                 *         1
+                 *       ],
+                 *       "status_ids": [
+                 *         1,
+                 *         2,
+                 *         3,
+                 *         4,
+                 *         5
+                 *       ],
+                 *       "assignee_ids": [
+                 *         1
+                 *       ],
+                 *       "mine": false,
+                 *       "priority": null,
+                 *       "category": null,
+                 *       "overdue": false,
+                 *       "label": null
+                 *     }
+                 */
                 "application/json": components["schemas"]["Filters"];
             };
         };
@@ -2277,9 +3934,53 @@ export interface operations {
             /** @description The statistics. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "total": 2,
+                     *       "truncated": false,
+                     *       "as_of": "2026-11-02T10:25:00.000Z",
+                     *       "progress": {
+                     *         "open": 1,
+                     *         "progress": 1,
+                     *         "done": 0,
+                     *         "total": 2,
+                     *         "done_percent": 0
+                     *       },
+                     *       "time": {
+                     *         "estimate_minutes": 210,
+                     *         "spent_minutes": 75
+                     *       },
+                     *       "queues": [
+                     *         {
+                     *           "queue_id": 1,
+                     *           "key": "WEB",
+                     *           "open": 1,
+                     *           "progress": 1,
+                     *           "done": 0,
+                     *           "total": 2,
+                     *           "estimate_minutes": 210,
+                     *           "spent_minutes": 75
+                     *         }
+                     *       ],
+                     *       "assignees": [
+                     *         {
+                     *           "assignee_id": 1,
+                     *           "open": 1,
+                     *           "progress": 1,
+                     *           "done": 0,
+                     *           "total": 2,
+                     *           "estimate_minutes": 210,
+                     *           "spent_minutes": 75
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["StatisticsResult"];
                 };
             };
@@ -2294,6 +3995,7 @@ export interface operations {
             /** @description `service_unavailable`: A service this request needs is down or did not answer in time. `statistics_unavailable`: The statistics service is down, or its replica is being built. */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
@@ -2315,9 +4017,34 @@ export interface operations {
             /** @description The dashboards the caller may see. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": 1,
+                     *         "workspace_id": 1,
+                     *         "owner_id": 1,
+                     *         "name": "Website",
+                     *         "widgets": [
+                     *           {
+                     *             "type": "stats",
+                     *             "title": "",
+                     *             "filters": {
+                     *               "mine": false,
+                     *               "overdue": false
+                     *             }
+                     *           }
+                     *         ],
+                     *         "created_at": "2026-11-02T09:30:00.000Z",
+                     *         "updated_at": "2026-11-02T09:30:00.000Z"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Dashboard"][];
                 };
             };
@@ -2331,6 +4058,7 @@ export interface operations {
             /** @description `service_unavailable`: A service this request needs is down or did not answer in time. `statistics_unavailable`: The statistics service is down, or its replica is being built. */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
@@ -2343,12 +4071,53 @@ export interface operations {
     createDashboard: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes retrying this write safe: a key the client chooses for this one write (a UUID, say), 1 to 255 visible ASCII characters. The first successful answer is stored with the write; for 24 hours a repeat with the same key and the same request (method, path and JSON body) gets that answer again, marked `Idempotent-Replayed: true`, and nothing is written twice. The same key with another request is 422 `idempotency_key_reused`. Refusals are not stored: a retry after one is judged afresh. Keys are per workspace and user: two callers never share one.
+                 * @example 0b5a4a4e-6f3c-4d8e-9d6c-1a2b3c4d5e07
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
+        /** @description Spec: Dashboard. At most 30 widgets, whose filters name at most 1000 ids and whose titles, searches and labels hold at most 4000 characters, all together. */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Release 2.4",
+                 *       "widgets": [
+                 *         {
+                 *           "type": "stats",
+                 *           "title": "Open bugs",
+                 *           "filters": {
+                 *             "queue_ids": [
+                 *               1
+                 *             ],
+                 *             "status_ids": [
+                 *               1,
+                 *               2,
+                 *               3
+                 *             ],
+                 *             "assignee_ids": [
+                 *               1
+                 *             ],
+                 *             "mine": false,
+                 *             "overdue": false
+                 *           }
+                 *         },
+                 *         {
+                 *           "type": "issues",
+                 *           "title": "Mine",
+                 *           "filters": {
+                 *             "mine": true,
+                 *             "overdue": false
+                 *           }
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["DashboardInput"];
             };
         };
@@ -2356,9 +4125,52 @@ export interface operations {
             /** @description The new dashboard, owned by the caller. */
             201: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": 2,
+                     *       "workspace_id": 1,
+                     *       "owner_id": 1,
+                     *       "name": "Release 2.4",
+                     *       "widgets": [
+                     *         {
+                     *           "type": "stats",
+                     *           "title": "Open bugs",
+                     *           "filters": {
+                     *             "queue_ids": [
+                     *               1
+                     *             ],
+                     *             "status_ids": [
+                     *               1,
+                     *               2,
+                     *               3
+                     *             ],
+                     *             "assignee_ids": [
+                     *               1
+                     *             ],
+                     *             "mine": false,
+                     *             "overdue": false
+                     *           }
+                     *         },
+                     *         {
+                     *           "type": "issues",
+                     *           "title": "Mine",
+                     *           "filters": {
+                     *             "mine": true,
+                     *             "overdue": false
+                     *           }
+                     *         }
+                     *       ],
+                     *       "created_at": "2026-11-02T10:30:00.000Z",
+                     *       "updated_at": "2026-11-02T10:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Dashboard"];
                 };
             };
@@ -2367,12 +4179,22 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
-            422: components["responses"]["ValidationFailed"];
+            /** @description `validation_failed`: Invalid input: malformed JSON, a body without `Content-Type: application/json`, a body that is not UTF-8 or past the nesting, member or element limits, a lone surrogate in a string, an unknown field, a value out of range, a path id that is not an integer from 1 to 2147483647, or an invalid `Idempotency-Key`. `errors` lists every failing field. `idempotency_key_reused`: The `Idempotency-Key` was already used by this caller within 24 hours for another request (another operation, path or JSON body). Nothing was written: use a new key for a new request. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailedProblem"] | components["schemas"]["IdempotencyKeyReusedProblem"];
+                };
+            };
             429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
             /** @description `service_unavailable`: A service this request needs is down or did not answer in time. `statistics_unavailable`: The statistics service is down, or its replica is being built. */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
@@ -2388,15 +4210,36 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description A dashboard id.
-                 * @example 2
+                 * @description A dashboard id (an integer from 1 to 2147483647).
+                 * @example 1
                  */
                 dashboard_id: components["parameters"]["DashboardId"];
             };
             cookie?: never;
         };
+        /** @description Spec: Dashboard. At most 30 widgets, whose filters name at most 1000 ids and whose titles, searches and labels hold at most 4000 characters, all together. */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Website",
+                 *       "widgets": [
+                 *         {
+                 *           "type": "stats",
+                 *           "title": "Website",
+                 *           "filters": {
+                 *             "queue_ids": [
+                 *               1
+                 *             ]
+                 *           }
+                 *         },
+                 *         {
+                 *           "type": "assignees",
+                 *           "title": "Who works on what"
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["DashboardInput"];
             };
         };
@@ -2404,9 +4247,43 @@ export interface operations {
             /** @description The dashboard after the change. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": 1,
+                     *       "workspace_id": 1,
+                     *       "owner_id": 1,
+                     *       "name": "Website",
+                     *       "widgets": [
+                     *         {
+                     *           "type": "stats",
+                     *           "title": "Website",
+                     *           "filters": {
+                     *             "queue_ids": [
+                     *               1
+                     *             ],
+                     *             "mine": false,
+                     *             "overdue": false
+                     *           }
+                     *         },
+                     *         {
+                     *           "type": "assignees",
+                     *           "title": "Who works on what",
+                     *           "filters": {
+                     *             "mine": false,
+                     *             "overdue": false
+                     *           }
+                     *         }
+                     *       ],
+                     *       "created_at": "2026-11-02T09:30:00.000Z",
+                     *       "updated_at": "2026-11-02T10:31:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Dashboard"];
                 };
             };
@@ -2422,6 +4299,7 @@ export interface operations {
             /** @description `service_unavailable`: A service this request needs is down or did not answer in time. `statistics_unavailable`: The statistics service is down, or its replica is being built. */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
@@ -2443,14 +4321,28 @@ export interface operations {
             /** @description The document. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "openapi": "3.1.0",
+                     *       "info": {
+                     *         "title": "Tracker API",
+                     *         "version": "1.1.0"
+                     *       },
+                     *       "paths": {}
+                     *     }
+                     */
                     "application/json": {
                         [key: string]: unknown;
                     };
                 };
             };
+            400: components["responses"]["BadRequest"];
+            408: components["responses"]["RequestTimeout"];
+            431: components["responses"]["HeadersTooLarge"];
         };
     };
 }

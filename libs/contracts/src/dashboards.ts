@@ -29,9 +29,13 @@ export const DASHBOARD_LIMITS = {
  * filter (every field at its default), so each stored widget has the same shape.
  */
 export const Widget = z.strictObject({
-  type: WidgetType.meta({ description: 'What the widget shows.', examples: ['stats'] }),
+  type: WidgetType.meta({
+    description:
+      'What the widget shows of the issues its filters select (the server stores it, clients draw it): `stats` (the statistics), `issues` (the issues, as search finds them), `statuses` (counts by status category), `queues` (counts by queue), `time` (estimated and recorded minutes) or `assignees` (counts by assignee).',
+    examples: ['stats'],
+  }),
   title: text(0, DASHBOARD_LIMITS.title).meta({ description: `The widget title, at most ${DASHBOARD_LIMITS.title} characters.`, examples: ['Open bugs'] }).default(''),
-  filters: Filters.prefault({}),
+  filters: Filters.prefault({}).meta({ description: 'The filters selecting the issues the widget shows, as for search and statistics; absent: the empty filter (no filter).' }),
 });
 export type Widget = z.infer<typeof Widget>;
 
@@ -71,13 +75,13 @@ export type DashboardInput = z.infer<typeof DashboardInput>;
 
 /** A dashboard as every /dashboards answer returns it. */
 export const Dashboard = z.object({
-  id: Id,
-  workspace_id: Id,
-  owner_id: Id,
-  name: z.string(),
-  widgets: z.array(Widget),
-  created_at: z.iso.datetime(),
-  updated_at: z.iso.datetime(),
+  id: Id.meta({ description: 'The dashboard id.' }),
+  workspace_id: Id.meta({ description: 'The workspace; every dashboard is shared with its members.' }),
+  owner_id: Id.meta({ description: 'The user who created it, the only one who may replace it.' }),
+  name: z.string().meta({ description: 'The dashboard name.' }),
+  widgets: z.array(Widget).meta({ description: 'The widgets, in order, each with its defaults filled in (`title` `""`, absent filters the empty filter).' }),
+  created_at: z.iso.datetime().meta({ description: 'When the dashboard was created (UTC).' }),
+  updated_at: z.iso.datetime().meta({ description: 'When it was last replaced, or its creation (UTC).' }),
 });
 export type Dashboard = z.infer<typeof Dashboard>;
 

@@ -1,4 +1,5 @@
 export * from './dashboards';
+export * from './examples';
 export * from './filter-criteria';
 export * from './filters';
 export * from './idempotency';

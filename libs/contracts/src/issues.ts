@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Category, Id, text } from './queues';
+import { Category, CATEGORY_MEANING, Id, text } from './queues';
 
 export const Priority = z.enum(['low', 'normal', 'high', 'critical']);
 export type Priority = z.infer<typeof Priority>;
@@ -42,28 +42,36 @@ export const ISSUE_READ_LIMITS = {
 /** `YYYY-MM-DD`, a real calendar date from year 1 (Postgres has no year 0). */
 export const DateOnly = z.iso.date().refine((value) => !value.startsWith('0000'), 'year must be 0001 or later');
 
-const title = text(1, ISSUE_LIMITS.title).meta({ description: 'One line saying what the issue is about.', examples: ['Login button misaligned'] });
+const title = text(1, ISSUE_LIMITS.title).meta({ description: `One line saying what the issue is about, 1 to ${ISSUE_LIMITS.title} characters.`, examples: ['Login button misaligned'] });
 const description = text(0, ISSUE_LIMITS.description).meta({
-  description: 'The issue text. Naming another issue\'s key in it (such as WEB-3) links the two issues.',
-  examples: ['Reproduced in Firefox 128, see WEB-3.'],
+  description: `The issue text, at most ${ISSUE_LIMITS.description.toLocaleString('en-US')} characters. Naming another issue's key in it (such as WEB-1) links the two issues.`,
+  examples: ['Reproduced in Firefox 128, see WEB-1.'],
 });
-const type = text(1, ISSUE_LIMITS.type).meta({ description: 'Free-form kind of issue.', examples: ['bug'] });
+const type = text(1, ISSUE_LIMITS.type).meta({ description: `Free-form kind of issue, 1 to ${ISSUE_LIMITS.type} characters.`, examples: ['bug'] });
 const labels = z
   .array(text(1, ISSUE_LIMITS.label))
   .max(ISSUE_LIMITS.labels)
-  .meta({ description: 'Labels, each kept once, compared case-sensitively.', examples: [['frontend', 'urgent']] });
-const estimate = z.number().int().min(0).max(ISSUE_LIMITS.estimateMinutes).meta({ description: 'Estimated work in minutes.', examples: [90] });
-const priority = Priority.meta({ description: 'Priority.', examples: ['high'] });
-const assignee = Id.nullable().meta({ description: 'The id of an active user of the workspace to assign; null for nobody.', examples: [7] });
+  .meta({
+    description: `Labels, at most ${ISSUE_LIMITS.labels} of 1 to ${ISSUE_LIMITS.label} characters each. Duplicates are dropped on write (the first of each kept, in order); labels are compared case-sensitively (\`UI\` and \`ui\` are two labels).`,
+    examples: [['frontend', 'urgent']],
+  });
+const estimate = z
+  .number()
+  .int()
+  .min(0)
+  .max(ISSUE_LIMITS.estimateMinutes)
+  .meta({ description: `Estimated work in whole minutes, 0 to ${ISSUE_LIMITS.estimateMinutes.toLocaleString('en-US')}.`, examples: [90] });
+const priority = Priority.meta({ description: 'Priority: `low`, `normal`, `high` or `critical`.', examples: ['high'] });
+const assignee = Id.nullable().meta({ description: 'The id of an active user of the workspace to assign; null for nobody.', examples: [1] });
 const parent = Id.nullable().meta({
   description: 'The id (not the key) of the parent issue, readable by the caller and in the same workspace; null for none. Must not make a cycle.',
-  examples: [41],
+  examples: [1],
 });
 const dueDate = DateOnly.nullable().meta({ description: 'Due date (YYYY-MM-DD), or null for none.', examples: ['2026-12-31'] });
 
 /** POST /issues body (spec: IssueCreate). */
 export const IssueCreate = z.strictObject({
-  queue_id: Id.meta({ description: 'The queue to create the issue in; the caller needs read-write or admin on it.', examples: [3] }),
+  queue_id: Id.meta({ description: 'The queue to create the issue in; the caller needs `read-write` or `admin` on it.', examples: [1] }),
   title,
   description: description.default(''),
   assignee_id: assignee.default(null),
@@ -83,11 +91,11 @@ export type IssueCreate = z.infer<typeof IssueCreate>;
 export const IssueUpdate = z.strictObject({
   version: Id.meta({
     description: 'The `version` of the issue as last read. If the issue changed since, nothing is changed and the answer is 409 `version_conflict` with the current version: re-read the issue, then reconsider the change.',
-    examples: [4],
+    examples: [1],
   }).optional(),
   title: title.optional(),
   description: description.optional(),
-  status_id: Id.meta({ description: 'Moves the issue to this status, which must belong to the issue\'s queue.', examples: [12] }).optional(),
+  status_id: Id.meta({ description: 'Moves the issue to this status, which must belong to the issue\'s queue.', examples: [2] }).optional(),
   position: z
     .number()
     .min(-ISSUE_LIMITS.position)
@@ -115,64 +123,118 @@ export type CommentCreate = z.infer<typeof CommentCreate>;
 
 /** POST /issues/{key}/worklogs body (spec: Worklog). */
 export const WorklogCreate = z.strictObject({
-  minutes: z.number().int().min(1).max(1440).meta({ description: 'Whole minutes of work, 1 to 1440.', examples: [45] }),
-  description: text(0, ISSUE_LIMITS.worklogDescription).meta({ description: 'What the time was spent on.', examples: ['Code review'] }).default(''),
+  minutes: z.number().int().min(1).max(1440).meta({ description: 'Whole minutes of work, 1 to 1440 (a day).', examples: [45] }),
+  description: text(0, ISSUE_LIMITS.worklogDescription)
+    .meta({ description: `What the time was spent on, at most ${ISSUE_LIMITS.worklogDescription.toLocaleString('en-US')} characters.`, examples: ['Code review'] })
+    .default(''),
 });
 export type WorklogCreate = z.infer<typeof WorklogCreate>;
 
 const timestamp = z.iso.datetime();
-export const StatusRef = z.object({ id: Id, name: z.string(), category: Category });
+const at = (what: string) => timestamp.meta({ description: `${what} (UTC).` });
+const issueId = (what: string) => Id.meta({ description: what });
+
+export const StatusRef = z.object({
+  id: Id.meta({ description: 'The status id.' }),
+  name: z.string().meta({ description: 'The status name.' }),
+  category: Category.meta({ description: `The status category: ${CATEGORY_MEANING}.` }),
+});
+
+const issueKey = z.string().meta({ description: 'The issue key: its queue\'s key, a dash and its number in the queue.' });
+const currentStatus = StatusRef.meta({ description: 'The current status, with its name and category.' });
+const assigned = Id.nullable().meta({ description: 'The assigned user; null when nobody is.' });
+const issuePriority = Priority.meta({ description: 'Priority: `low`, `normal`, `high` or `critical`.' });
 
 /** An issue as search, create and update return it. */
 export const Issue = z.object({
-  id: Id,
-  key: z.string(),
-  workspace_id: Id,
-  queue_id: Id,
-  title: z.string(),
-  description: z.string(),
-  status_id: Id,
-  status: StatusRef,
-  position: z.number(),
-  assignee_id: Id.nullable(),
-  parent_id: Id.nullable(),
-  priority: Priority,
-  type: z.string(),
-  labels: z.array(z.string()),
-  due_date: z.iso.date().nullable(),
-  estimate_minutes: z.number().int().nonnegative(),
-  spent_minutes: z.number().int().nonnegative(),
-  version: z.number().int().positive(),
-  created_by: Id,
-  created_at: timestamp,
-  updated_at: timestamp,
+  id: issueId('The issue id (what `parent_id` names; paths name the key).'),
+  key: issueKey,
+  workspace_id: issueId('The workspace the issue belongs to.'),
+  queue_id: issueId('The queue the issue belongs to.'),
+  title: z.string().meta({ description: 'One line saying what the issue is about.' }),
+  description: z.string().meta({ description: 'The issue text; may be empty.' }),
+  status_id: issueId('The id of the current status (also in `status`).'),
+  status: currentStatus,
+  position: z.number().meta({ description: 'Place of the issue within its status, smaller first.' }),
+  assignee_id: assigned,
+  parent_id: Id.nullable().meta({ description: 'The id of the parent issue; null for none.' }),
+  priority: issuePriority,
+  type: z.string().meta({ description: 'Free-form kind of issue.' }),
+  labels: z.array(z.string()).meta({ description: 'Labels, each once, in the order first given; compared case-sensitively.' }),
+  due_date: z.iso.date().nullable().meta({ description: 'Due date (YYYY-MM-DD); null for none.' }),
+  estimate_minutes: z.number().int().nonnegative().meta({ description: 'Estimated work in minutes.' }),
+  spent_minutes: z.number().int().nonnegative().meta({ description: 'The minutes recorded by all the issue\'s worklogs, added up.' }),
+  version: z
+    .number()
+    .int()
+    .positive()
+    .meta({ description: 'Grows by one with every change (1 when created). Send it back as `version` in an update to be protected against lost updates.' }),
+  created_by: issueId('The user who created the issue.'),
+  created_at: at('When the issue was created'),
+  updated_at: at('When the issue last changed (any field, a comment or a worklog), or its creation'),
 });
 export type Issue = z.infer<typeof Issue>;
 
 /** Another issue as links and subtasks show it. */
 export const IssueRef = z.object({
-  id: Id,
-  key: z.string(),
-  queue_id: Id,
-  title: z.string(),
-  status: StatusRef,
-  assignee_id: Id.nullable(),
-  priority: Priority,
+  id: issueId('The other issue\'s id.'),
+  key: issueKey,
+  queue_id: issueId('Its queue.'),
+  title: z.string().meta({ description: 'Its title.' }),
+  status: currentStatus,
+  assignee_id: assigned,
+  priority: issuePriority,
 });
 export type IssueRef = z.infer<typeof IssueRef>;
 
-export const Comment = z.object({ id: Id, issue_id: Id, author_id: Id, body: z.string(), created_at: timestamp });
+export const Comment = z.object({
+  id: issueId('The comment id.'),
+  issue_id: issueId('The issue it belongs to.'),
+  author_id: issueId('Who wrote it (the caller who added it).'),
+  body: z.string().meta({ description: 'The comment text.' }),
+  created_at: at('When it was added'),
+});
 export type Comment = z.infer<typeof Comment>;
 
 export const Worklog = z.object({
-  id: Id,
-  issue_id: Id,
-  author_id: Id,
-  minutes: z.number().int().min(1).max(1440),
-  description: z.string(),
-  created_at: timestamp,
+  id: issueId('The worklog id.'),
+  issue_id: issueId('The issue it belongs to.'),
+  author_id: issueId('Who recorded it (the caller who added it).'),
+  minutes: z.number().int().min(1).max(1440).meta({ description: 'Whole minutes of work, 1 to 1440.' }),
+  description: z.string().meta({ description: 'What the time was spent on; may be empty.' }),
+  created_at: at('When it was recorded'),
 });
 export type Worklog = z.infer<typeof Worklog>;
+
+/**
+ * The fields history records: `created` for the creation, then every field a PATCH may
+ * change, in the order a PATCH writes its entries (services/issues, issue-update.rules.ts).
+ */
+export const HISTORY_FIELDS = [
+  'created',
+  'title',
+  'description',
+  'status_id',
+  'position',
+  'assignee_id',
+  'parent_id',
+  'priority',
+  'type',
+  'labels',
+  'due_date',
+  'estimate_minutes',
+] as const;
+export const HistoryField = z.enum(HISTORY_FIELDS);
+export type HistoryField = z.infer<typeof HistoryField>;
+
+/** A value history shows: what the recorded fields hold (null for a cleared one, and both sides of `created`). */
+const historyValue = (side: 'from' | 'to') =>
+  z.union([z.string(), z.number(), z.array(z.string()), z.null()]).meta({
+    description:
+      `The field's value ${side === 'from' ? 'before' : 'after'} the change, as the issue carries it: a string (title, description, priority, type, due_date), ` +
+      `a number (status_id, position, assignee_id, parent_id, estimate_minutes), a list of strings (labels) or null (a cleared field; always for \`created\`).`,
+  });
+export type HistoryValue = string | number | string[] | null;
 
 const cut = (side: 'from' | 'to') =>
   z.boolean().meta({ description: `Whether \`${side}\` is the first ${ISSUE_READ_LIMITS.historyText.toLocaleString('en-US')} characters of a longer text (history keeps no more).` });
@@ -183,13 +245,13 @@ const cut = (side: 'from' | 'to') =>
  * many characters, with `from_truncated` / `to_truncated` true.
  */
 export const HistoryEntry = z.object({
-  field: z.string(),
-  from: z.unknown(),
-  to: z.unknown(),
+  field: HistoryField.meta({ description: 'The field that changed, or `created` for the creation of the issue.' }),
+  from: historyValue('from'),
+  to: historyValue('to'),
   from_truncated: cut('from'),
   to_truncated: cut('to'),
-  actor_id: Id,
-  at: timestamp,
+  actor_id: issueId('Who made the change.'),
+  at: at('When'),
 });
 export type HistoryEntry = z.infer<typeof HistoryEntry>;
 
@@ -198,9 +260,9 @@ export type HistoryEntry = z.infer<typeof HistoryEntry>;
  * the other one; `inward`: the other one mentions this issue.
  */
 export const IssueLink = IssueRef.extend({
-  type: z.literal('mentions'),
-  direction: z.enum(['outward', 'inward']),
-  linked_at: timestamp,
+  type: z.literal('mentions').meta({ description: 'How the issues are linked: `mentions`, one names the other\'s key in its description or a comment.' }),
+  direction: z.enum(['outward', 'inward']).meta({ description: '`outward`: this issue mentions the other one; `inward`: the other one mentions this issue.' }),
+  linked_at: at('When the link was made'),
 });
 export type IssueLink = z.infer<typeof IssueLink>;
 
@@ -264,9 +326,9 @@ export const ListPage = z.strictObject({
 });
 export type ListPage = z.infer<typeof ListPage>;
 
-const page = <T extends z.ZodType>(item: T, what: string) =>
+const page = <T extends z.ZodType>(item: T, what: string, order = 'oldest first') =>
   z.object({
-    items: z.array(item).max(ISSUE_READ_LIMITS.pageMax).meta({ description: `${what}, oldest first, at most \`limit\`.` }),
+    items: z.array(item).max(ISSUE_READ_LIMITS.pageMax).meta({ description: `${what}, ${order}, at most \`limit\`.` }),
     total: total(what.toLowerCase()),
     next_after_id: Id.nullable().meta({ description: 'The `after_id` of the next page; null on the last page.' }),
   });
@@ -275,4 +337,4 @@ export const CommentPage = page(Comment, 'Comments');
 export const WorklogPage = page(Worklog, 'Worklogs');
 export const HistoryPage = page(HistoryEntry, 'History entries');
 export const LinkPage = page(IssueLink, 'Links the caller can read');
-export const SubtaskPage = page(IssueRef, 'Subtasks the caller can read');
+export const SubtaskPage = page(IssueRef, 'Subtasks the caller can read', 'by id');

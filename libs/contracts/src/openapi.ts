@@ -1,10 +1,13 @@
 import { z } from 'zod';
 import { Dashboard, DashboardInput, DASHBOARD_LIMITS, Widget } from './dashboards';
-import { Filters, SEARCH_LIMIT, SEARCH_TRUNCATED_HEADER } from './filters';
+import { IDEMPOTENCY_KEY_EXAMPLES, IF_MATCH_EXAMPLE, IF_NONE_MATCH_EXAMPLE, PROBLEM_EXAMPLES, REQUEST_EXAMPLES, RESPONSE_EXAMPLES } from './examples';
+import { Filters, LEGACY_SEARCH_TRUNCATED_HEADER, SEARCH_LIMIT, SEARCH_TOTAL_HEADER, SEARCH_TRUNCATED_HEADER } from './filters';
+import { IDEMPOTENCY, IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_REPLAYED_HEADER, IdempotencyKey } from './idempotency';
 import {
   Comment,
   CommentCreate,
   CommentPage,
+  HISTORY_FIELDS,
   HistoryEntry,
   HistoryPage,
   Issue,
@@ -33,34 +36,44 @@ import { Me, User, UserChanges } from './users';
 
 /**
  * The published OpenAPI 3.1 document of /api/v1 (GET /api/v1/openapi.json, served without a token),
- * built from the zod schemas the services validate requests with and type answers by:
- * request bodies as the schemas accept them (defaults optional), answers as they leave.
+ * built from the zod schemas the services validate requests with and type answers by.
+ *
+ * Request bodies are published as the schemas accept them (input): a field with a default is
+ * optional, and the default is stated in its description, not as the `default` keyword, because
+ * stock generators (openapi-typescript with its default `defaultNonNullable`) make every property
+ * with a `default` required, which is right for answers and wrong for requests. Answers are
+ * published as they leave (output) and open: no `additionalProperties: false`, since within 1.x
+ * fields may be added to them (the compatibility policy in `info.description`).
  */
 
-export const API_VERSION = '1.0.0';
+export const API_VERSION = '1.1.0';
 export const OPENAPI_PATH = '/api/v1/openapi.json';
 
 /** Who serves an operation: the gateway itself or the service it forwards to. */
 export type ServiceName = 'gateway' | 'access' | 'issues' | 'statistics';
 export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
+type JsonSchema = Record<string, unknown>;
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 
 /** Request bodies, as the services parse them (spec names in the descriptions). */
 const REQUEST_SCHEMAS = {
-  QueueCreate: [QueueCreate, 'Spec: Queue. The key is stored upper-case and is unique in the workspace (case-insensitively).'],
-  QueueSettings: [QueueSettings, 'Spec: QueueSettings.'],
-  QueuePermissionInput: [QueuePermissionInput, 'Spec: QueuePermission.'],
-  UserChanges: [UserChanges, 'Spec: UserChanges.'],
-  IssueCreate: [IssueCreate, 'Spec: IssueCreate. `parent_id` names a readable issue of the workspace; `assignee_id` an active user.'],
+  QueueCreate: [QueueCreate, 'Spec: Queue. A new queue; it starts with the standard statuses. The key is stored upper-case and is unique in the workspace (case-insensitively).'],
+  QueueSettings: [QueueSettings, 'Spec: QueueSettings. The settings to change; absent ones stay as they are.'],
+  QueuePermissionInput: [QueuePermissionInput, 'Spec: QueuePermission. The explicit role to grant.'],
+  UserChanges: [UserChanges, 'Spec: UserChanges. The changes to make to a user; absent fields stay as they are.'],
+  IssueCreate: [IssueCreate, 'Spec: IssueCreate. A new issue: only `queue_id` and `title` are needed. `parent_id` names a readable issue of the workspace; `assignee_id` an active user.'],
   IssueUpdate: [
     IssueUpdate,
     'Spec: IssueUpdate. Send only the fields to change; `null` clears `assignee_id`, `parent_id` or `due_date`. Send `version` (the one last read) to be protected against lost updates: a stale one is 409 `version_conflict`.',
   ],
-  CommentCreate: [CommentCreate, 'Spec: Comment.'],
-  WorklogCreate: [WorklogCreate, 'Spec: Worklog. 1 to 1440 whole minutes.'],
-  Filters: [Filters, 'Spec: Filters. Every filter given narrows the set (AND); absent, null, false and a blank search do not filter.'],
-  Widget: [Widget, 'Spec: Widget.'],
+  CommentCreate: [CommentCreate, 'Spec: Comment. A new comment, authored by the caller.'],
+  WorklogCreate: [WorklogCreate, 'Spec: Worklog. Work to record, authored by the caller: 1 to 1440 whole minutes.'],
+  Filters: [
+    Filters,
+    `Spec: Filters. Selects issues for search, statistics and dashboard widgets. Every filter given narrows the set (AND). An empty id list (\`queue_ids\`, \`status_ids\`, \`assignee_ids\`) selects nothing, an absent one does not filter; a null \`search\`, \`priority\`, \`category\` or \`label\`, a false \`mine\` or \`overdue\` and a blank search do not filter either. At most ${SEARCH_LIMIT} issues are used.`,
+  ],
+  Widget: [Widget, 'Spec: Widget. A widget of a dashboard: what to show of the issues its filters select.'],
   DashboardInput: [
     DashboardInput,
     `Spec: Dashboard. At most ${DASHBOARD_LIMITS.widgets} widgets, whose filters name at most ${DASHBOARD_LIMITS.ids} ids and whose titles, searches and labels hold at most ${DASHBOARD_LIMITS.text} characters, all together.`,
@@ -77,108 +90,180 @@ export type QuerySchemaName = keyof typeof QUERY_SCHEMAS;
 /** Answer bodies, as the services send them. */
 const RESPONSE_SCHEMAS = {
   Me: [Me, 'The caller and their workspace.'],
-  User,
-  Status,
+  User: [User, 'A user of the caller\'s workspace.'],
+  Status: [Status, 'A status of a queue\'s workflow.'],
   Queue: [Queue, 'A queue with its statuses (in order) and the caller\'s effective role on it.'],
-  StatusRef,
-  Issue,
+  StatusRef: [StatusRef, 'A status as an issue carries it.'],
+  Issue: [Issue, 'An issue, as creation and update answer it.'],
   IssueSummary: [IssueSummary, `An issue as search returns it: the fields of Issue, the description cut to its first ${ISSUE_READ_LIMITS.searchDescription} characters.`],
   IssueRef: [IssueRef, 'Another issue, as links and subtasks show it.'],
-  IssueLink,
+  IssueLink: [IssueLink, 'A link between two issues (one mentions the other\'s key), with the other issue.'],
   IssueDetails: [
     IssueDetails,
     `The issue with the newest ${ISSUE_READ_LIMITS.embedded} of its comments, worklogs, history entries, readable links and readable subtasks, each list oldest first, and how many of each there are (\`comments_total\`, …). The list operations (GET /api/v1/issues/{key}/comments, …) page through the rest.`,
   ],
-  Comment,
-  Worklog,
+  Comment: [Comment, 'A comment on an issue.'],
+  Worklog: [Worklog, 'Work recorded on an issue.'],
   HistoryEntry: [
     HistoryEntry,
-    `One changed field (\`from\`, \`to\`), or \`field: "created"\` for the creation. Of a text longer than ${ISSUE_READ_LIMITS.historyText.toLocaleString('en-US')} characters (a description) only its first ${ISSUE_READ_LIMITS.historyText.toLocaleString('en-US')} are kept, marked by \`from_truncated\` / \`to_truncated\`.`,
+    `One changed field with its value before (\`from\`) and after (\`to\`), or \`field: "created"\` (both null) for the creation. History records the fields ${HISTORY_FIELDS.slice(1).map((f) => `\`${f}\``).join(', ')}. Of a text longer than ${ISSUE_READ_LIMITS.historyText.toLocaleString('en-US')} characters (a description) only its first ${ISSUE_READ_LIMITS.historyText.toLocaleString('en-US')} are kept, marked by \`from_truncated\` / \`to_truncated\`.`,
   ],
   CommentPage: [CommentPage, 'A page of an issue\'s comments.'],
   WorklogPage: [WorklogPage, 'A page of an issue\'s worklogs.'],
   HistoryPage: [HistoryPage, 'A page of an issue\'s history.'],
   LinkPage: [LinkPage, 'A page of the links of an issue to issues the caller can read.'],
   SubtaskPage: [SubtaskPage, 'A page of the subtasks of an issue that the caller can read.'],
-  WidgetFilters: [Filters, 'Filters as stored in a widget (defaults filled in).'],
+  WidgetFilters: [Filters, 'Filters as stored in a widget (defaults filled in). An empty id list selects nothing: the widget shows nothing.'],
   DashboardWidget: [Widget, 'A widget as stored (defaults filled in).'],
-  Dashboard,
-  StatisticsProgress,
-  StatisticsQueue,
-  StatisticsAssignee,
+  Dashboard: [Dashboard, 'A dashboard, shared with the whole workspace.'],
+  StatisticsProgress: [StatisticsProgress, `The counted issues (at most ${SEARCH_LIMIT}) by status category.`],
+  StatisticsQueue: [StatisticsQueue, 'The counted issues of one queue.'],
+  StatisticsAssignee: [StatisticsAssignee, 'The counted issues of one assignee (or of nobody).'],
   StatisticsResult: [
     StatisticsResult,
-    `Statistics over the matching readable issues. The breakdowns cover at most ${SEARCH_LIMIT} of them (the most recently updated); \`truncated\` says whether that cut the set, \`total\` counts them all, \`as_of\` tells how current the statistics replica is.`,
+    `Statistics over the matching readable issues. \`total\` counts every match; the breakdowns (\`progress\`, \`time\`, \`queues\`, \`assignees\`) cover at most ${SEARCH_LIMIT} of them (the most recently updated), and \`truncated\` says whether that cut the set. \`as_of\` tells how current the statistics replica is.`,
   ],
-  QueueMember,
-  PermissionChange,
-  QueuePermissions,
-  QueuePermission,
-  FieldError,
-} satisfies Record<string, z.ZodType | [z.ZodType, string]>;
+  QueueMember: [QueueMember, 'A user of the workspace with their roles on one queue.'],
+  PermissionChange: [PermissionChange, 'One grant, change or revoke of an explicit role on a queue.'],
+  QueuePermissions: [QueuePermissions, 'Who may do what on a queue, and how that came to be.'],
+  QueuePermission: [QueuePermission, 'A user\'s permission on a queue after a change.'],
+  FieldError: [FieldError, 'One failing field of a 422 `validation_failed`.'],
+} satisfies Record<string, [z.ZodType, string]>;
 export type ResponseSchemaName = keyof typeof RESPONSE_SCHEMAS;
 
 const problemName = (code: ProblemCode) => code.split('_').map((w) => w[0]!.toUpperCase() + w.slice(1)).join('');
 
-function componentSchemas(entries: Record<string, z.ZodType | [z.ZodType, string]>, io: 'input' | 'output') {
-  const registry = z.registry<{ id: string; description?: string }>();
-  for (const [id, entry] of Object.entries(entries)) {
-    const [schema, description] = Array.isArray(entry) ? entry : [entry, undefined];
-    registry.add(schema, description ? { id, description } : { id });
+/** Calls `visit` on a JSON schema and every schema inside it (properties, items, alternatives, …). */
+function walkSchema(schema: unknown, visit: (node: JsonSchema) => void): void {
+  if (!schema || typeof schema !== 'object' || Array.isArray(schema)) return;
+  const node = schema as JsonSchema;
+  visit(node);
+  for (const key of ['properties', 'patternProperties', '$defs']) {
+    for (const child of Object.values((node[key] as Record<string, unknown> | undefined) ?? {})) walkSchema(child, visit);
   }
+  for (const key of ['items', 'additionalProperties', 'not', 'contains', 'propertyNames']) walkSchema(node[key], visit);
+  for (const key of ['anyOf', 'oneOf', 'allOf', 'prefixItems']) for (const child of (node[key] as unknown[] | undefined) ?? []) walkSchema(child, visit);
+}
+
+/**
+ * A schema as the document publishes it. Input (requests): a `default` moves into the
+ * description (see the module comment). Output (answers): open objects, and no `default`
+ * (an answer always carries the field).
+ */
+function published(schema: JsonSchema, io: 'input' | 'output'): JsonSchema {
+  walkSchema(schema, (node) => {
+    if ('default' in node) {
+      if (io === 'input') {
+        const stated = `Default: \`${JSON.stringify(node.default)}\`.`;
+        node.description = node.description ? `${String(node.description)} ${stated}` : stated;
+      }
+      delete node.default;
+    }
+    if (io === 'output' && node.additionalProperties === false) delete node.additionalProperties;
+  });
+  return schema;
+}
+
+function componentSchemas(entries: Record<string, [z.ZodType, string]>, io: 'input' | 'output') {
+  const registry = z.registry<{ id: string }>();
+  for (const [id, [schema]] of Object.entries(entries)) registry.add(schema, { id });
   const { schemas } = z.toJSONSchema(registry, {
     io,
     target: 'draft-2020-12',
     unrepresentable: 'throw',
     uri: (id) => `#/components/schemas/${id}`,
   });
+  // The registry's own metadata is not emitted: each component gets its description here.
   return Object.fromEntries(
-    Object.entries(schemas).map(([id, { $schema: _schema, $id: _id, ...schema }]) => [id, schema as Record<string, unknown>]),
+    Object.entries(schemas).map(([id, { $schema: _schema, $id: _id, ...schema }]) => [id, published({ description: entries[id]![1], ...schema } as JsonSchema, io)]),
   );
 }
 
 function problemSchemas() {
-  const entries = Object.fromEntries(
-    (Object.keys(Problems) as ProblemCode[]).map((code) => [`${problemName(code)}Problem`, Problems[code] as z.ZodType]),
+  const entries: Record<string, [z.ZodType, string]> = Object.fromEntries(
+    (Object.keys(Problems) as ProblemCode[]).map((code) => [
+      `${problemName(code)}Problem`,
+      [Problems[code] as z.ZodType, `The problem details (RFC 9457) of \`${code}\`, HTTP ${PROBLEM_CODES[code].status}: ${PROBLEM_RESPONSES[code].description}`],
+    ]),
   );
   // Problem bodies share FieldError with the answers; it is emitted there.
-  entries.FieldError = FieldError;
+  entries.FieldError = RESPONSE_SCHEMAS.FieldError;
   const schemas = componentSchemas(entries, 'output');
   delete schemas.FieldError;
   return schemas;
 }
 
+const REQUEST_ID_PATTERN = '^[A-Za-z0-9._:-]{1,128}$';
+const REQUEST_ID_DESCRIPTION =
+  'The id of this request: the `X-Request-Id` the client sent when it is 1 to 128 letters, digits and `._:-`, else a new UUID. It is logged with the request: quote it when reporting a problem.';
+const ETAG_PATTERN = '^"[1-9][0-9]*-[0-9a-f]{16}"$';
+
 const HEADERS = {
+  'X-Request-Id': { description: REQUEST_ID_DESCRIPTION, required: true, schema: { type: 'string', pattern: REQUEST_ID_PATTERN } },
+  'RateLimit-Limit': { description: 'Requests allowed per token and minute (absent when no limit applies).', schema: { type: 'integer', minimum: 1 } },
+  'RateLimit-Remaining': { description: 'Requests left to this token in the current minute.', schema: { type: 'integer', minimum: 0 } },
   'Retry-After': { description: 'Seconds to wait before retrying.', required: true, schema: { type: 'integer', minimum: 0 } },
   'WWW-Authenticate': { description: 'The Bearer challenge (RFC 6750).', required: true, schema: { type: 'string' } },
-  'RateLimit-Limit': { description: 'Requests allowed per token and minute.', schema: { type: 'integer', minimum: 1 } },
-  'RateLimit-Remaining': { description: 'Requests left in the current minute.', schema: { type: 'integer', minimum: 0 } },
+  ETag: {
+    description:
+      'The entity tag of this answer: `"<version>-<16 lowercase hex digits>"`, the issue\'s `version`, a dash and the first 16 hex digits of the SHA-256 of the answer body. Send it in `If-None-Match` when reading the issue again (304 while the answer would be the same) or in `If-Match` when changing it (412 once the issue has another version).',
+    required: true,
+    schema: { type: 'string', pattern: ETAG_PATTERN },
+  },
+  [IDEMPOTENT_REPLAYED_HEADER]: {
+    description: `Sent when the request carried an \`${IDEMPOTENCY_KEY_HEADER}\`: \`true\` when this is the stored answer of an earlier request with the same key and the same request, replayed without writing again; \`false\` on the answer of the write itself. Absent when the request carried no key.`,
+    schema: { type: 'string', enum: ['true', 'false'] },
+  },
+  [SEARCH_TOTAL_HEADER]: {
+    description: `How many readable issues matched, counted up to ${SEARCH_LIMIT}: the number of results unless \`${SEARCH_TRUNCATED_HEADER}\` is \`true\`.`,
+    required: true,
+    schema: { type: 'integer', minimum: 0, maximum: SEARCH_LIMIT },
+  },
   [SEARCH_TRUNCATED_HEADER]: {
     description: `\`true\` when more issues matched than the ${SEARCH_LIMIT} returned (narrow the filters to see the others), else \`false\`.`,
     required: true,
     schema: { type: 'string', enum: ['true', 'false'] },
   },
+  [LEGACY_SEARCH_TRUNCATED_HEADER]: {
+    description: `The name \`${SEARCH_TRUNCATED_HEADER}\` had in API 1.0; sent with the same value. Deprecated: read \`${SEARCH_TRUNCATED_HEADER}\`.`,
+    required: true,
+    deprecated: true,
+    schema: { type: 'string', enum: ['true', 'false'] },
+  },
 } as const;
-const header = (name: keyof typeof HEADERS) => ({ $ref: `#/components/headers/${name}` });
+type HeaderName = keyof typeof HEADERS;
+const header = (name: HeaderName) => ({ $ref: `#/components/headers/${name}` });
 
-/** When each problem is answered, and the headers that come with it. */
-const PROBLEM_RESPONSES: Record<ProblemCode, { description: string; headers?: Array<keyof typeof HEADERS> }> = {
+/** Refusals answered while the request head is still being read: no request id is assigned yet. */
+const REFUSED_BEFORE_ROUTING: ReadonlySet<ProblemCode> = new Set(['bad_request', 'request_timeout', 'headers_too_large']);
+const REQUEST_ID_IF_ASSIGNED = {
+  description: `${REQUEST_ID_DESCRIPTION} Absent when the server refused the request while still reading its head.`,
+  schema: { type: 'string', pattern: REQUEST_ID_PATTERN },
+};
+
+/** When each problem is answered, and the headers that come with it (beside `X-Request-Id`). */
+const PROBLEM_RESPONSES: Record<ProblemCode, { description: string; headers?: HeaderName[] }> = {
   unauthorized: { description: 'The token is missing, malformed, unknown or revoked, or its owner is deactivated.', headers: ['WWW-Authenticate'] },
   forbidden: { description: 'The caller can see the object but their role does not allow this.' },
   not_found: { description: 'The object does not exist or is hidden from the caller (both answer alike).' },
   version_conflict: { description: 'The `version` sent is not the issue\'s current one (given in the body): re-read the issue and reconsider the change.' },
   last_active_admin: { description: 'The change would demote or deactivate the last active admin of the workspace.' },
   queue_key_taken: { description: 'The queue key is already used in this workspace.' },
-  precondition_failed: { description: '`If-Match` names another version of the issue than its current one (given in the body): re-read the issue and reconsider the change.' },
+  precondition_failed: {
+    description:
+      '`If-Match` names no tag of the issue\'s current version (given in the body): another change came first, or the tag is weak. Nothing was changed: re-read the issue and reconsider the change.',
+  },
   payload_too_large: { description: 'The body is larger than 1 MiB.' },
   bad_request: { description: 'The request is not valid HTTP (answered before any routing, then the connection is closed).' },
   request_timeout: { description: 'The request did not arrive in time: the headers within 10 s, the body within 10 s of the headers. The connection is closed.' },
   headers_too_large: { description: 'The request line and headers are larger than 16 KiB.' },
   validation_failed: {
     description:
-      'Invalid input: malformed JSON, a body without `Content-Type: application/json`, a body that is not UTF-8 or past the nesting, member or element limits, a lone surrogate in a string, an unknown field, a value out of range, or a path id that is not an integer from 1 to 2147483647. `errors` lists every failing field.',
+      'Invalid input: malformed JSON, a body without `Content-Type: application/json`, a body that is not UTF-8 or past the nesting, member or element limits, a lone surrogate in a string, an unknown field, a value out of range, a path id that is not an integer from 1 to 2147483647, or an invalid `Idempotency-Key`. `errors` lists every failing field.',
   },
-  idempotency_key_reused: { description: 'The `Idempotency-Key` was already used by this caller within 24 hours for another request (another operation, path or body).' },
+  idempotency_key_reused: {
+    description: `The \`${IDEMPOTENCY_KEY_HEADER}\` was already used by this caller within ${IDEMPOTENCY.replayHours} hours for another request (another operation, path or JSON body). Nothing was written: use a new key for a new request.`,
+  },
   rate_limited: {
     description: 'Too many requests for this token in the current minute, or too many failed authentications (60 a minute) from this client address.',
     headers: ['Retry-After', 'RateLimit-Limit', 'RateLimit-Remaining'],
@@ -187,19 +272,26 @@ const PROBLEM_RESPONSES: Record<ProblemCode, { description: string; headers?: Ar
   statistics_unavailable: { description: 'The statistics service is down, or its replica is being built.', headers: ['Retry-After'] },
 };
 
+/** The headers of a problem answer of these codes. */
+function problemHeaders(codes: ProblemCode[]) {
+  const names = [...new Set(codes.flatMap((code) => PROBLEM_RESPONSES[code].headers ?? []))];
+  return {
+    'X-Request-Id': codes.some((code) => REFUSED_BEFORE_ROUTING.has(code)) ? REQUEST_ID_IF_ASSIGNED : header('X-Request-Id'),
+    ...Object.fromEntries(names.map((h) => [h, header(h)])),
+  };
+}
+
+/** Every problem answer as a response component; the document keeps those its operations use. */
 const problemResponses = () =>
   Object.fromEntries(
-    (Object.keys(PROBLEM_RESPONSES) as ProblemCode[]).map((code) => {
-      const { description, headers } = PROBLEM_RESPONSES[code];
-      return [
-        problemName(code),
-        {
-          description: `\`${code}\`: ${description}`,
-          ...(headers ? { headers: Object.fromEntries(headers.map((h) => [h, header(h)])) } : {}),
-          content: { 'application/problem+json': { schema: ref(`${problemName(code)}Problem`) } },
-        },
-      ];
-    }),
+    (Object.keys(PROBLEM_RESPONSES) as ProblemCode[]).map((code) => [
+      problemName(code),
+      {
+        description: `\`${code}\`: ${PROBLEM_RESPONSES[code].description}`,
+        headers: problemHeaders([code]),
+        content: { 'application/problem+json': { schema: ref(`${problemName(code)}Problem`), example: PROBLEM_EXAMPLES[code] } },
+      },
+    ]),
   );
 
 const PARAMETER_NAMES: Record<PathParam, string> = { key: 'IssueKey', queue_id: 'QueueId', user_id: 'UserId', dashboard_id: 'DashboardId' };
@@ -219,12 +311,21 @@ export interface ApiOperation {
   summary: string;
   /** Who may call it (the spec's "rights needed"). */
   rights: string;
+  /** More to know, after the rights, in the operation's description. */
+  notes?: string;
   service: ServiceName;
   body?: RequestSchemaName;
   /** Query parameters (none when absent); unknown ones are refused (422). */
   query?: QuerySchemaName;
+  /**
+   * Takes `Idempotency-Key`: `replayed` for a write (its first successful answer is stored
+   * and replayed to a repeat), `accepted` for a POST that writes nothing (checked, no effect).
+   */
+  idempotency?: 'replayed' | 'accepted';
+  /** Conditional requests: `read` (ETag, If-None-Match, 304) or `write` (ETag, If-Match, 412). */
+  conditional?: 'read' | 'write';
   /** The answer: one `schema`, or a list of them (`list`, at most `maxItems`); none for the document itself. */
-  success: { status: 200 | 201; description: string; schema?: ResponseSchemaName; list?: true; maxItems?: number; headers?: Array<keyof typeof HEADERS> };
+  success: { status: 200 | 201; description: string; schema?: ResponseSchemaName; list?: true; maxItems?: number; headers?: HeaderName[] };
   /** Refusals beyond those every authenticated operation may answer. */
   errors?: ProblemCode[];
   /** Served without a token (only the document itself). */
@@ -242,6 +343,9 @@ function listOperation(list: string, operationId: string, summary: string, schem
     },
   ];
 }
+
+const WRITE_ONCE = `Safe to retry: send \`${IDEMPOTENCY_KEY_HEADER}\` and a repeat of the same request within ${IDEMPOTENCY.replayHours} hours gets the first answer again (\`${IDEMPOTENT_REPLAYED_HEADER}: true\`) instead of writing twice.`;
+const EMPTY_LISTS = 'An empty id list (`"queue_ids": []`, `status_ids`, `assignee_ids`) selects nothing; an absent one does not filter. Labels match exactly (case-sensitively).';
 
 /**
  * Every operation of /api/v1: the spec's endpoints, the list operations that page through
@@ -272,7 +376,8 @@ export const API_OPERATIONS: readonly ApiOperation[] = [
   {
     method: 'post', path: '/api/v1/queues', operationId: 'createQueue', tag: 'Queues', service: 'issues',
     summary: 'Create a queue with the standard statuses (Open, In progress, In review, Done, Cancelled)', rights: 'workspace admin',
-    body: 'QueueCreate', errors: ['forbidden', 'queue_key_taken'],
+    notes: WRITE_ONCE,
+    body: 'QueueCreate', idempotency: 'replayed', errors: ['forbidden', 'queue_key_taken', 'idempotency_key_reused'],
     success: { status: 201, description: 'The new queue.', schema: 'Queue' },
   },
   {
@@ -307,25 +412,34 @@ export const API_OPERATIONS: readonly ApiOperation[] = [
   {
     method: 'post', path: '/api/v1/issues', operationId: 'createIssue', tag: 'Issues', service: 'issues',
     summary: 'Create an issue in a queue (in its first open status)', rights: '`read-write` or `admin` on the queue given by `queue_id` (a queue that is not readable, or does not exist, is 403)',
-    body: 'IssueCreate', errors: ['forbidden'],
+    notes: `Labels are kept once each (the first of duplicates, in order). ${WRITE_ONCE}`,
+    body: 'IssueCreate', idempotency: 'replayed', errors: ['forbidden', 'idempotency_key_reused'],
     success: { status: 201, description: 'The new issue, version 1.', schema: 'Issue' },
   },
   {
     method: 'post', path: '/api/v1/issues/search', operationId: 'searchIssues', tag: 'Issues', service: 'issues',
     summary: `Search by text and filters, newest change first, at most ${SEARCH_LIMIT} results`, rights: 'read on the selected queues (naming a queue that is not readable is 403)',
-    body: 'Filters', errors: ['forbidden'],
+    notes:
+      `The search stops at ${SEARCH_LIMIT} issues (the most recently updated) and says so: \`${SEARCH_TOTAL_HEADER}\` tells how many matched (counted up to ${SEARCH_LIMIT}) and \`${SEARCH_TRUNCATED_HEADER}\` whether the cut dropped any; then narrow the filters. ` +
+      `\`${LEGACY_SEARCH_TRUNCATED_HEADER}\` is the deprecated name of \`${SEARCH_TRUNCATED_HEADER}\`. ${EMPTY_LISTS} ` +
+      `Nothing is written: repeating a search is safe, and an \`${IDEMPOTENCY_KEY_HEADER}\` is checked but has no effect.`,
+    body: 'Filters', idempotency: 'accepted', errors: ['forbidden'],
     success: {
       status: 200,
       description: `The matching readable issues, each without comments, worklogs or history and with at most the first ${ISSUE_READ_LIMITS.searchDescription} characters of its description.`,
       schema: 'IssueSummary',
       list: true,
       maxItems: SEARCH_LIMIT,
-      headers: [SEARCH_TRUNCATED_HEADER],
+      headers: [SEARCH_TOTAL_HEADER, SEARCH_TRUNCATED_HEADER, LEGACY_SEARCH_TRUNCATED_HEADER],
     },
   },
   {
     method: 'get', path: '/api/v1/issues/{key}', operationId: 'getIssue', tag: 'Issues', service: 'issues',
     summary: `An issue with its newest comments, worklogs, history, accessible links and subtasks (${ISSUE_READ_LIMITS.embedded} of each at most, with their totals)`, rights: 'read on the issue\'s queue',
+    notes:
+      'The answer carries an `ETag`. Send it back in `If-None-Match` to read the issue again only if it changed: while the answer would be the same, it is 304 without a body. ' +
+      'Tags are compared whole (weakly: a `W/` prefix is ignored); `*` matches any existing issue.',
+    conditional: 'read',
     errors: ['not_found'],
     success: { status: 200, description: 'The issue.', schema: 'IssueDetails' },
   },
@@ -337,25 +451,35 @@ export const API_OPERATIONS: readonly ApiOperation[] = [
   {
     method: 'patch', path: '/api/v1/issues/{key}', operationId: 'updateIssue', tag: 'Issues', service: 'issues',
     summary: 'Change fields or move the issue to a status of its queue', rights: '`read-write` or `admin` on the queue',
-    body: 'IssueUpdate', errors: ['forbidden', 'not_found', 'version_conflict'],
+    notes:
+      'Two guards against lost updates, each optional: `version` in the body (a stale one is 409 `version_conflict`) and `If-Match` with an `ETag` this API gave for the issue (another version is 412 `precondition_failed`). ' +
+      '`If-Match` compares the version part of the tags: any tag given for the issue at its current version matches, `*` matches, weak tags never match. Both conflicts answer the current version. ' +
+      'Labels are kept once each (the first of duplicates, in order).',
+    conditional: 'write',
+    body: 'IssueUpdate', errors: ['forbidden', 'not_found', 'version_conflict', 'precondition_failed'],
     success: { status: 200, description: 'The issue after the change; `version` grows by one when something changed.', schema: 'Issue' },
   },
   {
     method: 'post', path: '/api/v1/issues/{key}/comments', operationId: 'addComment', tag: 'Issues', service: 'issues',
     summary: `Add a comment authored by the token owner; an issue holds at most ${ISSUE_LIMITS.commentsPerIssue.toLocaleString('en-US')} (422 beyond)`, rights: '`read-write` or `admin` on the queue',
-    body: 'CommentCreate', errors: ['forbidden', 'not_found'],
+    notes: WRITE_ONCE,
+    body: 'CommentCreate', idempotency: 'replayed', errors: ['forbidden', 'not_found', 'idempotency_key_reused'],
     success: { status: 201, description: 'The new comment.', schema: 'Comment' },
   },
   {
     method: 'post', path: '/api/v1/issues/{key}/worklogs', operationId: 'addWorklog', tag: 'Issues', service: 'issues',
     summary: `Record 1 to 1440 whole minutes of work; an issue holds at most ${ISSUE_LIMITS.worklogsPerIssue.toLocaleString('en-US')} worklogs (422 beyond)`, rights: '`read-write` or `admin` on the queue',
-    body: 'WorklogCreate', errors: ['forbidden', 'not_found'],
+    notes: WRITE_ONCE,
+    body: 'WorklogCreate', idempotency: 'replayed', errors: ['forbidden', 'not_found', 'idempotency_key_reused'],
     success: { status: 201, description: 'The new worklog.', schema: 'Worklog' },
   },
   {
     method: 'post', path: '/api/v1/statistics', operationId: 'getStatistics', tag: 'Statistics', service: 'statistics',
     summary: `Statistics of accessible issues (at most ${SEARCH_LIMIT}; \`truncated\` reports cutting)`, rights: 'read on the respective queues (naming a queue that is not readable is 403)',
-    body: 'Filters', errors: ['forbidden'],
+    notes:
+      `The same filters select the same issues as a search. When more than ${SEARCH_LIMIT} match, \`truncated\` is true: \`total\` still counts every match, while \`progress\`, \`time\`, \`queues\` and \`assignees\` count the ${SEARCH_LIMIT} most recently updated. ` +
+      `${EMPTY_LISTS} (everything counts zero for an empty one). Nothing is written: an \`${IDEMPOTENCY_KEY_HEADER}\` is checked but has no effect.`,
+    body: 'Filters', idempotency: 'accepted', errors: ['forbidden'],
     success: { status: 200, description: 'The statistics.', schema: 'StatisticsResult' },
   },
   {
@@ -366,12 +490,14 @@ export const API_OPERATIONS: readonly ApiOperation[] = [
   {
     method: 'post', path: '/api/v1/dashboards', operationId: 'createDashboard', tag: 'Dashboards', service: 'statistics',
     summary: `Create a dashboard of at most ${DASHBOARD_LIMITS.widgets} widgets; a workspace holds at most ${DASHBOARD_LIMITS.perWorkspace} (422 beyond)`, rights: 'member; filters may name only readable queues (403 otherwise)',
-    body: 'DashboardInput', errors: ['forbidden'],
+    notes: `A widget whose filters hold an empty id list shows nothing. ${WRITE_ONCE}`,
+    body: 'DashboardInput', idempotency: 'replayed', errors: ['forbidden', 'idempotency_key_reused'],
     success: { status: 201, description: 'The new dashboard, owned by the caller.', schema: 'Dashboard' },
   },
   {
     method: 'put', path: '/api/v1/dashboards/{dashboard_id}', operationId: 'replaceDashboard', tag: 'Dashboards', service: 'statistics',
     summary: 'Replace the name and the widgets of a dashboard', rights: 'owner of the dashboard (403 for another member who sees it); read on the queues in the filters',
+    notes: 'A widget whose filters hold an empty id list shows nothing.',
     body: 'DashboardInput', errors: ['forbidden', 'not_found'],
     success: { status: 200, description: 'The dashboard after the change.', schema: 'Dashboard' },
   },
@@ -389,9 +515,11 @@ export const EXTENSION_OPERATIONS = ['listComments', 'listWorklogs', 'listHistor
 const COMMON_ERRORS: ProblemCode[] = [
   'bad_request', 'unauthorized', 'request_timeout', 'payload_too_large', 'validation_failed', 'rate_limited', 'headers_too_large', 'service_unavailable',
 ];
+/** Refusals of the public document: only those answered before any routing. */
+const PUBLIC_ERRORS: ProblemCode[] = ['bad_request', 'request_timeout', 'headers_too_large'];
 
 export function errorCodesOf(operation: ApiOperation): ProblemCode[] {
-  if (operation.public) return [];
+  if (operation.public) return [...PUBLIC_ERRORS];
   const codes = [...COMMON_ERRORS, ...(operation.errors ?? [])];
   if (operation.service === 'statistics') codes.push('statistics_unavailable');
   return codes;
@@ -409,11 +537,15 @@ function errorResponses(operation: ApiOperation) {
       responses[status] = { $ref: `#/components/responses/${problemName(codes[0]!)}` };
       continue;
     }
-    const headers = [...new Set(codes.flatMap((code) => PROBLEM_RESPONSES[code].headers ?? []))];
     responses[status] = {
       description: codes.map((code) => `\`${code}\`: ${PROBLEM_RESPONSES[code].description}`).join(' '),
-      ...(headers.length ? { headers: Object.fromEntries(headers.map((h) => [h, header(h)])) } : {}),
-      content: { 'application/problem+json': { schema: { oneOf: codes.map((code) => ref(`${problemName(code)}Problem`)) } } },
+      headers: problemHeaders(codes),
+      content: {
+        'application/problem+json': {
+          schema: { description: 'One of these problem bodies, told apart by `code`.', oneOf: codes.map((code) => ref(`${problemName(code)}Problem`)) },
+          examples: Object.fromEntries(codes.map((code) => [code, { summary: `\`${code}\``, value: PROBLEM_EXAMPLES[code] }])),
+        },
+      },
     };
   }
   return responses;
@@ -421,10 +553,15 @@ function errorResponses(operation: ApiOperation) {
 
 export const pathParams = (path: string) => [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1] as PathParam);
 
-function successSchema({ success }: ApiOperation): Record<string, unknown> {
-  if (!success.schema) return { type: 'object', additionalProperties: true };
+function successSchema({ success }: ApiOperation): JsonSchema {
+  if (!success.schema) return { type: 'object', additionalProperties: true, description: 'An OpenAPI 3.1 document: this one.' };
   if (!success.list) return ref(success.schema);
-  return { type: 'array', items: ref(success.schema), ...(success.maxItems ? { maxItems: success.maxItems } : {}) };
+  return {
+    type: 'array',
+    description: `A list of ${success.schema}${success.maxItems ? `, at most ${success.maxItems}` : ''}.`,
+    items: ref(success.schema),
+    ...(success.maxItems ? { maxItems: success.maxItems } : {}),
+  };
 }
 
 /** The zod schema of an operation's request body (undefined: it takes none). */
@@ -451,55 +588,136 @@ function queryParameters(operation: ApiOperation) {
   }));
 }
 
+const exampleOf = (examples: Record<string, unknown>, operation: ApiOperation, what: string): unknown => {
+  if (!(operation.operationId in examples)) throw new Error(`${operation.operationId}: no ${what} example (libs/contracts/src/examples.ts)`);
+  return examples[operation.operationId];
+};
+
+/** The header parameters of an operation: `Idempotency-Key` on POST, the conditions on an issue's read and update. */
+function headerParameters(operation: ApiOperation) {
+  const parameters: JsonSchema[] = [];
+  if (operation.idempotency) {
+    const { $schema: _schema, description: _description, examples: _examples, ...schema } = z.toJSONSchema(IdempotencyKey);
+    parameters.push({
+      name: IDEMPOTENCY_KEY_HEADER,
+      in: 'header',
+      required: false,
+      description:
+        operation.idempotency === 'replayed'
+          ? `Makes retrying this write safe: a key the client chooses for this one write (a UUID, say), 1 to ${IDEMPOTENCY.maxKeyLength} visible ASCII characters. ` +
+            `The first successful answer is stored with the write; for ${IDEMPOTENCY.replayHours} hours a repeat with the same key and the same request (method, path and JSON body) gets that answer again, marked \`${IDEMPOTENT_REPLAYED_HEADER}: true\`, and nothing is written twice. ` +
+            `The same key with another request is 422 \`idempotency_key_reused\`. Refusals are not stored: a retry after one is judged afresh. Keys are per workspace and user: two callers never share one.`
+          : `Accepted as on the writes and checked (1 to ${IDEMPOTENCY.maxKeyLength} visible ASCII characters, else 422), but without effect: this operation writes nothing, so repeating it is safe.`,
+      example: exampleOf(IDEMPOTENCY_KEY_EXAMPLES, operation, IDEMPOTENCY_KEY_HEADER),
+      schema,
+    });
+  }
+  if (operation.conditional === 'read') {
+    parameters.push({
+      name: 'If-None-Match',
+      in: 'header',
+      required: false,
+      description:
+        'Read the issue only if it changed: the `ETag` of the copy you hold (or a comma-separated list of tags, or `*`). When one of them is the tag this answer would carry (compared weakly: a `W/` prefix is ignored), or it is `*`, the answer is 304 without a body. The example never matches.',
+      example: IF_NONE_MATCH_EXAMPLE,
+      schema: { type: 'string', minLength: 1 },
+    });
+  }
+  if (operation.conditional === 'write') {
+    parameters.push({
+      name: 'If-Match',
+      in: 'header',
+      required: false,
+      description:
+        'Change the issue only if it is still at the version you read: an `ETag` this API gave for the issue (or a comma-separated list of them), or `*`. The version parts are compared: a tag given for the issue at its current version matches (whatever answer it came from), `*` matches any existing issue, a weak tag (`W/…`) never matches. Otherwise nothing is changed: 412 `precondition_failed` with the current version.',
+      example: IF_MATCH_EXAMPLE,
+      schema: { type: 'string', minLength: 1 },
+    });
+  }
+  return parameters;
+}
+
 /** The zod schema of an operation's success answer (a list is an array of it). */
 export function responseSchemaOf(operation: ApiOperation): z.ZodType | undefined {
   if (!operation.success.schema) return undefined;
-  const entry: z.ZodType | readonly [z.ZodType, string] = RESPONSE_SCHEMAS[operation.success.schema];
-  const schema = Array.isArray(entry) ? entry[0] : (entry as z.ZodType);
+  const schema = RESPONSE_SCHEMAS[operation.success.schema][0];
   return operation.success.list ? z.array(schema) : schema;
 }
 
+function successResponse(operation: ApiOperation) {
+  const names: HeaderName[] = ['X-Request-Id'];
+  if (!operation.public) names.push('RateLimit-Limit', 'RateLimit-Remaining');
+  if (operation.conditional) names.push('ETag');
+  if (operation.idempotency === 'replayed') names.push(IDEMPOTENT_REPLAYED_HEADER);
+  names.push(...(operation.success.headers ?? []));
+  return {
+    description: operation.success.description,
+    headers: Object.fromEntries(names.map((h) => [h, header(h)])),
+    content: { 'application/json': { schema: successSchema(operation), example: exampleOf(RESPONSE_EXAMPLES, operation, 'answer') } },
+  };
+}
+
+const notModified = () => ({
+  description: 'Not modified: `If-None-Match` names the tag this answer would carry (or is `*`). No body: the copy the client holds is current.',
+  headers: Object.fromEntries((['ETag', 'X-Request-Id', 'RateLimit-Limit', 'RateLimit-Remaining'] as const).map((h) => [h, header(h)])),
+});
+
 function operationObject(operation: ApiOperation) {
+  const parameters = [
+    ...pathParams(operation.path).map((p) => ({ $ref: `#/components/parameters/${PARAMETER_NAMES[p]}` })),
+    ...queryParameters(operation),
+    ...headerParameters(operation),
+  ];
   return {
     operationId: operation.operationId,
     tags: [operation.tag],
     summary: operation.summary,
-    description: `Rights needed: ${operation.rights}.`,
+    description: `Rights needed: ${operation.rights}.${operation.notes ? `\n\n${operation.notes}` : ''}`,
     ...(operation.public ? { security: [] } : {}),
-    ...(pathParams(operation.path).length || operation.query
+    ...(parameters.length ? { parameters } : {}),
+    ...(operation.body
       ? {
-          parameters: [
-            ...pathParams(operation.path).map((p) => ({ $ref: `#/components/parameters/${PARAMETER_NAMES[p]}` })),
-            ...queryParameters(operation),
-          ],
+          requestBody: {
+            required: true,
+            description: REQUEST_SCHEMAS[operation.body][1],
+            content: { 'application/json': { schema: ref(operation.body), example: exampleOf(REQUEST_EXAMPLES, operation, 'request body') } },
+          },
         }
       : {}),
-    ...(operation.body
-      ? { requestBody: { required: true, content: { 'application/json': { schema: ref(operation.body) } } } }
-      : {}),
     responses: {
-      [operation.success.status]: {
-        description: operation.success.description,
-        ...(operation.success.headers ? { headers: Object.fromEntries(operation.success.headers.map((h) => [h, header(h)])) } : {}),
-        content: { 'application/json': { schema: successSchema(operation) } },
-      },
+      [operation.success.status]: successResponse(operation),
+      ...(operation.conditional === 'read' ? { 304: notModified() } : {}),
       ...errorResponses(operation),
     },
   };
 }
 
+const TAGS: Record<string, string> = {
+  Users: 'The caller and the users of their workspace: names, workspace roles (`admin`, `member`) and whether they are active.',
+  Queues: 'Queues group issues under a key (queue WEB holds WEB-1, WEB-2, …) and each has its own workflow of statuses.',
+  Permissions: 'Explicit roles of users on a queue (`read-only`, `read-write`, `admin`) and their history; workspace admins inherit `admin` on every queue.',
+  Issues: 'Issues with their comments, worklogs, history, links and subtasks, and the search over them.',
+  Statistics: 'Counts and times over the issues a Filters body selects.',
+  Dashboards: 'Shared dashboards: named lists of widgets, each a Filters body and what to show of the issues it selects.',
+  Schema: 'This OpenAPI document.',
+};
+
 const DESCRIPTION = `The REST API of Tracker, a team issue tracker organised in workspaces.
 
 - Every operation but this document needs \`Authorization: Bearer <token>\` (a personal token, \`trk_\` then 32 or more base62 characters). A token reads and changes only its owner's workspace, with the owner's current rights.
-- Requests and answers are JSON; a request body is sent with \`Content-Type: application/json\`, at most 1 MiB. Unknown fields are rejected.
+- Requests and answers are JSON; a request body is sent with \`Content-Type: application/json\`, at most 1 MiB. Unknown fields are rejected. Answers are \`application/json\`, problems \`application/problem+json\`, both without a charset parameter (JSON is UTF-8).
 - Request bodies are UTF-8. A string or field name holding a lone UTF-16 surrogate (\`\\uD800\`–\`\\uDFFF\` without its pair) is refused with 422 \`validation_failed\` naming its path. A body that is not valid UTF-8, nests more than 32 levels, or has more than 2,000 object members or 5,000 array elements in all is refused with 422 at path \`(body)\` before it is parsed.
 - Errors are RFC 9457 problem details (\`application/problem+json\`) with a stable \`code\`. An unknown path or an unserved method is 404.
-- Search and statistics work on at most ${SEARCH_LIMIT} issues. A search row carries the first ${ISSUE_READ_LIMITS.searchDescription} characters of the description (\`description_truncated\` says when there is more).
+- Search and statistics work on at most ${SEARCH_LIMIT} issues (the most recently updated): a search says how many matched in \`${SEARCH_TOTAL_HEADER}\` and whether it was cut in \`${SEARCH_TRUNCATED_HEADER}\`; statistics count every match in \`total\` and the ${SEARCH_LIMIT} used everywhere else. A search row carries the first ${ISSUE_READ_LIMITS.searchDescription} characters of the description (\`description_truncated\` says when there is more).
+- Filters (search, statistics, dashboard widgets): every filter given narrows the set. An empty id list (\`"queue_ids": []\`, \`status_ids\`, \`assignee_ids\`) selects nothing, as a computed selection that came out empty should; an absent one does not filter, nor do a null \`search\`, \`priority\`, \`category\` or \`label\`. Labels are kept once each and matched exactly (case-sensitively).
 - An issue read embeds the newest ${ISSUE_READ_LIMITS.embedded} of its comments, worklogs, history entries, links and subtasks, and how many there are (\`comments_total\`, …); GET /api/v1/issues/{key}/comments (worklogs, history, links, subtasks) pages through all of them with \`after_id\` and \`limit\` (1 to ${ISSUE_READ_LIMITS.pageMax}). History keeps at most ${ISSUE_READ_LIMITS.historyText.toLocaleString('en-US')} characters of a changed text. An issue holds at most ${ISSUE_LIMITS.commentsPerIssue.toLocaleString('en-US')} comments and ${ISSUE_LIMITS.worklogsPerIssue.toLocaleString('en-US')} worklogs.
 - Each token may make a limited number of requests per minute (429 \`rate_limited\` with \`Retry-After\` beyond it; \`RateLimit-Limit\` and \`RateLimit-Remaining\` tell where it stands). A client address with more than 60 failed authentications in a minute gets 429 on every request for the rest of that minute.
 - A request is judged when it has arrived whole: its body must follow its headers within 10 s (408 otherwise), and a token revoked or a role changed before the body's last byte no longer counts for it.
 - Every answer carries \`X-Request-Id\` (a valid one sent by the client is kept) and \`Cache-Control: no-store\`.
-- Optimistic concurrency: an issue has a \`version\`; send the last one read in an update. On 409 \`version_conflict\`, re-read the issue and reconsider the change, a bounded number of times.`;
+- Optimistic concurrency: an issue has a \`version\`; send the last one read in an update. On 409 \`version_conflict\`, re-read the issue and reconsider the change, a bounded number of times. Reading and updating an issue also speak HTTP conditional requests: its \`ETag\` in \`If-None-Match\` (304 while unchanged) and \`If-Match\` (412 once changed).
+- Safe retries: the POSTs that create something take an \`${IDEMPOTENCY_KEY_HEADER}\`; a repeat of the same request with the same key within ${IDEMPOTENCY.replayHours} hours gets the first answer again (\`${IDEMPOTENT_REPLAYED_HEADER}: true\`) instead of writing twice.
+
+**Compatibility.** Within 1.x the API only grows: answers may gain fields, and new optional request fields, new operations and new problem codes may appear. Clients must ignore answer fields they do not know (the answer schemas are open for that reason) and treat an unknown problem \`code\` by its HTTP status. Nothing is removed or renamed within 1.x; a deprecated field or header keeps being sent until 2.0.`;
 
 let built: Record<string, unknown> | undefined;
 
@@ -509,6 +727,12 @@ export function openApiDocument(): Record<string, any> {
   return built;
 }
 
+/** Only the response components some operation uses (an unused one is a lint warning). */
+function usedResponses(paths: unknown): Record<string, unknown> {
+  const text = JSON.stringify(paths);
+  return Object.fromEntries(Object.entries(problemResponses()).filter(([name]) => text.includes(`"#/components/responses/${name}"`)));
+}
+
 function buildDocument(): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const operation of API_OPERATIONS) {
@@ -516,18 +740,24 @@ function buildDocument(): Record<string, unknown> {
   }
   return {
     openapi: '3.1.0',
-    info: { title: 'Tracker API', version: API_VERSION, description: DESCRIPTION },
+    info: {
+      title: 'Tracker API',
+      version: API_VERSION,
+      description: DESCRIPTION,
+      contact: { name: 'Tracker team', url: 'https://tracker.dev' },
+      license: { name: 'Apache 2.0', identifier: 'Apache-2.0' },
+    },
     servers: [{ url: '/', description: 'The gateway this document was read from.' }],
     security: [{ bearerAuth: [] }],
-    tags: [...new Set(API_OPERATIONS.map((o) => o.tag))].map((name) => ({ name })),
+    tags: [...new Set(API_OPERATIONS.map((o) => o.tag))].map((name) => ({ name, description: TAGS[name] })),
     paths,
     components: {
       securitySchemes: {
-        bearerAuth: { type: 'http', scheme: 'bearer', description: 'A personal token of a workspace user.' },
+        bearerAuth: { type: 'http', scheme: 'bearer', description: 'A personal token of a workspace user (`trk_` then 32 or more base62 characters).' },
       },
       parameters: parameterComponents(),
       headers: HEADERS,
-      responses: problemResponses(),
+      responses: usedResponses(paths),
       schemas: {
         ...componentSchemas(REQUEST_SCHEMAS, 'input'),
         ...componentSchemas(RESPONSE_SCHEMAS, 'output'),
@@ -535,4 +765,28 @@ function buildDocument(): Record<string, unknown> {
       },
     },
   };
+}
+
+/**
+ * A copy of the document whose object schemas admit no property they do not declare. The
+ * published answers are open (clients must ignore unknown fields, the compatibility policy);
+ * tests that check what this API itself sends, or its examples, validate against this copy
+ * instead, so an undeclared field is still caught.
+ */
+export function closedDocument(): Record<string, any> {
+  const copy = structuredClone(openApiDocument());
+  const close = (schema: unknown) =>
+    walkSchema(schema, (node) => {
+      if (node.properties && !('additionalProperties' in node)) node.additionalProperties = false;
+    });
+  const closeContent = (content: Record<string, { schema?: unknown }> | undefined) => Object.values(content ?? {}).forEach((media) => close(media.schema));
+  Object.values(copy.components.schemas).forEach(close);
+  Object.values(copy.components.responses as Record<string, { content?: Record<string, { schema?: unknown }> }>).forEach((r) => closeContent(r.content));
+  for (const item of Object.values(copy.paths as Record<string, Record<string, any>>)) {
+    for (const operation of Object.values(item)) {
+      closeContent(operation.requestBody?.content);
+      for (const response of Object.values(operation.responses as Record<string, { content?: Record<string, { schema?: unknown }> }>)) closeContent(response.content);
+    }
+  }
+  return copy;
 }

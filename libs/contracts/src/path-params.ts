@@ -9,9 +9,9 @@ import { Id } from './queues';
 export const IssueKey = z.string().min(1).max(100);
 
 export const PATH_PARAMETERS = {
-  key: IssueKey.meta({ description: 'An issue key such as `WEB-12` (queue key, case-insensitive, then the number).', examples: ['WEB-12'] }),
-  queue_id: Id.meta({ description: 'A queue id.', examples: [3] }),
-  user_id: Id.meta({ description: 'A user id.', examples: [7] }),
-  dashboard_id: Id.meta({ description: 'A dashboard id.', examples: [2] }),
+  key: IssueKey.meta({ description: 'An issue key such as `WEB-1`: the queue key (case-insensitive), a dash and the issue\'s number in the queue.', examples: ['WEB-1'] }),
+  queue_id: Id.meta({ description: 'A queue id (an integer from 1 to 2147483647).', examples: [1] }),
+  user_id: Id.meta({ description: 'A user id of the caller\'s workspace (an integer from 1 to 2147483647).', examples: [2] }),
+  dashboard_id: Id.meta({ description: 'A dashboard id (an integer from 1 to 2147483647).', examples: [1] }),
 } as const;
 export type PathParam = keyof typeof PATH_PARAMETERS;

@@ -39,16 +39,19 @@ export type ProblemCode = keyof typeof PROBLEM_CODES;
 /** `type` of a problem: a stable URI per code. */
 export const problemType = (code: ProblemCode) => `https://tracker.dev/problems/${code.replace(/_/g, '-')}`;
 
-export const FieldError = z.object({ path: z.string(), message: z.string() });
+export const FieldError = z.object({
+  path: z.string().meta({ description: 'What failed: the dotted path of a body field (`title`, `widgets.0.filters.queue_ids`), the name of a path, query or header parameter (`key`, `limit`, `Idempotency-Key`), or `(body)` for the body as a whole.' }),
+  message: z.string().meta({ description: 'What is wrong with it, for humans.' }),
+});
 
 /** The exact problem body of one code; `extra` adds the fields that code carries. */
 export const problemOf = <const C extends ProblemCode, E extends z.ZodRawShape = {}>(code: C, extra?: E) =>
   z.strictObject({
-    type: z.literal(problemType(code)),
-    title: z.literal(PROBLEM_CODES[code].title),
-    status: z.literal(PROBLEM_CODES[code].status),
-    detail: z.string(),
-    code: z.literal(code),
+    type: z.literal(problemType(code)).meta({ description: 'A URI naming the problem type, one per `code` (RFC 9457).' }),
+    title: z.literal(PROBLEM_CODES[code].title).meta({ description: 'A short, fixed summary of the problem type.' }),
+    status: z.literal(PROBLEM_CODES[code].status).meta({ description: 'The HTTP status of the answer.' }),
+    detail: z.string().meta({ description: 'What went wrong in this case, for humans (the wording may change; match on `code`).' }),
+    code: z.literal(code).meta({ description: 'The stable, machine-readable problem code.' }),
     ...((extra ?? {}) as E),
   });
 
@@ -58,16 +61,16 @@ export const Problems = {
   forbidden: problemOf('forbidden'),
   not_found: problemOf('not_found'),
   /** The body carries the issue's current `version`, to re-read and reconsider from. */
-  version_conflict: problemOf('version_conflict', { version: z.number().int().positive() }),
+  version_conflict: problemOf('version_conflict', { version: z.number().int().positive().meta({ description: 'The issue\'s current version: re-read the issue, then reconsider the change.' }) }),
   last_active_admin: problemOf('last_active_admin'),
   queue_key_taken: problemOf('queue_key_taken'),
   /** `If-Match` named another version than the issue's current one, given in the body. */
-  precondition_failed: problemOf('precondition_failed', { version: z.number().int().positive() }),
+  precondition_failed: problemOf('precondition_failed', { version: z.number().int().positive().meta({ description: 'The issue\'s current version: re-read the issue, then reconsider the change.' }) }),
   payload_too_large: problemOf('payload_too_large'),
   bad_request: problemOf('bad_request'),
   request_timeout: problemOf('request_timeout'),
   headers_too_large: problemOf('headers_too_large'),
-  validation_failed: problemOf('validation_failed', { errors: z.array(FieldError).min(1) }),
+  validation_failed: problemOf('validation_failed', { errors: z.array(FieldError).min(1).meta({ description: 'Every failing field, parameter or header, each with what is wrong.' }) }),
   idempotency_key_reused: problemOf('idempotency_key_reused'),
   rate_limited: problemOf('rate_limited'),
   service_unavailable: problemOf('service_unavailable'),

@@ -6,8 +6,8 @@ export const WorkspaceRole = z.enum(['admin', 'member']);
 /** PATCH /users/{user_id} body (spec: UserChanges). Unknown fields are rejected. */
 export const UserChanges = z.strictObject({
   // text(): a NUL character cannot be stored by Postgres and was a 500.
-  name: text(1, 100).meta({ description: 'The user\'s name.', examples: ['Ada Lovelace'] }).optional(),
-  role: WorkspaceRole.meta({ description: 'Workspace role: `admin` (admin of every queue) or `member`.', examples: ['member'] }).optional(),
+  name: text(1, 100).meta({ description: 'The user\'s new name, 1 to 100 characters.', examples: ['Bob Stone'] }).optional(),
+  role: WorkspaceRole.meta({ description: 'The new workspace role: `admin` (admin of every queue) or `member`.', examples: ['member'] }).optional(),
   active: z
     .boolean()
     .meta({ description: '`false` deactivates the user: their tokens stop working at once. `true` reactivates them.', examples: [false] })
@@ -15,18 +15,25 @@ export const UserChanges = z.strictObject({
 });
 export type UserChanges = z.infer<typeof UserChanges>;
 
+const userId = z.number().int().positive();
+
 export const User = z.object({
-  id: z.number().int().positive(),
-  workspace_id: z.number().int().positive(),
-  name: z.string(),
-  role: WorkspaceRole,
-  active: z.boolean(),
-  created_at: z.iso.datetime(),
-  updated_at: z.iso.datetime(),
+  id: userId.meta({ description: 'The user id (what `assignee_id`, `author_id` and the permission paths name).' }),
+  workspace_id: userId.meta({ description: 'The workspace the user belongs to; a user belongs to exactly one.' }),
+  name: z.string().meta({ description: 'The user\'s name.' }),
+  role: WorkspaceRole.meta({ description: 'The workspace role: `admin` (manages users and is admin of every queue) or `member`.' }),
+  active: z.boolean().meta({ description: 'Whether the user may sign in: a deactivated user\'s tokens are refused.' }),
+  created_at: z.iso.datetime().meta({ description: 'When the user was created (UTC).' }),
+  updated_at: z.iso.datetime().meta({ description: 'When the user\'s name, role or activity last changed, or their creation (UTC).' }),
 });
 export type User = z.infer<typeof User>;
 
 export const Me = User.extend({
-  workspace: z.object({ id: z.number().int().positive(), name: z.string() }),
+  workspace: z
+    .object({
+      id: userId.meta({ description: 'The workspace id.' }),
+      name: z.string().meta({ description: 'The workspace name.' }),
+    })
+    .meta({ description: 'The workspace the caller belongs to: everything the token reads and changes is in it.' }),
 });
 export type Me = z.infer<typeof Me>;

@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import path from 'node:path';
-import { API_OPERATIONS, errorCodesOf, EXTENSION_OPERATIONS, ISSUE_READ_LIMITS, openApiDocument, PROBLEM_CODES } from '../src';
+import { API_OPERATIONS, errorCodesOf, EXTENSION_OPERATIONS, HISTORY_FIELDS, HistoryEntry, ISSUE_READ_LIMITS, openApiDocument, PROBLEM_CODES } from '../src';
 
 const doc = openApiDocument();
 const schemas = doc.components.schemas;
@@ -32,6 +32,8 @@ const SPEC_ENDPOINTS = [
 const LIST_ENDPOINTS = ['comments', 'worklogs', 'history', 'links', 'subtasks'].map((list) => `GET /api/v1/issues/{key}/${list}`);
 const CREATIONS = ['POST /api/v1/queues', 'POST /api/v1/issues', 'POST /api/v1/issues/{key}/comments', 'POST /api/v1/issues/{key}/worklogs', 'POST /api/v1/dashboards'];
 
+const REQUEST_SCHEMA_NAMES = ['QueueCreate', 'QueueSettings', 'QueuePermissionInput', 'UserChanges', 'IssueCreate', 'IssueUpdate', 'CommentCreate', 'WorklogCreate', 'Filters', 'Widget', 'DashboardInput'];
+
 const documented = () =>
   Object.entries(doc.paths as Record<string, Record<string, any>>).flatMap(([p, item]) =>
     Object.entries(item).map(([method, operation]) => ({ name: `${method.toUpperCase()} ${p}`, operation })),
@@ -47,11 +49,21 @@ function validateOpenApi(document: unknown): Promise<{ valid: boolean; version: 
 }
 
 describe('the OpenAPI document', () => {
-  test('when validated against the OpenAPI schemas, then it is a valid 3.1 document of version 1.0.0', async () => {
+  test('when validated against the OpenAPI schemas, then it is a valid 3.1 document of version 1.1.0', async () => {
     const result = await validateOpenApi(doc);
     expect(result).toEqual({ valid: true, version: '3.1', errors: null });
     expect(doc.openapi).toBe('3.1.0');
-    expect(doc.info.version).toBe('1.0.0');
+    expect(doc.info.version).toBe('1.1.0');
+  });
+
+  test('then info names the contact, an SPDX license and the compatibility policy of 1.x', () => {
+    expect(doc.info.contact).toEqual({ name: 'Tracker team', url: 'https://tracker.dev' });
+    expect(doc.info.license).toEqual({ name: 'Apache 2.0', identifier: 'Apache-2.0' });
+    expect(doc.info.description).toMatch(/\*\*Compatibility\.\*\* Within 1\.x/);
+    expect(doc.info.description).toMatch(/answers may gain fields/);
+    expect(doc.info.description).toMatch(/new optional request fields, new operations and new problem codes/);
+    expect(doc.info.description).toMatch(/must ignore answer fields they do not know/);
+    expect(doc.info.description).toMatch(/Nothing is removed or renamed within 1\.x/);
   });
 
   test('when a document is broken, then the validator says so', async () => {
@@ -134,11 +146,11 @@ describe('the OpenAPI document', () => {
     expect(schemas.VersionConflictProblem.required).toContain('version');
   });
 
-  test('then every problem body is exact: its code, status, title and type fixed, no other fields', () => {
+  test('then every problem body is exact: its code, status, title and type fixed (and open to fields added within 1.x)', () => {
     for (const [code, { status, title }] of Object.entries(PROBLEM_CODES)) {
       const name = `${code.split('_').map((w) => w[0]!.toUpperCase() + w.slice(1)).join('')}Problem`;
       const schema = schemas[name];
-      expect(schema.additionalProperties).toBe(false);
+      expect(schema.additionalProperties).toBeUndefined();
       expect(schema.properties.code.const).toBe(code);
       expect(schema.properties.status.const).toBe(status);
       expect(schema.properties.title.const).toBe(title);
@@ -179,21 +191,197 @@ describe('the OpenAPI document', () => {
     expect(doc.paths['/api/v1/issues/search'].post.responses['200'].content['application/json'].schema.maxItems).toBe(2000);
   });
 
-  test('then request bodies reject unknown fields and fill defaults, and answers fix their fields', () => {
-    for (const name of ['QueueCreate', 'QueueSettings', 'QueuePermissionInput', 'UserChanges', 'IssueCreate', 'IssueUpdate', 'CommentCreate', 'WorklogCreate', 'Filters', 'Widget', 'DashboardInput']) {
-      expect([name, schemas[name].additionalProperties]).toEqual([name, false]);
-    }
+  test('then request bodies reject unknown fields and state their defaults in words, and answers are open and require their fields', () => {
+    for (const name of REQUEST_SCHEMA_NAMES) expect([name, schemas[name].additionalProperties]).toEqual([name, false]);
     expect(schemas.IssueCreate.required).toEqual(['queue_id', 'title']);
-    expect(schemas.IssueCreate.properties.priority.default).toBe('normal');
+    expect(schemas.IssueCreate.properties.priority.description).toContain('Default: `"normal"`.');
+    expect(schemas.Filters.properties.mine.description).toContain('Default: `false`.');
+    expect(schemas.Widget.properties.filters.description).toContain('Default: `{}`.');
     expect(schemas.IssueUpdate.required).toBeUndefined();
+    // openapi-typescript (default options) makes a property with `default` required: none in the document.
+    expect(JSON.stringify(schemas)).not.toMatch(/"default":/);
     for (const name of ['Me', 'User', 'Queue', 'Status', 'Issue', 'IssueSummary', 'IssueDetails', 'Comment', 'Worklog', 'CommentPage', 'HistoryPage', 'Dashboard', 'StatisticsResult', 'QueuePermissions', 'QueuePermission']) {
-      expect([name, schemas[name].additionalProperties]).toEqual([name, false]);
+      expect([name, schemas[name].additionalProperties, schemas[name].required.length]).toEqual([name, undefined, Object.keys(schemas[name].properties).length]);
     }
+    const answerSchemas = Object.keys(schemas).filter((name) => !REQUEST_SCHEMA_NAMES.includes(name));
+    expect(answerSchemas.filter((name) => JSON.stringify(schemas[name]).includes('"additionalProperties":false'))).toEqual([]);
   });
 
   test('then every $ref names a component that exists', () => {
     const refs = [...JSON.stringify(doc).matchAll(/"\$ref":"#\/components\/(\w+)\/([\w-]+)"/g)];
     expect(refs.length).toBeGreaterThan(50);
     for (const [, kind, name] of refs) expect([kind, name, doc.components[kind!]?.[name!]]).toEqual([kind, name, expect.anything()]);
+  });
+});
+
+/** Every schema inside `schema`, with where it is. */
+function schemaNodes(schema: any, at: string, out: Array<[string, any]> = []): Array<[string, any]> {
+  if (!schema || typeof schema !== 'object') return out;
+  out.push([at, schema]);
+  for (const [name, child] of Object.entries(schema.properties ?? {})) schemaNodes(child, `${at}.${name}`, out);
+  if (schema.items) schemaNodes(schema.items, `${at}[]`, out);
+  for (const key of ['anyOf', 'oneOf', 'allOf']) (schema[key] ?? []).forEach((child: unknown, i: number) => schemaNodes(child, `${at}|${i}`, out));
+  return out;
+}
+
+const resolveRef = (object: any) => (object?.$ref ? String(object.$ref).split('/').slice(1).reduce((o: any, k: string) => o[k], doc) : object);
+const operations = () => documented().map(({ name, operation }) => ({ name, operation, api: API_OPERATIONS.find((o) => o.operationId === operation.operationId)! }));
+const responsesOf = (operation: any) => Object.entries(operation.responses as Record<string, any>).map(([status, r]) => [status, resolveRef(r)] as const);
+
+describe('the OpenAPI document explains itself', () => {
+  test('then every component schema has a description, and so has every property at any depth', () => {
+    const undescribed: string[] = [];
+    let properties = 0;
+    for (const [name, schema] of Object.entries(schemas as Record<string, any>)) {
+      if (!schema.description) undescribed.push(name);
+      for (const [at, node] of schemaNodes(schema, name)) {
+        for (const [property, child] of Object.entries((node.properties ?? {}) as Record<string, any>)) {
+          properties += 1;
+          if (!child.description) undescribed.push(`${at}.${property}`);
+        }
+      }
+    }
+    expect(undescribed).toEqual([]);
+    expect(properties).toBeGreaterThan(300);
+  });
+
+  test('then every inline schema of an operation, every parameter, header, response, operation and tag has a description', () => {
+    const undescribed: string[] = [];
+    for (const { name, operation } of documented()) {
+      if (!operation.description) undescribed.push(name);
+      for (const parameter of (operation.parameters ?? []).map(resolveRef)) if (!parameter.description) undescribed.push(`${name} ${parameter.name}`);
+      for (const [status, response] of responsesOf(operation)) {
+        if (!response.description) undescribed.push(`${name} ${status}`);
+        for (const [header, value] of Object.entries((response.headers ?? {}) as Record<string, any>)) if (!resolveRef(value).description) undescribed.push(`${name} ${status} ${header}`);
+        for (const media of Object.values((response.content ?? {}) as Record<string, any>)) if (!media.schema.$ref && !media.schema.description) undescribed.push(`${name} ${status} schema`);
+      }
+      if (operation.requestBody && !operation.requestBody.description) undescribed.push(`${name} request body`);
+    }
+    for (const tag of doc.tags) if (!tag.description) undescribed.push(`tag ${tag.name}`);
+    expect(undescribed).toEqual([]);
+    expect(doc.tags.map((t: any) => t.name).sort()).toEqual([...new Set(API_OPERATIONS.map((o) => o.tag))].sort());
+  });
+
+  test('then only the response components some operation uses are published', () => {
+    const text = JSON.stringify(doc.paths);
+    for (const name of Object.keys(doc.components.responses)) expect([name, text.includes(`"#/components/responses/${name}"`)]).toEqual([name, true]);
+    expect(doc.components.responses.StatisticsUnavailable).toBeUndefined();
+  });
+
+  test('then answers are application/json and problems application/problem+json, without a charset', () => {
+    const types = new Set<string>();
+    for (const { operation } of documented()) {
+      for (const [status, response] of responsesOf(operation)) {
+        for (const type of Object.keys(response.content ?? {})) types.add(`${status.startsWith('2') ? '2xx' : 'error'} ${type}`);
+      }
+    }
+    expect([...types].sort()).toEqual(['2xx application/json', 'error application/problem+json']);
+  });
+});
+
+describe('HistoryEntry', () => {
+  test('then `field` is one of the fields history records or "created", and `from`/`to` are typed, null included', () => {
+    expect(schemas.HistoryEntry.properties.field).toMatchObject({ type: 'string', enum: [...HISTORY_FIELDS] });
+    expect(HISTORY_FIELDS).toEqual(['created', 'title', 'description', 'status_id', 'position', 'assignee_id', 'parent_id', 'priority', 'type', 'labels', 'due_date', 'estimate_minutes']);
+    for (const side of ['from', 'to']) {
+      expect(schemas.HistoryEntry.properties[side].anyOf).toEqual([{ type: 'string' }, { type: 'number' }, { type: 'array', items: { type: 'string' } }, { type: 'null' }]);
+    }
+  });
+
+  test('when the service answers an entry of any recorded field, then it validates, and an unknown field or value type does not', () => {
+    const entry = (field: string, from: unknown, to: unknown) => ({ field, from, to, from_truncated: false, to_truncated: false, actor_id: 1, at: '2026-11-02T09:00:00.000Z' });
+    for (const valid of [
+      entry('created', null, null),
+      entry('title', 'a', 'b'),
+      entry('status_id', 1, 2),
+      entry('position', 1, 2.5),
+      entry('assignee_id', null, 1),
+      entry('labels', [], ['x']),
+      entry('due_date', '2026-12-31', null),
+    ]) {
+      expect(HistoryEntry.parse(valid)).toEqual(valid);
+    }
+    expect(HistoryEntry.safeParse(entry('spent_minutes', 0, 1)).success).toBe(false);
+    expect(HistoryEntry.safeParse(entry('title', { a: 1 }, 'b')).success).toBe(false);
+  });
+});
+
+describe('the headers and conditional requests of the document', () => {
+  const POSTS = ['createQueue', 'createIssue', 'addComment', 'addWorklog', 'createDashboard', 'searchIssues', 'getStatistics'];
+  const WRITES = ['createQueue', 'createIssue', 'addComment', 'addWorklog', 'createDashboard'];
+  const byId = (id: string) => operations().find((o) => o.operation.operationId === id)!.operation;
+  const headerParameter = (operation: any, name: string) => (operation.parameters ?? []).map(resolveRef).find((p: any) => p.in === 'header' && p.name === name);
+
+  test('then every answer of an authenticated operation declares X-Request-Id, and every success RateLimit-Limit and RateLimit-Remaining', () => {
+    for (const { name, operation, api } of operations()) {
+      for (const [status, response] of responsesOf(operation)) {
+        const headers = Object.fromEntries(Object.entries(response.headers ?? {}).map(([h, v]) => [h, resolveRef(v)]));
+        expect([name, status, headers['X-Request-Id']?.schema?.type]).toEqual([name, status, 'string']);
+        if (status.startsWith('2') && !api.public) expect([name, Object.keys(headers)]).toEqual([name, expect.arrayContaining(['RateLimit-Limit', 'RateLimit-Remaining'])]);
+      }
+    }
+    expect(doc.components.headers['X-Request-Id'].required).toBe(true);
+  });
+
+  test('then exactly the POST operations take an optional Idempotency-Key header, each with its own example', () => {
+    const taking = operations().filter(({ operation }) => headerParameter(operation, 'Idempotency-Key'));
+    expect(taking.map((o) => o.operation.operationId).sort()).toEqual([...POSTS].sort());
+    const examples = taking.map(({ operation }) => headerParameter(operation, 'Idempotency-Key').example);
+    expect(new Set(examples).size).toBe(POSTS.length);
+    for (const { operation } of taking) {
+      expect(headerParameter(operation, 'Idempotency-Key')).toMatchObject({ required: false, schema: { type: 'string', minLength: 1, maxLength: 255 } });
+    }
+  });
+
+  test('then the five writes replay with Idempotent-Replayed on their 201 and answer 422 idempotency_key_reused; search and statistics do not', () => {
+    for (const id of WRITES) {
+      const operation = byId(id);
+      expect([id, operation.responses['201'].headers['Idempotent-Replayed']]).toEqual([id, { $ref: '#/components/headers/Idempotent-Replayed' }]);
+      const problems = operation.responses['422'].content['application/problem+json'].schema.oneOf.map((r: any) => r.$ref);
+      expect([id, problems]).toEqual([id, ['#/components/schemas/ValidationFailedProblem', '#/components/schemas/IdempotencyKeyReusedProblem']]);
+      expect(headerParameter(operation, 'Idempotency-Key').description).toMatch(/24 hours.*same request \(method, path and JSON body\).*Idempotent-Replayed: true.*idempotency_key_reused.*Refusals are not stored.*per workspace and user/);
+    }
+    expect(doc.components.headers['Idempotent-Replayed']).toMatchObject({ schema: { type: 'string', enum: ['true', 'false'] } });
+    expect(doc.components.headers['Idempotent-Replayed'].required).toBeUndefined();
+    for (const id of ['searchIssues', 'getStatistics']) {
+      expect([id, byId(id).responses['422']]).toEqual([id, { $ref: '#/components/responses/ValidationFailed' }]);
+      expect(headerParameter(byId(id), 'Idempotency-Key').description).toMatch(/without effect/);
+    }
+  });
+
+  test('then getIssue answers an ETag, takes If-None-Match and may answer 304 without a body', () => {
+    const operation = byId('getIssue');
+    expect(operation.responses['200'].headers.ETag).toEqual({ $ref: '#/components/headers/ETag' });
+    expect(headerParameter(operation, 'If-None-Match')).toMatchObject({ required: false, example: '"0-0000000000000000"' });
+    expect(operation.responses['304'].content).toBeUndefined();
+    expect(operation.responses['304'].headers.ETag).toEqual({ $ref: '#/components/headers/ETag' });
+    const etag = new RegExp(doc.components.headers.ETag.schema.pattern);
+    expect(['"1-0123456789abcdef"', '"12-ffffffffffffffff"'].every((t) => etag.test(t))).toBe(true);
+    expect(['"0-0123456789abcdef"', '"1-0123456789ABCDEF"', 'W/"1-0123456789abcdef"', '1-0123456789abcdef'].some((t) => etag.test(t))).toBe(false);
+  });
+
+  test('then updateIssue answers an ETag, takes If-Match and may answer 412 precondition_failed with the current version, beside 409', () => {
+    const operation = byId('updateIssue');
+    expect(operation.responses['200'].headers.ETag).toEqual({ $ref: '#/components/headers/ETag' });
+    expect(headerParameter(operation, 'If-Match')).toMatchObject({ required: false, example: '*' });
+    expect(headerParameter(operation, 'If-Match').description).toMatch(/version parts are compared.*`\*` matches.*weak tag .* never matches/);
+    expect(operation.responses['412']).toEqual({ $ref: '#/components/responses/PreconditionFailed' });
+    expect(operation.responses['409']).toEqual({ $ref: '#/components/responses/VersionConflict' });
+    expect(schemas.PreconditionFailedProblem.required).toContain('version');
+  });
+
+  test('then a search answers X-Total-Count and X-Truncated, and the deprecated Search-Truncated', () => {
+    const headers = byId('searchIssues').responses['200'].headers;
+    const resolved = (name: string) => resolveRef(headers[name]);
+    expect(resolved('X-Total-Count')).toMatchObject({ required: true, schema: { type: 'integer', minimum: 0, maximum: 2000 } });
+    expect(resolved('X-Truncated')).toMatchObject({ required: true, schema: { type: 'string', enum: ['true', 'false'] } });
+    expect(resolved('Search-Truncated')).toMatchObject({ deprecated: true, schema: { type: 'string', enum: ['true', 'false'] } });
+  });
+
+  test('then the filters say an empty id list selects nothing, and statistics how truncation counts', () => {
+    for (const list of ['queue_ids', 'status_ids', 'assignee_ids']) expect(schemas.Filters.properties[list].description).toMatch(/An empty list selects nothing/);
+    expect(schemas.Filters.properties.label.description).toMatch(/case-sensitively/);
+    expect(byId('getStatistics').description).toMatch(/`total` still counts every match, while `progress`, `time`, `queues` and `assignees` count the 2000/);
+    expect(byId('searchIssues').description).toMatch(/X-Total-Count.*X-Truncated/);
   });
 });

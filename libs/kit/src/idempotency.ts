@@ -11,7 +11,8 @@ import { prepared, type Sql } from './postgres';
  * `Idempotency-Key` claims the key in the write's own transaction and stores its answer
  * there too, so the write and the record of it commit or vanish together:
  * - a repeat (same caller, key and request) within IDEMPOTENCY.replayHours gets the stored
- *   answer again, with `Idempotent-Replayed: true`, and writes nothing;
+ *   answer again, with `Idempotent-Replayed: true`, and writes nothing (the write's own
+ *   answer says `false`);
  * - a concurrent repeat waits on the claimed key (the primary key's row lock) until the
  *   first commits, then replays its answer; if the first rolled back, it writes itself;
  * - the same key with another request is 422 `idempotency_key_reused`;
@@ -165,6 +166,7 @@ export async function answerOnce<R>(
     if (earlier) return replay(res, earlier);
     let answer: StoredAnswer | undefined;
     const result = await write({ request, answer: (r) => (answer = { status: how.status, body: JSON.stringify(how.render(r)) }) });
+    res.setHeader(IDEMPOTENT_REPLAYED_HEADER, 'false');
     sendJsonText(res.status(how.status), answer?.body ?? JSON.stringify(how.render(result)));
   } catch (error) {
     if (error instanceof IdempotentReplay) return replay(res, error.stored);

@@ -1,12 +1,15 @@
 import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
-import { API_OPERATIONS, openApiDocument, PROBLEM_CODES, type ApiOperation } from '@tracker/contracts';
+import { API_OPERATIONS, closedDocument, openApiDocument, PROBLEM_CODES, type ApiOperation } from '@tracker/contracts';
 
 /**
  * Checks an answer against the published OpenAPI document: the operation's documented
  * answer for that status, with its schema. An answer to a path or method no operation
  * serves must be one of the documented problem bodies. End-to-end tests run every answer
  * they receive through this, so the document cannot drift from what the system sends.
+ * The published answer schemas are open (clients must ignore fields added within 1.x); the
+ * check validates against closedDocument(), which admits no undeclared field, so an answer
+ * carrying one is still caught.
  */
 export interface UndocumentedAnswer {
   operation: string;
@@ -22,7 +25,7 @@ function validatorFor(pointer: string): ValidateFunction {
   if (!ajv) {
     ajv = new Ajv2020({ strict: false, allErrors: true });
     addFormats(ajv);
-    ajv.addSchema(structuredClone(openApiDocument()), DOC_ID);
+    ajv.addSchema(closedDocument(), DOC_ID);
   }
   let validate = compiled.get(pointer);
   if (!validate) {
@@ -48,7 +51,10 @@ export function operationFor(method: string, path: string): ApiOperation | undef
   return MATCHERS.find((m) => m.operation.method === method.toLowerCase() && m.pattern.test(pathname))?.operation;
 }
 
-/** The JSON pointer of the schema that documents `status` of `operation`, or null when it is not documented. */
+/**
+ * The JSON pointer of the schema that documents `status` of `operation`; `''` when that
+ * status is documented without a body (304); null when it is not documented.
+ */
 function responseSchemaPointer(operation: ApiOperation, status: number, contentType: string): string | null {
   const doc = openApiDocument();
   const base = `/paths/${escape(operation.path)}/${operation.method}/responses/${status}`;
@@ -59,6 +65,7 @@ function responseSchemaPointer(operation: ApiOperation, status: number, contentT
     response = doc.components.responses[name];
     pointer = `/components/responses/${escape(name)}`;
   }
+  if (response && !response.content && !contentType) return '';
   if (!response?.content?.[contentType]) return null;
   return `${pointer}/content/${escape(contentType)}/schema`;
 }
@@ -73,6 +80,10 @@ export function checkDocumentedAnswer(method: string, path: string, status: numb
   let pointer: string | null;
   if (operation) {
     pointer = responseSchemaPointer(operation, status, type);
+    if (pointer === '') {
+      const empty = body === undefined || body === null || body === '' || (typeof body === 'object' && Object.keys(body as object).length === 0);
+      return empty ? null : { operation: label, status, problems: [`status ${status} is documented without a body`] };
+    }
     if (!pointer) return { operation: label, status, problems: [`status ${status} with ${type || 'no content type'} is not documented for this operation`] };
   } else {
     const code = (body as { code?: string } | null)?.code;

@@ -1,4 +1,4 @@
-import { API_OPERATIONS, OPENAPI_PATH, openApiDocument, PROBLEM_CODES } from '@tracker/contracts';
+import { API_OPERATIONS, API_VERSION, OPENAPI_PATH, openApiDocument, PROBLEM_CODES } from '@tracker/contracts';
 import { errorCatalog, serve, type RunningServer } from '@tracker/kit';
 import { documentedRoutes, publicRoutes, testRedisUrl } from '@tracker/testing';
 import { createGateway, type Gateway } from '../src/app';
@@ -33,7 +33,7 @@ describe('the gateway and the OpenAPI document', () => {
     expect(response.headers.get('content-type')).toBe('application/json');
     const body = (await response.json()) as { info: { version: string } };
     expect(body).toEqual(openApiDocument());
-    expect(body.info.version).toBe('1.0.0');
+    expect(body.info.version).toBe(API_VERSION);
   });
 
   test('when another method is sent to the document path without a token, then 401 as for any other path', async () => {

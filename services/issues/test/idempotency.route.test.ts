@@ -23,13 +23,21 @@ describe('POST /api/v1/issues with Idempotency-Key', () => {
     const first = await h.call('POST', '/api/v1/issues', { as: writer, body, headers: keyed(key) });
     const again = await h.call('POST', '/api/v1/issues', { as: writer, body, headers: keyed(key) });
     expect(first.status).toBe(201);
-    expect(first.headers.get('idempotent-replayed')).toBeNull();
+    expect(first.headers.get('idempotent-replayed')).toBe('false');
     expect(again.status).toBe(201);
     expect(again.headers.get('idempotent-replayed')).toBe('true');
     expect(again.headers.get('content-type')).toBe('application/json');
     expect(again.body).toEqual(first.body);
     expect(await countWhere('issues WHERE queue_id = $1', [queue.id])).toBe(1);
     expect((await h.outbox('issue', first.body.id)).map((e) => e.type)).toEqual(['issue.created']);
+  });
+
+  test('when a POST carries no key, then its answer has no Idempotent-Replayed header and no key is stored', async () => {
+    const { queue, writer } = await h.writableQueue();
+    const res = await h.call('POST', '/api/v1/issues', { as: writer, body: { queue_id: queue.id, title: 'Keyless' } });
+    expect(res.status).toBe(201);
+    expect(res.headers.get('idempotent-replayed')).toBeNull();
+    expect(await countWhere('idempotent_requests WHERE user_id = $1', [writer.id])).toBe(0);
   });
 
   test('when the repeat sends the same fields in another order, then it is the same request and is replayed', async () => {
@@ -72,7 +80,7 @@ describe('POST /api/v1/issues with Idempotency-Key', () => {
     const first = await h.call('POST', '/api/v1/issues', { as: writer, body, headers: keyed(key) });
     const theirs = await h.call('POST', '/api/v1/issues', { as: other, body, headers: keyed(key) });
     expect([first.status, theirs.status]).toEqual([201, 201]);
-    expect(theirs.headers.get('idempotent-replayed')).toBeNull();
+    expect(theirs.headers.get('idempotent-replayed')).toBe('false');
     expect(theirs.body.id).not.toBe(first.body.id);
     expect(theirs.body.created_by).toBe(other.id);
   });
@@ -87,7 +95,7 @@ describe('POST /api/v1/issues with Idempotency-Key', () => {
     h.grant(reader, queue.id, 'read-write');
     const retried = await h.call('POST', '/api/v1/issues', { as: reader, body, headers: keyed(key) });
     expect(retried.status).toBe(201);
-    expect(retried.headers.get('idempotent-replayed')).toBeNull();
+    expect(retried.headers.get('idempotent-replayed')).toBe('false');
     expect(await countWhere('idempotent_requests WHERE user_id = $1', [reader.id])).toBe(1);
     void writer;
   });
@@ -111,7 +119,7 @@ describe('POST /api/v1/issues with Idempotency-Key', () => {
     await h.schema.query(`UPDATE idempotent_requests SET created_at = now() - interval '25 hours' WHERE key = $1`, [key]);
     const later = await h.call('POST', '/api/v1/issues', { as: writer, body, headers: keyed(key) });
     expect(later.status).toBe(201);
-    expect(later.headers.get('idempotent-replayed')).toBeNull();
+    expect(later.headers.get('idempotent-replayed')).toBe('false');
     expect(later.body.id).not.toBe(first.body.id);
     expect(await countWhere('idempotent_requests WHERE key = $1', [key])).toBe(1);
   });

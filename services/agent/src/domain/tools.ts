@@ -67,7 +67,14 @@ const REFUSALS: Partial<Record<ProblemCode, string>> = {
   last_active_admin: '409 `last_active_admin`: the workspace would have no active admin left',
   queue_key_taken: '409 `queue_key_taken`: the workspace has a queue with this key already',
   statistics_unavailable: '503 `statistics_unavailable`: statistics are briefly unavailable, retry after a few seconds',
+  idempotency_key_reused: '422 `idempotency_key_reused`: this idempotency_key was used within 24 hours for a different write; use a new key for a new write',
 };
+
+/**
+ * Refusals a tool cannot meet: `precondition_failed` answers an `If-Match` header, which
+ * no tool sends (update_issue guards with `version` in its arguments instead).
+ */
+export const REFUSALS_WITHOUT_TOOL_CAUSE: readonly ProblemCode[] = ['precondition_failed'];
 
 export const SEARCH_DEFAULT_LIMIT = 50;
 
@@ -118,6 +125,19 @@ const jsonSchema = (schema: z.ZodType, io: 'input' | 'output') =>
  * says the same to every client and validator, and tool definitions are read into an
  * agent's context: without the patterns tools/list is 62 KB instead of 73.
  */
+/**
+ * An output schema checks a result; an agent reads the tool's description and the input
+ * schema to decide. Without the property descriptions (the REST document keeps them)
+ * tools/list stays about 80 KB instead of 112. A string `description` is the keyword; a
+ * property named `description` is an object and stays.
+ */
+function withoutDescriptions(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(withoutDescriptions);
+  if (!schema || typeof schema !== 'object') return schema;
+  const entries = Object.entries(schema).filter(([key, value]) => !(key === 'description' && typeof value === 'string'));
+  return Object.fromEntries(entries.map(([key, value]) => [key, withoutDescriptions(value)]));
+}
+
 function withoutFormatPatterns(schema: unknown): unknown {
   if (Array.isArray(schema)) return schema.map(withoutFormatPatterns);
   if (!schema || typeof schema !== 'object') return schema;
@@ -127,6 +147,7 @@ function withoutFormatPatterns(schema: unknown): unknown {
 
 function describe(row: ToolRow, operation: ApiOperation): string {
   const refusals = [...(operation.errors ?? []), ...(operation.service === 'statistics' ? ['statistics_unavailable' as const] : [])]
+    .filter((code) => !REFUSALS_WITHOUT_TOOL_CAUSE.includes(code))
     .map((code) => REFUSALS[code])
     .filter(Boolean);
   refusals.push('422 `validation_failed`: invalid arguments, each listed in `errors`; nothing was changed');
@@ -184,7 +205,7 @@ function buildTool(row: ToolRow): Tool {
       title: row.title,
       description: describe(row, operation),
       inputSchema: jsonSchema(args, 'input'),
-      outputSchema: jsonSchema(output, 'output'),
+      outputSchema: withoutDescriptions(jsonSchema(output, 'output')) as Record<string, unknown>,
       annotations: annotations(row, operation),
     },
   };

@@ -1,6 +1,8 @@
 import type {
   Comment as CommentJson,
   HistoryEntry as HistoryJson,
+  HistoryField,
+  HistoryValue,
   Issue as IssueJson,
   IssueDetails as IssueDetailsJson,
   IssueLink as LinkJson,
@@ -109,10 +111,11 @@ export const worklogJson = (w: WorklogRecord): WorklogJson => ({
   created_at: w.createdAt.toISOString(),
 });
 
+// History rows hold only the fields diffIssue records and their JSON values (history.rules.ts).
 const historyJson = (h: HistoryRecord): HistoryJson => ({
-  field: h.field,
-  from: h.from,
-  to: h.to,
+  field: h.field as HistoryField,
+  from: h.from as HistoryValue,
+  to: h.to as HistoryValue,
   from_truncated: h.fromTruncated,
   to_truncated: h.toTruncated,
   actor_id: h.actorId,
