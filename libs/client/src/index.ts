@@ -53,11 +53,15 @@ export function createTrackerClient(options: TrackerClientOptions): TrackerClien
 }
 
 const RETRY_DELAY_MS = 200;
+/** The longest a retry waits, whatever `Retry-After` says. */
+const MAX_RETRY_WAIT_MS = 10_000;
 
 /**
  * A fetch that gives each POST an Idempotency-Key and sends it again, with the same key,
- * when the connection fails or the answer is 503: the server replays the first answer
- * of a write that did happen (`Idempotent-Replayed: true`) instead of writing twice.
+ * when the connection fails or the answer is 503 (after its `Retry-After`, at most 10 s):
+ * the server replays the first answer of a write that did happen (`Idempotent-Replayed:
+ * true`) instead of writing twice. Other methods are sent once; a cancelled request
+ * (its AbortSignal) is not sent again.
  */
 type Send = (request: Request) => Promise<Response>;
 
@@ -66,13 +70,17 @@ function postsOnce(send: Send, retries: number): Send {
     if (request.method !== 'POST') return send(request);
     if (!request.headers.has('Idempotency-Key')) request.headers.set('Idempotency-Key', randomUUID());
     for (let attempt = 0; ; attempt++) {
+      let waitMs = RETRY_DELAY_MS * 2 ** attempt;
       try {
         const response = await send(request.clone());
         if (response.status !== 503 || attempt >= retries) return response;
+        const retryAfter = Number(response.headers.get('Retry-After'));
+        if (Number.isFinite(retryAfter) && retryAfter > 0) waitMs = Math.max(waitMs, retryAfter * 1000);
+        await response.body?.cancel();
       } catch (error) {
-        if (attempt >= retries) throw error;
+        if (attempt >= retries || request.signal.aborted) throw error;
       }
-      await new Promise((resolve) => setTimeout(resolve, RETRY_DELAY_MS * 2 ** attempt));
+      await new Promise((resolve) => setTimeout(resolve, Math.min(waitMs, MAX_RETRY_WAIT_MS)));
     }
   };
 }

@@ -138,6 +138,49 @@ describe('POSTs of the client', () => {
     expect(seen).toHaveLength(3);
   });
 
+  test('when a 503 says Retry-After: 1, then the retry waits that second', async () => {
+    const seen: unknown[] = [];
+    let first = true;
+    const started = Date.now();
+    const fetch = async (request: Request) => {
+      seen.push(request.headers.get('idempotency-key'));
+      if (!first) return new Response('{}', { status: 201, headers: { 'content-type': 'application/json' } });
+      first = false;
+      return new Response('{}', { status: 503, headers: { 'content-type': 'application/problem+json', 'retry-after': '1' } });
+    };
+    const client = createTrackerClient({ baseUrl: 'http://tracker.test', token: 'trk_test', fetch });
+    const { response } = await client.POST('/api/v1/issues/{key}/comments', { params: { path: { key: 'WEB-1' } }, body: { body: 'hi' } });
+    expect(response.status).toBe(201);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(950);
+    expect(seen).toHaveLength(2);
+    expect(seen[1]).toBe(seen[0]);
+  });
+
+  test('when a request is cancelled by its caller, then it is not sent again', async () => {
+    let sends = 0;
+    const controller = new AbortController();
+    const fetch = async () => {
+      sends += 1;
+      controller.abort();
+      throw new DOMException('aborted', 'AbortError');
+    };
+    const client = createTrackerClient({ baseUrl: 'http://tracker.test', token: 'trk_test', fetch });
+    await expect(client.POST('/api/v1/issues/{key}/comments', { params: { path: { key: 'WEB-1' } }, body: { body: 'hi' }, signal: controller.signal })).rejects.toThrow();
+    expect(sends).toBe(1);
+  });
+
+  test('when a PATCH or a GET is answered 503, then it is not sent again (only POSTs carry a key)', async () => {
+    const methods: string[] = [];
+    const fetch = async (request: Request) => {
+      methods.push(request.method);
+      return new Response('{}', { status: 503, headers: { 'content-type': 'application/problem+json' } });
+    };
+    const client = createTrackerClient({ baseUrl: 'http://tracker.test', token: 'trk_test', fetch });
+    await client.GET('/api/v1/issues/{key}', { params: { path: { key: 'WEB-1' } } });
+    await client.PATCH('/api/v1/issues/{key}', { params: { path: { key: 'WEB-1' } }, body: { title: 'x' } });
+    expect(methods).toEqual(['GET', 'PATCH']);
+  });
+
   test('when a POST is answered 4xx, then it is not sent again', async () => {
     const { seen, post } = fakePosts([422]);
     expect((await post()).response.status).toBe(422);

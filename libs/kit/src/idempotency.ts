@@ -127,7 +127,8 @@ export async function runOnce<R>(client: Sql, once: Once<R> | undefined, write: 
   if (claimed.length === 0) {
     const stored = await storedAnswer(client, once.request);
     if (stored) throw new IdempotentReplay(stored);
-    throw new Error('an idempotency key is held without an answer after its transaction ended');
+    // Cannot come from this code (claim and answer commit together); never a bare 500 for it.
+    throw new AppError('service_unavailable', 'This Idempotency-Key is held by a request without an answer. Retry later.', { headers: { 'Retry-After': '5' } });
   }
   const result = await write();
   const { status, body } = once.answer(result);
@@ -194,11 +195,21 @@ export async function sweepIdempotentRequests(sql: Sql, batch = 1000): Promise<n
 
 /**
  * Sweeps expired keys every `intervalMs` (each replica may: a batch deleted twice is
- * harmless). A failed sweep is logged and tried again next time.
+ * harmless), batch after batch until a batch comes back short, so the table holds about a
+ * day of keys however fast they come; at most `maxBatches` a round, to bound each round's
+ * work. A failed sweep is logged and tried again next time.
  */
-export function keepIdempotentRequestsSwept(sql: Sql, logger: Pick<Logger, 'warn'>, intervalMs = 10 * 60_000): { stop: () => Promise<void> } {
+export function keepIdempotentRequestsSwept(
+  sql: Sql,
+  logger: Pick<Logger, 'warn'>,
+  options: { intervalMs?: number; batch?: number; maxBatches?: number } = {},
+): { stop: () => Promise<void> } {
+  const { intervalMs = 60_000, batch = 1000, maxBatches = 100 } = options;
+  const sweep = async () => {
+    for (let n = 0; n < maxBatches && (await sweepIdempotentRequests(sql, batch)) === batch; n++);
+  };
   const timer = setInterval(() => {
-    sweepIdempotentRequests(sql).catch((err: unknown) => logger.warn({ err }, 'sweeping expired idempotency keys failed; next try later'));
+    sweep().catch((err: unknown) => logger.warn({ err }, 'sweeping expired idempotency keys failed; next try later'));
   }, intervalMs);
   timer.unref();
   return { stop: async () => clearInterval(timer) };

@@ -12,6 +12,17 @@ import { problem, startStatistics, type Member, type StatisticsHarness, type Wor
  */
 const NOW = new Date('2026-06-15T12:00:00Z');
 const SNAPSHOT_AT = new Date('2026-06-15T11:00:00Z');
+
+/** The answer when nothing is selected: every figure zero, nothing cut. */
+const ZERO = {
+  total: 0,
+  truncated: false,
+  as_of: SNAPSHOT_AT.toISOString(),
+  progress: { open: 0, progress: 0, done: 0, total: 0, done_percent: 0 },
+  time: { estimate_minutes: 0, spent_minutes: 0 },
+  queues: [],
+  assignees: [],
+};
 const WORDS = ['falcon', 'harbor', 'quartz', 'meadow', 'lantern'];
 const LABELS = ['red', 'blue', 'green'];
 const DUE = ['2020-01-01', '2026-06-14', '2026-06-15', '2026-06-16', null];
@@ -241,15 +252,7 @@ describe('POST /statistics figures', () => {
 
   test('when a member has no grants, then every figure is zero', async () => {
     const res = await stats(outsider, {});
-    expect(res.body).toEqual({
-      total: 0,
-      truncated: false,
-      as_of: SNAPSHOT_AT.toISOString(),
-      progress: { open: 0, progress: 0, done: 0, total: 0, done_percent: 0 },
-      time: { estimate_minutes: 0, spent_minutes: 0 },
-      queues: [],
-      assignees: [],
-    });
+    expect(res.body).toEqual(ZERO);
   });
 
   test("when an issue's queue has not been replicated yet, then its key is taken from the issue key", async () => {
@@ -274,15 +277,6 @@ describe('POST /statistics figures', () => {
 
 describe('POST /statistics with an empty id list', () => {
   const LISTS = ['queue_ids', 'status_ids', 'assignee_ids'] as const;
-  const ZERO = {
-    total: 0,
-    truncated: false,
-    as_of: SNAPSHOT_AT.toISOString(),
-    progress: { open: 0, progress: 0, done: 0, total: 0, done_percent: 0 },
-    time: { estimate_minutes: 0, spent_minutes: 0 },
-    queues: [],
-    assignees: [],
-  };
   /** The statements that count issues (statisticsSql) run while `during` does. */
   async function countingStatements(during: () => Promise<void>): Promise<number> {
     const query = jest.spyOn(h.service.pool, 'query');

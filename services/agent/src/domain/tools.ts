@@ -67,7 +67,7 @@ const REFUSALS: Partial<Record<ProblemCode, string>> = {
   last_active_admin: '409 `last_active_admin`: the workspace would have no active admin left',
   queue_key_taken: '409 `queue_key_taken`: the workspace has a queue with this key already',
   statistics_unavailable: '503 `statistics_unavailable`: statistics are briefly unavailable, retry after a few seconds',
-  idempotency_key_reused: '422 `idempotency_key_reused`: this idempotency_key was used within 24 hours for a different write; use a new key for a new write',
+  idempotency_key_reused: `422 \`idempotency_key_reused\`: this idempotency_key was used within ${IDEMPOTENCY.replayHours} hours for a different write; use a new key for a new write`,
 };
 
 /**
@@ -121,11 +121,6 @@ const jsonSchema = (schema: z.ZodType, io: 'input' | 'output') =>
   withoutFormatPatterns(z.toJSONSchema(schema, { io, target: 'draft-2020-12', unrepresentable: 'throw' })) as Record<string, unknown>;
 
 /**
- * zod spells out a `format` (date, date-time) as a 200-character `pattern` too. The format
- * says the same to every client and validator, and tool definitions are read into an
- * agent's context: without the patterns tools/list is 62 KB instead of 73.
- */
-/**
  * An output schema checks a result; an agent reads the tool's description and the input
  * schema to decide. Without the property descriptions (the REST document keeps them)
  * tools/list stays about 80 KB instead of 112. A string `description` is the keyword; a
@@ -138,6 +133,11 @@ function withoutDescriptions(schema: unknown): unknown {
   return Object.fromEntries(entries.map(([key, value]) => [key, withoutDescriptions(value)]));
 }
 
+/**
+ * zod spells out a `format` (date, date-time) as a 200-character `pattern` too. The format
+ * says the same to every client and validator, and tool definitions are read into an
+ * agent's context: without the patterns tools/list is 62 KB instead of 73.
+ */
 function withoutFormatPatterns(schema: unknown): unknown {
   if (Array.isArray(schema)) return schema.map(withoutFormatPatterns);
   if (!schema || typeof schema !== 'object') return schema;

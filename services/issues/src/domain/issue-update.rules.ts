@@ -1,20 +1,10 @@
-import type { IssueUpdate } from '@tracker/contracts';
+import { HISTORY_FIELDS, type HistoryField, type IssueUpdate } from '@tracker/contracts';
 import type { FieldChange, IssueFields } from './model';
 
-/** The fields a PATCH may change, in the order their history entries are written. */
-export const PATCHABLE_FIELDS: ReadonlyArray<keyof IssueFields> = [
-  'title',
-  'description',
-  'status_id',
-  'position',
-  'assignee_id',
-  'parent_id',
-  'priority',
-  'type',
-  'labels',
-  'due_date',
-  'estimate_minutes',
-];
+/** The fields a PATCH may change, in the order their history entries are written: the contract's history fields but `created`. */
+export const PATCHABLE_FIELDS: ReadonlyArray<keyof IssueFields> = HISTORY_FIELDS.filter(
+  (field): field is Exclude<HistoryField, 'created'> => field !== 'created',
+);
 
 /** What a PATCH asks for: absent fields stay absent, `null` stays `null` (it clears). */
 export type IssuePatch = Partial<IssueFields>;
