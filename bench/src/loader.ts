@@ -9,6 +9,7 @@
  * A service called directly needs a ticket per request (`ticket`): made here, as the
  * gateway makes it, for the request's own method, path and body.
  */
+import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import autocannon from 'autocannon';
@@ -43,6 +44,8 @@ export interface LoadJob {
    * Ed25519 signature per request, as it costs the gateway on the way through it.
    */
   ticket?: { audience: Signer; user: UserPrincipal };
+  /** Every request carries a new `Idempotency-Key` (a UUID), as the typed client's POSTs do. */
+  idempotencyKeys?: boolean;
 }
 
 export interface LoadResult {
@@ -116,7 +119,7 @@ async function throughput(job: LoadJob): Promise<LoadResult> {
   // (with one request definition it resets the context every time), so the key travels
   // in it from setupRequest to onResponse; with pipelining 1 that is the answered one.
   const shared = rotation(job, 0, 1);
-  const dynamic = Boolean(job.keys?.length || job.bodies?.length || job.ticket);
+  const dynamic = Boolean(job.keys?.length || job.bodies?.length || job.ticket || job.idempotencyKeys);
   const checked = answerTally(job.check);
   const result = await autocannon({
     url: url.origin,
@@ -134,7 +137,8 @@ async function throughput(job: LoadJob): Promise<LoadResult> {
           setupRequest: (req: any, context: any) => {
             const { path, body, key } = shared.next();
             context.key = key;
-            return { ...req, path, body, headers: { ...req.headers, ...ticketHeaders(job, job.method ?? 'GET', path, body) } };
+            const keyed = job.idempotencyKeys ? { 'idempotency-key': randomUUID() } : {};
+            return { ...req, path, body, headers: { ...req.headers, ...keyed, ...ticketHeaders(job, job.method ?? 'GET', path, body) } };
           },
         }),
         ...((dynamic || job.check) && {

@@ -291,7 +291,7 @@ COMMIT;
 `;
   const bodies = q.slice(-WRITE_QUEUES).map((id) => JSON.stringify({ queue_id: id, title: 'Benchmark issue', description: 'made by B3' }));
   const patchIssues = await someIssues(system, 400, 11);
-  const api = { create: [] as number[], patch: [] as number[], createP99: [] as number[], patchP99: [] as number[] };
+  const api = { create: [] as number[], patch: [] as number[], createP99: [] as number[], patchP99: [] as number[], keyed: [] as number[], keyedP99: [] as number[] };
   const sql = { create: [] as number[], patch: [] as number[] };
   // CPU per operation of every process (services, Postgres, Redis, broker, load generator).
   const cpu = cpuTally(CPU_SCOPE);
@@ -300,6 +300,15 @@ COMMIT;
     api.create.push(created.requestsPerSecond);
     api.createP99.push(created.p99);
     if ((created.statusCodes['201'] ?? 0) !== created.total) say(`B3 POST: ${JSON.stringify(created.statusCodes)} errors ${created.errors}`);
+    // The same creation under a new Idempotency-Key each time (the typed client's default): the key's claim and stored answer.
+    const keyed = await cpu.measure(
+      'createKeyed',
+      () => load({ kind: 'throughput', url: `${system.gateway.url}/api/v1/issues`, method: 'POST', headers: token, bodies, idempotencyKeys: true, connections: 20, durationSeconds: SECONDS }),
+      (r) => r.total,
+    );
+    api.keyed.push(keyed.requestsPerSecond);
+    api.keyedP99.push(keyed.p99);
+    if ((keyed.statusCodes['201'] ?? 0) !== keyed.total) say(`B3 POST with a key: ${JSON.stringify(keyed.statusCodes)} errors ${keyed.errors}`);
     const fresh = await system.db.query(`SELECT key, version FROM "${SCHEMAS.issues}".issues WHERE id = ANY($1::int[]) ORDER BY id`, [patchIssues.map((i) => i.id)]);
     const patched = await cpu.measure('patch', () => load({
       kind: 'throughput',
@@ -321,10 +330,13 @@ COMMIT;
   }
   row({ scenario: 'B3 POST /issues', metric: 'req/s (20 conn.)', runs: api.create, ceilingName: 'pgbench same tx', ceiling: median(sql.create), target: '≥ 0.4×', met: (_v, r) => r! >= 0.4 });
   row({ scenario: 'B3 POST /issues', metric: 'p99 ms (20 conn.)', runs: api.createP99, ceilingName: '', ceiling: null, target: '≤ 50 ms', met: (v) => v <= 50 });
+  row({ scenario: 'B3 POST /issues, Idempotency-Key', metric: 'req/s (20 conn.)', runs: api.keyed, ceilingName: 'POST without a key', ceiling: median(api.create), target: '≥ 0.8×', met: (_v, r) => r! >= 0.8 });
+  row({ scenario: 'B3 POST /issues, Idempotency-Key', metric: 'p99 ms (20 conn.)', runs: api.keyedP99, ceilingName: '', ceiling: null, target: '≤ 50 ms', met: (v) => v <= 50 });
   row({ scenario: 'B3 PATCH versioned', metric: 'req/s (20 conn.)', runs: api.patch, ceilingName: 'pgbench same tx', ceiling: median(sql.patch), target: '≥ 0.4×', met: (_v, r) => r! >= 0.4 });
   row({ scenario: 'B3 PATCH versioned', metric: 'p99 ms (20 conn.)', runs: api.patchP99, ceilingName: '', ceiling: null, target: '≤ 50 ms', met: (v) => v <= 50 });
   const cpuNote = (api: string, sql: string) => `${cpu.note(api)}; pgbench: ${cpu.note(sql)}`;
   row({ scenario: 'B3 POST /issues', metric: CPU_METRIC, runs: cpu.runs('create'), ceilingName: 'pgbench, ms per tx', ceiling: median(cpu.runs('sqlCreate')), target: EXPLAINS, met: () => null, note: cpuNote('create', 'sqlCreate') });
+  row({ scenario: 'B3 POST /issues, Idempotency-Key', metric: CPU_METRIC, runs: cpu.runs('createKeyed'), ceilingName: 'POST without a key', ceiling: median(cpu.runs('create')), target: EXPLAINS, met: () => null, note: cpu.note('createKeyed') });
   row({ scenario: 'B3 PATCH versioned', metric: CPU_METRIC, runs: cpu.runs('patch'), ceilingName: 'pgbench, ms per tx', ceiling: median(cpu.runs('sqlPatch')), target: EXPLAINS, met: () => null, note: cpuNote('patch', 'sqlPatch') });
 }
 
