@@ -452,7 +452,7 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
-        /** @description Spec: Queue. A new queue; it starts with the standard statuses. The key is stored upper-case and is unique in the workspace (case-insensitively). */
+        /** @description A new queue; it starts with the standard statuses. The key is stored upper-case and is unique in the workspace (case-insensitively). */
         QueueCreate: {
             /**
              * @description The queue key, prefix of its issue keys: 2 to 12 letters, digits and `_`, starting with a letter; stored upper-case, unique in the workspace (case-insensitively).
@@ -470,7 +470,7 @@ export interface components {
              */
             description?: string;
         };
-        /** @description Spec: QueueSettings. The settings to change; absent ones stay as they are. */
+        /** @description The settings to change; absent ones stay as they are. */
         QueueSettings: {
             /**
              * @description The queue name, 1 to 100 characters.
@@ -483,7 +483,7 @@ export interface components {
              */
             description?: string;
         };
-        /** @description Spec: QueuePermission. The explicit role to grant. */
+        /** @description The explicit role to grant. */
         QueuePermissionInput: {
             /**
              * @description The explicit role on the queue: `read-only`, `read-write` or `admin`.
@@ -492,7 +492,7 @@ export interface components {
              */
             role: "read-only" | "read-write" | "admin";
         };
-        /** @description Spec: UserChanges. The changes to make to a user; absent fields stay as they are. */
+        /** @description The changes to make to a user; absent fields stay as they are. */
         UserChanges: {
             /**
              * @description The user's new name, 1 to 100 characters.
@@ -511,7 +511,7 @@ export interface components {
              */
             active?: boolean;
         };
-        /** @description Spec: IssueCreate. A new issue: only `queue_id` and `title` are needed. `parent_id` names a readable issue of the workspace; `assignee_id` an active user. */
+        /** @description A new issue: only `queue_id` and `title` are needed. `parent_id` names a readable issue of the workspace; `assignee_id` an active user. */
         IssueCreate: {
             /**
              * @description The queue to create the issue in; the caller needs `read-write` or `admin` on it.
@@ -568,7 +568,7 @@ export interface components {
              */
             estimate_minutes?: number;
         };
-        /** @description Spec: IssueUpdate. Send only the fields to change; `null` clears `assignee_id`, `parent_id` or `due_date`. Send `version` (the one last read) to be protected against lost updates: a stale one is 409 `version_conflict`. */
+        /** @description Send only the fields to change; `null` clears `assignee_id`, `parent_id` or `due_date`. Send `version` (the one last read) to be protected against lost updates: a stale one is 409 `version_conflict`. */
         IssueUpdate: {
             /**
              * @description The `version` of the issue as last read. If the issue changed since, nothing is changed and the answer is 409 `version_conflict` with the current version: re-read the issue, then reconsider the change.
@@ -635,7 +635,7 @@ export interface components {
              */
             estimate_minutes?: number;
         };
-        /** @description Spec: Comment. A new comment, authored by the caller. */
+        /** @description A new comment, authored by the caller. */
         CommentCreate: {
             /**
              * @description The comment text, authored by the caller. Naming another issue's key links the two issues.
@@ -643,7 +643,7 @@ export interface components {
              */
             body: string;
         };
-        /** @description Spec: Worklog. Work to record, authored by the caller: 1 to 1440 whole minutes. */
+        /** @description Work to record, authored by the caller: 1 to 1440 whole minutes. */
         WorklogCreate: {
             /**
              * @description Whole minutes of work, 1 to 1440 (a day).
@@ -656,7 +656,7 @@ export interface components {
              */
             description?: string;
         };
-        /** @description Spec: Filters. Selects issues for search, statistics and dashboard widgets. Every filter given narrows the set (AND). An empty id list (`queue_ids`, `status_ids`, `assignee_ids`) selects nothing, an absent one does not filter; a null `search`, `priority`, `category` or `label`, a false `mine` or `overdue` and a blank search do not filter either. At most 2000 issues are used. */
+        /** @description Selects issues for search, statistics and dashboard widgets. Every filter given narrows the set (AND). An empty id list (`queue_ids`, `status_ids`, `assignee_ids`) selects nothing, an absent one does not filter; a null `search`, `priority`, `category` or `label`, a false `mine` or `overdue` and a blank search do not filter either. At most 2000 issues are used. */
         Filters: {
             /**
              * @description Free text matched as words in the key, title, description and comments; at most 500 characters. Empty, blank or null does not filter.
@@ -714,7 +714,7 @@ export interface components {
              */
             label?: string | null;
         };
-        /** @description Spec: Widget. A widget of a dashboard: what to show of the issues its filters select. */
+        /** @description A widget of a dashboard: what to show of the issues its filters select. */
         Widget: {
             /**
              * @description What the widget shows of the issues its filters select (the server stores it, clients draw it): `stats` (the statistics), `issues` (the issues, as search finds them), `statuses` (counts by status category), `queues` (counts by queue), `time` (estimated and recorded minutes) or `assignees` (counts by assignee).
@@ -730,7 +730,7 @@ export interface components {
             /** @description The filters selecting the issues the widget shows, as for search and statistics; absent: the empty filter (no filter). Default: `{}`. */
             filters?: components["schemas"]["Filters"];
         };
-        /** @description Spec: Dashboard. At most 30 widgets, whose filters name at most 1000 ids and whose titles, searches and labels hold at most 4000 characters, all together. */
+        /** @description At most 30 widgets, whose filters name at most 1000 ids and whose titles, searches and labels hold at most 4000 characters, all together. */
         DashboardInput: {
             /**
              * @description The dashboard name, 1 to 500 characters.
@@ -2304,7 +2304,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        /** @description Spec: UserChanges. The changes to make to a user; absent fields stay as they are. */
+        /** @description The changes to make to a user; absent fields stay as they are. */
         requestBody: {
             content: {
                 /**
@@ -2448,7 +2448,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        /** @description Spec: Queue. A new queue; it starts with the standard statuses. The key is stored upper-case and is unique in the workspace (case-insensitively). */
+        /** @description A new queue; it starts with the standard statuses. The key is stored upper-case and is unique in the workspace (case-insensitively). */
         requestBody: {
             content: {
                 /**
@@ -2559,7 +2559,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        /** @description Spec: QueueSettings. The settings to change; absent ones stay as they are. */
+        /** @description The settings to change; absent ones stay as they are. */
         requestBody: {
             content: {
                 /**
@@ -2835,7 +2835,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        /** @description Spec: QueuePermission. The explicit role to grant. */
+        /** @description The explicit role to grant. */
         requestBody: {
             content: {
                 /**
@@ -2954,7 +2954,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        /** @description Spec: IssueCreate. A new issue: only `queue_id` and `title` are needed. `parent_id` names a readable issue of the workspace; `assignee_id` an active user. */
+        /** @description A new issue: only `queue_id` and `title` are needed. `parent_id` names a readable issue of the workspace; `assignee_id` an active user. */
         requestBody: {
             content: {
                 /**
@@ -3054,7 +3054,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        /** @description Spec: Filters. Selects issues for search, statistics and dashboard widgets. Every filter given narrows the set (AND). An empty id list (`queue_ids`, `status_ids`, `assignee_ids`) selects nothing, an absent one does not filter; a null `search`, `priority`, `category` or `label`, a false `mine` or `overdue` and a blank search do not filter either. At most 2000 issues are used. */
+        /** @description Selects issues for search, statistics and dashboard widgets. Every filter given narrows the set (AND). An empty id list (`queue_ids`, `status_ids`, `assignee_ids`) selects nothing, an absent one does not filter; a null `search`, `priority`, `category` or `label`, a false `mine` or `overdue` and a blank search do not filter either. At most 2000 issues are used. */
         requestBody: {
             content: {
                 /**
@@ -3334,7 +3334,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        /** @description Spec: IssueUpdate. Send only the fields to change; `null` clears `assignee_id`, `parent_id` or `due_date`. Send `version` (the one last read) to be protected against lost updates: a stale one is 409 `version_conflict`. */
+        /** @description Send only the fields to change; `null` clears `assignee_id`, `parent_id` or `due_date`. Send `version` (the one last read) to be protected against lost updates: a stale one is 409 `version_conflict`. */
         requestBody: {
             content: {
                 /**
@@ -3488,7 +3488,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        /** @description Spec: Comment. A new comment, authored by the caller. */
+        /** @description A new comment, authored by the caller. */
         requestBody: {
             content: {
                 /**
@@ -3627,7 +3627,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        /** @description Spec: Worklog. Work to record, authored by the caller: 1 to 1440 whole minutes. */
+        /** @description Work to record, authored by the caller: 1 to 1440 whole minutes. */
         requestBody: {
             content: {
                 /**
@@ -3901,7 +3901,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        /** @description Spec: Filters. Selects issues for search, statistics and dashboard widgets. Every filter given narrows the set (AND). An empty id list (`queue_ids`, `status_ids`, `assignee_ids`) selects nothing, an absent one does not filter; a null `search`, `priority`, `category` or `label`, a false `mine` or `overdue` and a blank search do not filter either. At most 2000 issues are used. */
+        /** @description Selects issues for search, statistics and dashboard widgets. Every filter given narrows the set (AND). An empty id list (`queue_ids`, `status_ids`, `assignee_ids`) selects nothing, an absent one does not filter; a null `search`, `priority`, `category` or `label`, a false `mine` or `overdue` and a blank search do not filter either. At most 2000 issues are used. */
         requestBody: {
             content: {
                 /**
@@ -4081,7 +4081,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        /** @description Spec: Dashboard. At most 30 widgets, whose filters name at most 1000 ids and whose titles, searches and labels hold at most 4000 characters, all together. */
+        /** @description At most 30 widgets, whose filters name at most 1000 ids and whose titles, searches and labels hold at most 4000 characters, all together. */
         requestBody: {
             content: {
                 /**
@@ -4217,7 +4217,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        /** @description Spec: Dashboard. At most 30 widgets, whose filters name at most 1000 ids and whose titles, searches and labels hold at most 4000 characters, all together. */
+        /** @description At most 30 widgets, whose filters name at most 1000 ids and whose titles, searches and labels hold at most 4000 characters, all together. */
         requestBody: {
             content: {
                 /**

@@ -108,7 +108,7 @@ export class UpdateConflictError extends Error {
 }
 
 export interface SafeUpdateOptions {
-  /** Reads and PATCHes at most this many times (the spec: re-read and reconsider, not repeat without limit). Default 5. */
+  /** Reads and PATCHes at most this many times (re-read and reconsider, not repeat without limit: docs/decisions.md). Default 5. */
   maxAttempts?: number;
 }
 

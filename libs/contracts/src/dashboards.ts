@@ -7,7 +7,7 @@ export const WidgetType = z.enum(WIDGET_TYPES);
 export type WidgetType = z.infer<typeof WidgetType>;
 
 /**
- * Limits of the spec (name, widgets) and where it is silent. Every member lists all the
+ * Limits of a dashboard (name, widgets, and what they hold together: docs/decisions.md). Every member lists all the
  * dashboards of the workspace they may see: the totals bound one dashboard and
  * `perWorkspace` their number, so the largest GET /dashboards answer stays under 4.4 MB
  * (services/statistics/README.md, Limits).
@@ -25,7 +25,7 @@ export const DASHBOARD_LIMITS = {
 } as const;
 
 /**
- * A widget (spec: Widget). Absent `title` is "" and absent `filters` is the empty
+ * A widget. Absent `title` is "" and absent `filters` is the empty
  * filter (every field at its default), so each stored widget has the same shape.
  */
 export const Widget = z.strictObject({
@@ -66,7 +66,7 @@ const Widgets = z
       `(queue_ids, status_ids and assignee_ids), and all their titles, searches and labels together hold at most ${DASHBOARD_LIMITS.text} characters.`,
   });
 
-/** POST /dashboards and PUT /dashboards/{dashboard_id} body (spec: Dashboard). */
+/** POST /dashboards and PUT /dashboards/{dashboard_id} body. */
 export const DashboardInput = z.strictObject({
   name: text(1, DASHBOARD_LIMITS.name).meta({ description: `The dashboard name, 1 to ${DASHBOARD_LIMITS.name} characters.`, examples: ['Release 2.4'] }),
   widgets: Widgets,

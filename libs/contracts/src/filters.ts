@@ -16,7 +16,7 @@ const idList = (what: string) =>
   `Only issues ${what}, at most ${FILTER_LIMITS.ids} ids. An empty list selects nothing (a search answers \`[]\`, statistics count zero, a widget shows nothing); an absent list does not filter.`;
 
 /**
- * Filters of search, statistics and dashboard widgets (spec: Filters). Every
+ * Filters of search, statistics and dashboard widgets. Every
  * filter given narrows the set (they AND together); an empty id list selects
  * nothing; absent, null, `false` and an empty or blank `search` do not filter.
  */
@@ -42,7 +42,7 @@ export const Filters = z.strictObject({
 });
 export type Filters = z.infer<typeof Filters>;
 
-/** Search and statistics work on at most this many issues (spec). */
+/** Search and statistics work on at most this many issues (docs/decisions.md, Truncation). */
 export const SEARCH_LIMIT = 2000;
 
 /** Sent with every search answer: how many issues matched, counted up to SEARCH_LIMIT. */

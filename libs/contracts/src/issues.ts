@@ -4,7 +4,7 @@ import { Category, CATEGORY_MEANING, Id, text } from './queues';
 export const Priority = z.enum(['low', 'normal', 'high', 'critical']);
 export type Priority = z.infer<typeof Priority>;
 
-/** Limits where the spec is silent (documented in the README and the OpenAPI document). */
+/** Limits of an issue's fields and lists (docs/decisions.md, README Limits, and the OpenAPI document). */
 export const ISSUE_LIMITS = {
   title: 500,
   description: 100_000,
@@ -69,7 +69,7 @@ const parent = Id.nullable().meta({
 });
 const dueDate = DateOnly.nullable().meta({ description: 'Due date (YYYY-MM-DD), or null for none.', examples: ['2026-12-31'] });
 
-/** POST /issues body (spec: IssueCreate). */
+/** POST /issues body. */
 export const IssueCreate = z.strictObject({
   queue_id: Id.meta({ description: 'The queue to create the issue in; the caller needs `read-write` or `admin` on it.', examples: [1] }),
   title,
@@ -85,7 +85,7 @@ export const IssueCreate = z.strictObject({
 export type IssueCreate = z.infer<typeof IssueCreate>;
 
 /**
- * PATCH /issues/{key} body (spec: IssueUpdate). An absent field is left alone;
+ * PATCH /issues/{key} body. An absent field is left alone;
  * `null` clears `assignee_id`, `parent_id` or `due_date` and is invalid elsewhere.
  */
 export const IssueUpdate = z.strictObject({
@@ -112,7 +112,7 @@ export const IssueUpdate = z.strictObject({
 });
 export type IssueUpdate = z.infer<typeof IssueUpdate>;
 
-/** POST /issues/{key}/comments body (spec: Comment). */
+/** POST /issues/{key}/comments body. */
 export const CommentCreate = z.strictObject({
   body: text(1, ISSUE_LIMITS.comment).meta({
     description: 'The comment text, authored by the caller. Naming another issue\'s key links the two issues.',
@@ -121,7 +121,7 @@ export const CommentCreate = z.strictObject({
 });
 export type CommentCreate = z.infer<typeof CommentCreate>;
 
-/** POST /issues/{key}/worklogs body (spec: Worklog). */
+/** POST /issues/{key}/worklogs body. */
 export const WorklogCreate = z.strictObject({
   minutes: z.number().int().min(1).max(1440).meta({ description: 'Whole minutes of work, 1 to 1440 (a day).', examples: [45] }),
   description: text(0, ISSUE_LIMITS.worklogDescription)

@@ -56,27 +56,27 @@ export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
 type JsonSchema = Record<string, unknown>;
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 
-/** Request bodies, as the services parse them (spec names in the descriptions). */
+/** Request bodies, as the services parse them. */
 const REQUEST_SCHEMAS = {
-  QueueCreate: [QueueCreate, 'Spec: Queue. A new queue; it starts with the standard statuses. The key is stored upper-case and is unique in the workspace (case-insensitively).'],
-  QueueSettings: [QueueSettings, 'Spec: QueueSettings. The settings to change; absent ones stay as they are.'],
-  QueuePermissionInput: [QueuePermissionInput, 'Spec: QueuePermission. The explicit role to grant.'],
-  UserChanges: [UserChanges, 'Spec: UserChanges. The changes to make to a user; absent fields stay as they are.'],
-  IssueCreate: [IssueCreate, 'Spec: IssueCreate. A new issue: only `queue_id` and `title` are needed. `parent_id` names a readable issue of the workspace; `assignee_id` an active user.'],
+  QueueCreate: [QueueCreate, 'A new queue; it starts with the standard statuses. The key is stored upper-case and is unique in the workspace (case-insensitively).'],
+  QueueSettings: [QueueSettings, 'The settings to change; absent ones stay as they are.'],
+  QueuePermissionInput: [QueuePermissionInput, 'The explicit role to grant.'],
+  UserChanges: [UserChanges, 'The changes to make to a user; absent fields stay as they are.'],
+  IssueCreate: [IssueCreate, 'A new issue: only `queue_id` and `title` are needed. `parent_id` names a readable issue of the workspace; `assignee_id` an active user.'],
   IssueUpdate: [
     IssueUpdate,
-    'Spec: IssueUpdate. Send only the fields to change; `null` clears `assignee_id`, `parent_id` or `due_date`. Send `version` (the one last read) to be protected against lost updates: a stale one is 409 `version_conflict`.',
+    'Send only the fields to change; `null` clears `assignee_id`, `parent_id` or `due_date`. Send `version` (the one last read) to be protected against lost updates: a stale one is 409 `version_conflict`.',
   ],
-  CommentCreate: [CommentCreate, 'Spec: Comment. A new comment, authored by the caller.'],
-  WorklogCreate: [WorklogCreate, 'Spec: Worklog. Work to record, authored by the caller: 1 to 1440 whole minutes.'],
+  CommentCreate: [CommentCreate, 'A new comment, authored by the caller.'],
+  WorklogCreate: [WorklogCreate, 'Work to record, authored by the caller: 1 to 1440 whole minutes.'],
   Filters: [
     Filters,
-    `Spec: Filters. Selects issues for search, statistics and dashboard widgets. Every filter given narrows the set (AND). An empty id list (\`queue_ids\`, \`status_ids\`, \`assignee_ids\`) selects nothing, an absent one does not filter; a null \`search\`, \`priority\`, \`category\` or \`label\`, a false \`mine\` or \`overdue\` and a blank search do not filter either. At most ${SEARCH_LIMIT} issues are used.`,
+    `Selects issues for search, statistics and dashboard widgets. Every filter given narrows the set (AND). An empty id list (\`queue_ids\`, \`status_ids\`, \`assignee_ids\`) selects nothing, an absent one does not filter; a null \`search\`, \`priority\`, \`category\` or \`label\`, a false \`mine\` or \`overdue\` and a blank search do not filter either. At most ${SEARCH_LIMIT} issues are used.`,
   ],
-  Widget: [Widget, 'Spec: Widget. A widget of a dashboard: what to show of the issues its filters select.'],
+  Widget: [Widget, 'A widget of a dashboard: what to show of the issues its filters select.'],
   DashboardInput: [
     DashboardInput,
-    `Spec: Dashboard. At most ${DASHBOARD_LIMITS.widgets} widgets, whose filters name at most ${DASHBOARD_LIMITS.ids} ids and whose titles, searches and labels hold at most ${DASHBOARD_LIMITS.text} characters, all together.`,
+    `At most ${DASHBOARD_LIMITS.widgets} widgets, whose filters name at most ${DASHBOARD_LIMITS.ids} ids and whose titles, searches and labels hold at most ${DASHBOARD_LIMITS.text} characters, all together.`,
   ],
 } satisfies Record<string, [z.ZodObject, string]>;
 export type RequestSchemaName = keyof typeof REQUEST_SCHEMAS;
@@ -309,7 +309,7 @@ export interface ApiOperation {
   operationId: string;
   tag: string;
   summary: string;
-  /** Who may call it (the spec's "rights needed"). */
+  /** Who may call it (docs/decisions.md, Operations). */
   rights: string;
   /** More to know, after the rights, in the operation's description. */
   notes?: string;
@@ -348,7 +348,7 @@ const WRITE_ONCE = `Safe to retry: send \`${IDEMPOTENCY_KEY_HEADER}\` and a repe
 const EMPTY_LISTS = 'An empty id list (`"queue_ids": []`, `status_ids`, `assignee_ids`) selects nothing; an absent one does not filter. Labels match exactly (case-sensitively).';
 
 /**
- * Every operation of /api/v1: the spec's endpoints, the list operations that page through
+ * Every operation of /api/v1: the core operations (docs/decisions.md), the list operations that page through
  * what an issue read embeds only the newest of (EXTENSION_OPERATIONS), and the document itself.
  */
 export const API_OPERATIONS: readonly ApiOperation[] = [
@@ -508,7 +508,7 @@ export const API_OPERATIONS: readonly ApiOperation[] = [
   },
 ];
 
-/** Operations beyond the specification's endpoint table: the issue list pages. */
+/** Operations beyond the core operations (docs/decisions.md): the issue list pages. */
 export const EXTENSION_OPERATIONS = ['listComments', 'listWorklogs', 'listHistory', 'listLinks', 'listSubtasks'] as const;
 
 /** Refusals any authenticated operation may answer (gateway and service alike). */

@@ -3,7 +3,7 @@ import { Id } from './queues';
 import { QueueRole } from './roles';
 import { WorkspaceRole } from './users';
 
-/** PUT /queues/{queue_id}/permissions/{user_id} body (spec: QueuePermission). */
+/** PUT /queues/{queue_id}/permissions/{user_id} body. */
 export const QueuePermissionInput = z.strictObject({
   role: QueueRole.meta({ description: 'The explicit role on the queue: `read-only`, `read-write` or `admin`.', examples: ['read-write'] }),
 });

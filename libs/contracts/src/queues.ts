@@ -26,7 +26,7 @@ const queueDescription = text(0, QUEUE_DESCRIPTION_MAX).meta({
   examples: ['Bugs and requests for the public website'],
 });
 
-/** POST /queues body (spec: Queue). */
+/** POST /queues body. */
 export const QueueCreate = z.strictObject({
   key: z
     .string()
@@ -42,7 +42,7 @@ export const QueueCreate = z.strictObject({
 });
 export type QueueCreate = z.infer<typeof QueueCreate>;
 
-/** PATCH /queues/{queue_id} body (spec: QueueSettings). */
+/** PATCH /queues/{queue_id} body. */
 export const QueueSettings = z.strictObject({
   name: queueName.optional(),
   description: queueDescription.optional(),

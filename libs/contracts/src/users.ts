@@ -3,7 +3,7 @@ import { text } from './queues';
 
 export const WorkspaceRole = z.enum(['admin', 'member']);
 
-/** PATCH /users/{user_id} body (spec: UserChanges). Unknown fields are rejected. */
+/** PATCH /users/{user_id} body. Unknown fields are rejected. */
 export const UserChanges = z.strictObject({
   // text(): a NUL character cannot be stored by Postgres and was a 500.
   name: text(1, 100).meta({ description: 'The user\'s new name, 1 to 100 characters.', examples: ['Bob Stone'] }).optional(),

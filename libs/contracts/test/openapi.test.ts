@@ -5,8 +5,8 @@ import { API_OPERATIONS, errorCodesOf, EXTENSION_OPERATIONS, HISTORY_FIELDS, His
 const doc = openApiDocument();
 const schemas = doc.components.schemas;
 
-/** The spec's endpoint table (api-v1.md, Endpoints), verbatim. */
-const SPEC_ENDPOINTS = [
+/** The core operations (docs/decisions.md, Operations). */
+const CORE_OPERATIONS = [
   'GET /api/v1/me',
   'GET /api/v1/queues',
   'POST /api/v1/queues',
@@ -28,7 +28,7 @@ const SPEC_ENDPOINTS = [
   'PATCH /api/v1/queues/{queue_id}',
   'PATCH /api/v1/users/{user_id}',
 ];
-/** Beyond the spec's table: the pages of what an issue read embeds only the newest of (services/issues/README.md). */
+/** Beyond the core operations: the pages of what an issue read embeds only the newest of (services/issues/README.md). */
 const LIST_ENDPOINTS = ['comments', 'worklogs', 'history', 'links', 'subtasks'].map((list) => `GET /api/v1/issues/{key}/${list}`);
 const CREATIONS = ['POST /api/v1/queues', 'POST /api/v1/issues', 'POST /api/v1/issues/{key}/comments', 'POST /api/v1/issues/{key}/worklogs', 'POST /api/v1/dashboards'];
 
@@ -72,8 +72,8 @@ describe('the OpenAPI document', () => {
     expect((await validateOpenApi(broken)).valid).toBe(false);
   });
 
-  test('then it documents exactly the spec endpoints, the issue list pages and the document itself', () => {
-    expect(documented().map((o) => o.name).sort()).toEqual([...SPEC_ENDPOINTS, ...LIST_ENDPOINTS, 'GET /api/v1/openapi.json'].sort());
+  test('then it documents exactly the core operations, the issue list pages and the document itself', () => {
+    expect(documented().map((o) => o.name).sort()).toEqual([...CORE_OPERATIONS, ...LIST_ENDPOINTS, 'GET /api/v1/openapi.json'].sort());
     const extensions = API_OPERATIONS.filter((o) => (EXTENSION_OPERATIONS as readonly string[]).includes(o.operationId));
     expect(extensions.map((o) => `${o.method.toUpperCase()} ${o.path}`).sort()).toEqual([...LIST_ENDPOINTS].sort());
   });
@@ -107,7 +107,7 @@ describe('the OpenAPI document', () => {
     expect(schemas.IssueSummary.properties.description.description).toContain('500 characters');
   });
 
-  test('then creations answer 201 and everything else 200, as the spec says', () => {
+  test('then creations answer 201 and everything else 200 (docs/decisions.md)', () => {
     for (const { name, operation } of documented()) {
       const success = Object.keys(operation.responses).filter((status) => status.startsWith('2'));
       expect([name, success]).toEqual([name, [CREATIONS.includes(name) ? '201' : '200']]);
@@ -138,7 +138,7 @@ describe('the OpenAPI document', () => {
     );
   });
 
-  test('then the conflicts of decisions.md are documented where they happen, with their codes', () => {
+  test('then the conflicts of docs/decisions.md are documented where they happen, with their codes', () => {
     const conflict = (name: string) => documented().find((o) => o.name === name)!.operation.responses['409'];
     expect(conflict('PATCH /api/v1/issues/{key}')).toEqual({ $ref: '#/components/responses/VersionConflict' });
     expect(conflict('PATCH /api/v1/users/{user_id}')).toEqual({ $ref: '#/components/responses/LastActiveAdmin' });
@@ -169,7 +169,7 @@ describe('the OpenAPI document', () => {
     expect(dashboards.headers['Retry-After']).toBeDefined();
   });
 
-  test('then the limits of the spec and decisions.md are in the request schemas', () => {
+  test('then the limits of docs/decisions.md are in the request schemas', () => {
     const props = (name: string) => schemas[name].properties;
     expect(props('QueueCreate').key).toMatchObject({ minLength: 2, maxLength: 12 });
     expect(props('QueueCreate').name).toMatchObject({ minLength: 1, maxLength: 100 });

@@ -277,7 +277,7 @@ describe('errors', () => {
     expect(res.body).toEqual({ ...problem(422, 'validation_failed'), errors: [{ path: 'thing_id', message: expect.any(String) }] });
   });
 
-  // decisions.md: "a path id that is not an integer > 0 ... is 422. Never 500 for bad input."
+  // docs/decisions.md (Errors): a path id that is not an integer from 1 to 2147483647 is 422; bad input is never a 500.
   test.each(['%', '%E0%A4%A'])('when a path id is a broken percent-encoding (%s), then 422 validation_failed, not 500', async (raw) => {
     const res = await call(`/api/v1/things/${raw}`, { headers: as(user) });
     expect({ status: res.status, code: res.body?.code }).toEqual({ status: 422, code: 'validation_failed' });

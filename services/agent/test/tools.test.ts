@@ -52,7 +52,7 @@ const inputOf = (tool: Tool) => tool.definition.inputSchema as JsonSchema;
 const outputOf = (tool: Tool) => tool.definition.outputSchema as JsonSchema;
 
 describe('the tool table', () => {
-  test('then it has exactly the 25 tools of the published interface (the 20 of the spec and the 5 list pages), each once', () => {
+  test('then it has exactly the 25 tools of the published interface (the 20 core operations and the 5 list pages), each once', () => {
     expect(TOOLS.map((tool) => tool.name).sort()).toEqual([...TOOL_NAMES].sort());
     expect(TOOLS.map((tool) => tool.definition.name)).toEqual(TOOLS.map((tool) => tool.name));
   });

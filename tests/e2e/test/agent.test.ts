@@ -116,7 +116,7 @@ describe('every tool beside its REST endpoint, for the same tokens', () => {
         table[testCase.tool][who] = outcome;
       }
     }
-    // The matrix is not trivially alike: it holds what the spec says of each role.
+    // The matrix is not trivially alike: it holds what docs/decisions.md says of each role.
     expect(table.get_issue).toEqual({ admin: 'ok', 'read-write': 'ok', 'read-only': 'ok', 'no grant': '404 not_found', 'other workspace': '404 not_found' });
     expect(table.list_history).toEqual(table.get_issue);
     expect(table.update_issue).toEqual({ admin: 'ok', 'read-write': 'ok', 'read-only': '403 forbidden', 'no grant': '404 not_found', 'other workspace': '404 not_found' });

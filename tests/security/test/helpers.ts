@@ -148,19 +148,19 @@ export function maskedBody(body: any, ...identifiers: Array<string | number>): u
   return { ...body, detail };
 }
 
-export interface SpecEndpoint {
+export interface CoreEndpoint {
   method: string;
   path: string;
   rights: string;
 }
 
-/** The spec's endpoint table, as committed in spec-endpoints.txt. */
-export const specEndpoints = (): SpecEndpoint[] => endpointsIn('spec-endpoints.txt');
+/** The core operations (docs/decisions.md, Operations), as committed in core-endpoints.txt. */
+export const coreEndpoints = (): CoreEndpoint[] => endpointsIn('core-endpoints.txt');
 
-/** Every endpoint: the spec's and the issue list pages beyond it (extension-endpoints.txt). */
-export const allEndpoints = (): SpecEndpoint[] => [...specEndpoints(), ...endpointsIn('extension-endpoints.txt')];
+/** Every endpoint: the core operations and the issue list pages beyond them (extension-endpoints.txt). */
+export const allEndpoints = (): CoreEndpoint[] => [...coreEndpoints(), ...endpointsIn('extension-endpoints.txt')];
 
-function endpointsIn(file: string): SpecEndpoint[] {
+function endpointsIn(file: string): CoreEndpoint[] {
   return fs
     .readFileSync(path.join(__dirname, file), 'utf8')
     .split('\n')
@@ -172,7 +172,7 @@ function endpointsIn(file: string): SpecEndpoint[] {
     });
 }
 
-/** Fills a spec path's parameters. */
+/** Fills an endpoint path's parameters. */
 export function fillPath(template: string, params: Record<string, string | number>): string {
   return template.replace(/\{(\w+)\}/g, (_m, name: string) => {
     if (!(name in params)) throw new Error(`no value for ${name} in ${template}`);

@@ -200,7 +200,7 @@ describe('API4 unrestricted resource consumption', () => {
     }
   });
 
-  /** One past each bound (the spec's, decisions.md's and the contracts' own). */
+  /** One past each bound (the limits of docs/decisions.md and the contracts' own). */
   const overBounds = (): Array<[string, string, string, Record<string, unknown>]> => {
     const s = (n: number) => 'x'.repeat(n);
     const q = world.queue.id;
