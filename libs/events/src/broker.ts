@@ -1,5 +1,6 @@
 import type { EventEmitter } from 'node:events';
 import { connect, type ChannelModel } from 'amqplib';
+import { backoffDelay as doublingDelay } from '@tracker/kit';
 
 type LogFn = (obj: Record<string, unknown>, msg?: string) => void;
 
@@ -21,12 +22,9 @@ export interface ReconnectOptions {
 /** Dead-letter exchange of an events exchange: `tracker.events` → `tracker.events.dlx`. */
 export const deadLetterExchangeOf = (exchange: string) => `${exchange}.dlx`;
 
-/** Exponential backoff with jitter, capped: 100, 200, 400 … up to maxDelayMs (jittered down by at most 25%). */
+/** The wait before reconnecting after `attempt` failures: 100, 200, 400 … up to maxDelayMs, jittered down by at most 25%. */
 export function backoffDelay(attempt: number, options: ReconnectOptions = {}): number {
-  const initial = options.initialDelayMs ?? 100;
-  const max = options.maxDelayMs ?? 2000;
-  const base = Math.min(max, initial * 2 ** Math.max(0, attempt - 1));
-  return Math.round(base * (0.75 + Math.random() * 0.25));
+  return doublingDelay(attempt, { baseMs: options.initialDelayMs ?? 100, maxMs: options.maxDelayMs ?? 2000, jitter: 0.25 });
 }
 
 /**

@@ -1,9 +1,11 @@
+import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { connect, type Channel, type ChannelModel, type ConsumeMessage } from 'amqplib';
 import { Pool } from 'pg';
 import { amqpTestNames, createTestSchema, testAmqpUrl, type AmqpTestNames, type TestSchema } from '@tracker/testing';
 import { devSigningKey, devTrustedKeysText, parseTrustedKeys } from '@tracker/kit/src/signing';
-import { buildEvent, outboxInsert, outboxTable, type EventEnvelope, type EventsLogger } from '../src';
+import { buildEvent, OUTBOX_TABLE, outboxInsert, outboxTable, type EventEnvelope, type EventsLogger } from '../src';
 
 /** The development keys: what each component signs with, and everyone's public keys. */
 export const KEYS = {
@@ -14,8 +16,6 @@ export const KEYS = {
   statistics: devSigningKey('statistics'),
 };
 export const TRUSTED = parseTrustedKeys(devTrustedKeysText());
-
-export const OUTBOX_SQL_DIR = path.join(__dirname, '../sql');
 
 export interface LogEntry {
   level: 'info' | 'warn' | 'error' | 'debug';
@@ -92,9 +92,12 @@ export async function insertOutbox(db: { query: (sql: string, params?: unknown[]
   await db.query(insert.text, insert.values);
 }
 
-/** A Postgres schema with the outbox table and a pool, per test. */
+/**
+ * A Postgres schema with the outbox table as OUTBOX_TABLE defines it, and a pool, per
+ * test. The table is the only "migration" of that schema.
+ */
 export async function outboxDatabase(label: string): Promise<{ db: TestSchema; pool: Pool; close: () => Promise<void> }> {
-  const db = await createTestSchema(label, OUTBOX_SQL_DIR);
+  const db = await createTestSchema(label, outboxMigrationsDir());
   const pool = new Pool({ connectionString: db.databaseUrl, max: 6 });
   pool.on('error', () => undefined);
   return {
@@ -105,6 +108,17 @@ export async function outboxDatabase(label: string): Promise<{ db: TestSchema; p
       await db.drop();
     },
   };
+}
+
+let migrationsDir: string | undefined;
+/** A migrations folder (createTestSchema's input) whose one migration is OUTBOX_TABLE.sql. */
+function outboxMigrationsDir(): string {
+  if (!migrationsDir) {
+    migrationsDir = fs.mkdtempSync(path.join(os.tmpdir(), 'outbox-migrations-'));
+    fs.mkdirSync(path.join(migrationsDir, '0001_outbox_events'));
+    fs.writeFileSync(path.join(migrationsDir, '0001_outbox_events', 'migration.sql'), OUTBOX_TABLE.sql);
+  }
+  return migrationsDir;
 }
 
 /** A direct broker connection for the test's own publishing, collecting and cleanup. */
