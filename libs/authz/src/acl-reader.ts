@@ -1,7 +1,8 @@
 import type { Redis } from 'ioredis';
 import { UserAcl, type QueueRole } from '@tracker/contracts';
-import { aclCacheKey, CACHE_FRESH_KEY, cacheEntryReader, type Logger, type TrustedKeys } from '@tracker/kit';
+import { aclCacheKey, type Logger, type TrustedKeys } from '@tracker/kit';
 import { grantsOf, type AccessClient } from './access-client';
+import { freshCacheReader } from './fresh-cache-reader';
 
 export interface GrantsSource {
   /** Explicit grants by queue id; grants recorded for another workspace are not returned. */
@@ -26,7 +27,7 @@ const userOfKey = (redisKey: string) => Number(/^acl:user:(\d+)$/.exec(redisKey)
  * next one.
  */
 export function aclReader(redis: Redis, access: AccessClient, log: Logger, trusted: TrustedKeys): GrantsSource {
-  const entries = cacheEntryReader<UserAcl>(trusted, {
+  const entries = freshCacheReader<UserAcl>(trusted, {
     log,
     parse: (value, redisKey) => {
       const parsed = UserAcl.safeParse(value);
@@ -38,11 +39,9 @@ export function aclReader(redis: Redis, access: AccessClient, log: Logger, trust
     if (redis.status !== 'ready') return null;
     try {
       const key = aclCacheKey(userId);
-      const results = (await redis.pipeline().get(key).exists(CACHE_FRESH_KEY).exec()) ?? [];
-      const [[getError, raw] = [], [freshError, fresh] = []] = results;
-      if (getError || freshError || fresh !== 1 || typeof raw !== 'string') return null;
-      const read = entries.read(key, raw);
-      return read.ok && read.value.user_id === userId ? read.value : null;
+      const [entry, fresh] = (await entries.queue(redis.pipeline(), key).exec()) ?? [];
+      const acl = entries.read(key, entry, fresh);
+      return acl && acl.user_id === userId ? acl : null;
     } catch (err) {
       log.debug({ err }, 'ACL cache read failed; asking the access service');
       return null;

@@ -1,5 +1,6 @@
 export * from './access-client';
 export * from './acl-reader';
+export * from './fresh-cache-reader';
 export * from './redis';
 export * from './access-policy';
 export * from './seen-tickets';

@@ -1,11 +1,11 @@
 import { serve } from '@tracker/kit';
-import { createGateway } from './app';
+import { createGatewayService } from './app';
 import { loadGatewayConfig } from './config';
 
 async function main() {
   const config = loadGatewayConfig();
   let shuttingDown = false;
-  const gateway = createGateway(config, { isShuttingDown: () => shuttingDown });
+  const gateway = createGatewayService(config, { isShuttingDown: () => shuttingDown });
   await serve(gateway.app, {
     port: config.http.port,
     host: config.http.host,

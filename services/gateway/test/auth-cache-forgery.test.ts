@@ -1,7 +1,7 @@
 import { Redis } from 'ioredis';
 import { authCacheKey, CACHE_FRESH_KEY, devSigningKey, signCacheEntry, UNKNOWN_TOKEN } from '@tracker/kit';
 import { testRedisUrl } from '@tracker/testing';
-import { newToken, principalOf, startFakeAccessForGateway, startGateway, tokenHashOf, whenReady, type FakeAccessForGateway, type GatewayUnderTest } from './auth-fixture';
+import { newToken, principalOf, startFakeAccessForGateway, startGateway, tokenHashOf, whenReady, type FakeAccessForGateway, type GatewayUnderTest } from './harness';
 
 /**
  * Whoever can write Redis must not be able to authenticate as anyone: the gateway

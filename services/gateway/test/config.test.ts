@@ -1,6 +1,6 @@
 import { testRedisUrl } from '@tracker/testing';
 import { loadGatewayConfig } from '../src/config';
-import { newToken, startFakeAccessForGateway, startGateway } from './auth-fixture';
+import { newToken, startFakeAccessForGateway, startGateway } from './harness';
 
 /**
  * The gateway once took BENCH_FIXED_PRINCIPAL (outside production) to run every request

@@ -1,7 +1,7 @@
 import { API_OPERATIONS, API_VERSION, OPENAPI_PATH, openApiDocument, PROBLEM_CODES } from '@tracker/contracts';
 import { errorCatalog, serve, type RunningServer } from '@tracker/kit';
 import { documentedRoutes, publicRoutes, testRedisUrl } from '@tracker/testing';
-import { createGateway, type Gateway } from '../src/app';
+import { createGatewayService, type GatewayService } from '../src/app';
 import { loadGatewayConfig } from '../src/config';
 import { ROUTE_TABLE, upstreamFor } from '../src/domain/route-table';
 
@@ -10,13 +10,13 @@ const sample = (path: string) => path.replace('{key}', 'ABC-1').replace(/\{\w+_i
 const forwarded = API_OPERATIONS.filter((o) => o.service !== 'gateway');
 
 describe('the gateway and the OpenAPI document', () => {
-  let gateway: Gateway;
+  let gateway: GatewayService;
   let server: RunningServer;
   let url: string;
 
   beforeAll(async () => {
     // Upstreams that nobody listens on: only the document may answer without them.
-    gateway = createGateway(
+    gateway = createGatewayService(
       loadGatewayConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', REDIS_URL: testRedisUrl(), ACCESS_URL: 'http://127.0.0.1:9', ISSUES_URL: 'http://127.0.0.1:9', STATISTICS_URL: 'http://127.0.0.1:9' }),
     );
     server = await serve(gateway.app, { port: 0, host: '127.0.0.1', logger: gateway.logger, graceMs: 100 });

@@ -1,7 +1,7 @@
 import { Redis } from 'ioredis';
 import { authCacheKey, CACHE_FRESH_KEY, devSigningKey, signCacheEntry } from '@tracker/kit';
 import { createRedisAclUser, testRedisUrl, type RedisAclUser } from '@tracker/testing';
-import { newToken, principalOf, startFakeAccessForGateway, startGateway, tokenHashOf, whenReady, type FakeAccessForGateway } from './auth-fixture';
+import { newToken, principalOf, startFakeAccessForGateway, startGateway, tokenHashOf, whenReady, type FakeAccessForGateway } from './harness';
 
 /**
  * REDIS_URL may carry a Redis ACL user and password (`redis://user:password@host:port/db`):

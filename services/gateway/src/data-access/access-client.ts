@@ -1,10 +1,11 @@
 import { internalClient, UpstreamUnavailableError, type SigningKey, type UserPrincipal } from '@tracker/kit';
+import type { TokenResolver } from '../domain/deps';
 
 /** Asks the access service who owns a token hash (on a cache miss or with Redis away). */
-export function accessClient(options: { baseUrl: string; key: SigningKey; timeoutMs: number }) {
+export function accessClient(options: { baseUrl: string; key: SigningKey; timeoutMs: number }): TokenResolver {
   const client = internalClient({ ...options, audience: 'access' });
   return {
-    async resolve(tokenHash: string, requestId: string): Promise<UserPrincipal | null> {
+    async resolve(tokenHash, requestId) {
       const { status, body } = await client.call<{ principal: UserPrincipal | null }>('POST', '/internal/auth/resolve', {
         body: { token_hash: tokenHash },
         requestId,
@@ -14,5 +15,3 @@ export function accessClient(options: { baseUrl: string; key: SigningKey; timeou
     },
   };
 }
-
-export type AccessClient = ReturnType<typeof accessClient>;

@@ -1,71 +1,49 @@
 import type { Redis } from 'ioredis';
-import { authCacheKey, CACHE_FRESH_KEY, cacheEntryReader, parseCachedToken, UNKNOWN_TOKEN, type Logger, type TrustedKeys, type UserPrincipal } from '@tracker/kit';
+import { freshCacheReader } from '@tracker/authz';
+import { authCacheKey, parseCachedToken, UNKNOWN_TOKEN, type Logger, type TrustedKeys } from '@tracker/kit';
+import type { AuthStore } from '../domain/deps';
 import { authFailureKey, rateLimitKey, WINDOW_SECONDS } from '../domain/rate-limit';
 
 /**
- * What the cache says of a token: its principal; `unknown-token` when no token has this
- * hash (the access service records that, and it stays true); `ask-access` when nothing
- * trustworthy is known (not cached, Redis away, or the cache not fresh).
- */
-export type CachedToken = UserPrincipal | 'unknown-token' | 'ask-access';
-
-export interface CacheLookup {
-  token: CachedToken;
-  /** Requests of this token in the current window, or null when Redis did not answer. */
-  requests: number | null;
-  /** Failed authentications of this client in the current window (0 when Redis did not answer). */
-  failures: number;
-}
-
-/**
  * One round trip to Redis per request: the cached principal, whether the cache may be
- * trusted (see CACHE_FRESH_KEY), the rate-limit counter and the client's failed
- * authentications. Any Redis failure degrades to "unknown", never to a decision.
+ * trusted (see CACHE_FRESH_KEY), the client's failed authentications and the rate-limit
+ * counter. Any Redis failure degrades to "unknown", never to a decision.
  *
  * A cached principal (or unknown-token marker) counts only if the access service signed
- * it for this token hash's key and it has not expired (@tracker/kit cache-keys): checked
- * with the `access` keys of `trusted` alone. Anything else in Redis is a miss, so the
- * access service decides; `log` gets a warning (at most one per 10 s). Verified entries
- * are remembered by their exact text, so a hot token costs one signature check.
+ * it for this token hash's key and it has not expired (@tracker/kit cache-keys), read as
+ * every authorization cache is read (@tracker/authz freshCacheReader) with the `access`
+ * keys of `trusted` alone. Anything else in Redis is a miss, so the access service
+ * decides; `log` gets a warning (at most one per 10 s). Verified entries are remembered
+ * by their exact text, so a hot token costs one signature check.
  */
-export function authStore(redis: Redis, trusted: TrustedKeys, log?: Logger) {
-  const entries = cacheEntryReader(trusted, { parse: parseCachedToken, log });
-  const parseCached = (tokenHash: string, raw: string | null): CachedToken => {
-    if (raw === null) return 'ask-access';
-    const read = entries.read(authCacheKey(tokenHash), raw);
-    if (!read.ok) return 'ask-access';
-    return read.value.kind === UNKNOWN_TOKEN.kind ? 'unknown-token' : read.value;
-  };
+export function authStore(redis: Redis, trusted: TrustedKeys, log?: Logger): AuthStore {
+  const tokens = freshCacheReader(trusted, { parse: parseCachedToken, log });
   return {
-    async lookup(tokenHash: string, windowId: number, countRequest: boolean, client: string): Promise<CacheLookup> {
-      const pipeline = redis.pipeline().get(authCacheKey(tokenHash)).exists(CACHE_FRESH_KEY).get(authFailureKey(client, windowId));
+    async lookup(tokenHash, windowId, countRequest, client) {
+      const key = authCacheKey(tokenHash);
+      const pipeline = tokens.queue(redis.pipeline(), key).get(authFailureKey(client, windowId));
       if (countRequest) {
-        const key = rateLimitKey(tokenHash, windowId);
-        pipeline.incr(key).expire(key, WINDOW_SECONDS + 1, 'NX');
+        const counter = rateLimitKey(tokenHash, windowId);
+        pipeline.incr(counter).expire(counter, WINDOW_SECONDS + 1, 'NX');
       }
       try {
-        const results = (await pipeline.exec()) ?? [];
-        const [cacheError, cached] = results[0] ?? [new Error('no reply')];
-        const [freshError, freshFlag] = results[1] ?? [new Error('no reply')];
-        const [failuresError, failures] = results[2] ?? [new Error('no reply')];
-        const [countError, count] = results[3] ?? [null, null];
-        const fresh = !cacheError && !freshError && freshFlag === 1;
+        const [entry, fresh, failures = [new Error('no reply'), null], count = [null, null]] = (await pipeline.exec()) ?? [];
+        const cached = tokens.read(key, entry, fresh);
+        const [failuresError, failed] = failures;
+        const [countError, counted] = count;
         return {
-          token: fresh ? parseCached(tokenHash, typeof cached === 'string' ? cached : null) : 'ask-access',
-          requests: countError || count === null || count === undefined ? null : Number(count),
-          failures: failuresError ? 0 : Number(failures ?? 0),
+          token: cached === null ? 'ask-access' : cached.kind === UNKNOWN_TOKEN.kind ? 'unknown-token' : cached,
+          requests: countError || counted === null || counted === undefined ? null : Number(counted),
+          failures: failuresError ? 0 : Number(failed ?? 0),
         };
       } catch {
         return { token: 'ask-access', requests: null, failures: 0 };
       }
     },
 
-    /** Counts a failed authentication against the client; best effort. */
-    async recordFailure(client: string, windowId: number): Promise<void> {
+    async recordFailure(client, windowId) {
       const key = authFailureKey(client, windowId);
       await redis.pipeline().incr(key).expire(key, WINDOW_SECONDS + 1, 'NX').exec().catch(() => undefined);
     },
   };
 }
-
-export type AuthStore = ReturnType<typeof authStore>;

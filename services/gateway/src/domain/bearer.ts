@@ -1,6 +1,8 @@
 import { TOKEN_PATTERN } from '@tracker/kit';
 
-export type BearerResult = { token: string } | { problem: 'missing' | 'not_bearer' | 'malformed' };
+export type BearerProblem = 'missing' | 'not_bearer' | 'malformed';
+
+export type BearerResult = { token: string } | { problem: BearerProblem };
 
 /** Reads `Authorization: Bearer trk_…`; only the header is accepted, never a query parameter or cookie. */
 export function readBearer(header: string | undefined): BearerResult {

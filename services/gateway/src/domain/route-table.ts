@@ -1,7 +1,7 @@
 export type Upstream = 'access' | 'issues' | 'statistics' | 'agent';
 
 /**
- * Which service owns a public path (architecture.md). Queue permissions belong to
+ * Which service owns a public path. Queue permissions belong to
  * access although they sit under /queues, so they are matched first.
  */
 export const ROUTE_TABLE: ReadonlyArray<readonly [RegExp, Upstream]> = [

@@ -15,7 +15,7 @@ const hasBody = (req: Request) => req.headers['transfer-encoding'] !== undefined
  */
 export async function readRequestBody(req: Request, res: Response, timeoutMs: number): Promise<Buffer | null> {
   if (!hasBody(req)) return null;
-  // Refused before a byte is read: the announced body is drained (see api.route), so a
+  // Refused before a byte is read: the announced body is drained (drainUnreadBody), so a
   // client still sending it reads the answer rather than a reset connection.
   if (Number(req.headers['content-length'] ?? 0) > BODY_LIMIT_BYTES) throw tooLarge();
   let timer: NodeJS.Timeout | undefined;
@@ -41,4 +41,21 @@ const tooLarge = () => new AppError('payload_too_large', 'The request body is la
 function closing(res: Response, error: AppError): AppError {
   res.setHeader('Connection', 'close');
   return error;
+}
+
+/**
+ * An answer given before the body was read (401 for a missing token) leaves the rest
+ * on the client's connection: it must still be read off, or the next request on that
+ * keep-alive connection waits behind it until a timeout. A body that goes on past the
+ * limit is not worth waiting for: the connection is closed.
+ */
+export function drainUnreadBody(req: Request): void {
+  if (req.complete || req.socket.destroyed) return;
+  let drained = 0;
+  req.unpipe();
+  req.on('data', (chunk: Buffer) => {
+    drained += chunk.length;
+    if (drained > BODY_LIMIT_BYTES) req.socket.destroy();
+  });
+  req.resume();
 }

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import { randomBytes } from 'node:crypto';
 import { bodyDigest, checkTicket, devTrustedKeysText, hashToken, parseTrustedKeys, PRINCIPAL_HEADER, serve, type RunningServer, type UserPrincipal } from '@tracker/kit';
-import { createGateway, type Gateway } from '../src/app';
+import { createGatewayService, type GatewayService } from '../src/app';
 import { loadGatewayConfig } from '../src/config';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
@@ -82,17 +82,66 @@ export async function startFakeAccessForGateway(): Promise<FakeAccessForGateway>
   };
 }
 
+/**
+ * A service behind the gateway that records every request it receives (headers as they
+ * arrived, body as bytes) and answers 200 `{"ok":true}`; with `setHanging(true)` it
+ * accepts requests and never answers.
+ */
+export interface FakeUpstream {
+  url: string;
+  received: Array<{ method: string; url: string; headers: http.IncomingHttpHeaders; body: Buffer }>;
+  setHanging: (hanging: boolean) => void;
+  close: () => Promise<void>;
+}
+
+export async function startFakeUpstream(): Promise<FakeUpstream> {
+  const received: FakeUpstream['received'] = [];
+  let hanging = false;
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      received.push({ method: req.method!, url: req.url!, headers: req.headers, body: Buffer.concat(chunks) });
+      if (hanging) return;
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ ok: true }));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as { port: number }).port}`,
+    received,
+    setHanging: (value) => {
+      hanging = value;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** The URL of a port nobody listens on (it was free a moment ago): a service that is down. */
+export async function closedPortUrl(): Promise<string> {
+  const server = http.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as { port: number }).port;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return `http://127.0.0.1:${port}`;
+}
+
 export interface GatewayUnderTest {
   url: string;
-  gateway: Gateway;
+  gateway: GatewayService;
   /** GET /api/v1/me with the token: status and the principal the service was given. */
   me: (token: string) => Promise<{ status: number; principal?: UserPrincipal }>;
   close: () => Promise<void>;
 }
 
-/** The real gateway, in this process, in front of `access` (every upstream), with `env` on top. */
+/** The real gateway, in this process on a random port, in front of `access` (every upstream unless `env` says otherwise). */
 export async function startGateway(access: FakeAccessForGateway, env: Record<string, string>): Promise<GatewayUnderTest> {
-  const gateway = createGateway(
+  const gateway = createGatewayService(
     loadGatewayConfig({
       NODE_ENV: 'test',
       LOG_LEVEL: 'silent',
