@@ -3,8 +3,8 @@ import { startIssues, type IssuesHarness, type Member, type Workspace } from './
 
 /**
  * Random bodies, from plausible to absurd, sent to every endpoint that takes one:
- * the service never answers 5xx, and whenever it refuses (4xx) nothing at all
- * changed in its tables (outbox included).
+ * the service never answers 5xx, a body from the valid generator is accepted (2xx),
+ * and whenever it refuses (4xx) nothing at all changed in its tables (outbox included).
  */
 let h: IssuesHarness;
 let ws: Workspace;
@@ -13,6 +13,8 @@ let queue: any;
 let readOnlyQueue: any;
 let hiddenQueue: any;
 let issue: any;
+/** Another issue, a valid parent for `issue` (an issue cannot be its own parent). */
+let another: any;
 
 const TABLES = ['queues', 'statuses', 'issues', 'comments', 'worklogs', 'issue_history', 'issue_links', 'outbox_events'];
 const SNAPSHOT = `SELECT ${TABLES.map((t) => `(SELECT md5(coalesce(string_agg(t::text, '|' ORDER BY t.id), '')) FROM ${t} t)`).join(' || ')} AS digest`;
@@ -28,7 +30,7 @@ beforeAll(async () => {
   h.grant(writer, queue.id, 'read-write');
   h.grant(writer, readOnlyQueue.id, 'read-only');
   issue = await h.issue(writer, queue.id, { title: 'Target' });
-  await h.issue(writer, queue.id, { title: 'Another' });
+  another = await h.issue(writer, queue.id, { title: 'Another' });
 });
 afterAll(() => h.close());
 
@@ -48,21 +50,28 @@ const weirdNumber = fc.oneof(
 );
 const anything = fc.oneof(weirdString, weirdNumber, fc.boolean(), fc.constant(null), fc.array(fc.oneof(weirdString, weirdNumber), { maxLength: 4 }), fc.jsonValue({ maxDepth: 2 }));
 
+/** A body to send, and whether it came from the valid generator (so it must be accepted). */
+interface Sent {
+  body: unknown;
+  valid: boolean;
+}
+
 /**
- * Valid bodies (so the property also covers what gets past validation), objects
- * whose known fields are often plausible and sometimes anything, plus now and
- * then an unknown field, or any JSON at all.
+ * Valid bodies (so the property also covers what gets past validation: each must be
+ * accepted), objects whose known fields are often plausible and sometimes anything,
+ * plus now and then an unknown field, or any JSON at all.
  */
-function bodies(fields: Record<string, fc.Arbitrary<unknown>>, valid?: fc.Arbitrary<unknown>) {
+function bodies(fields: Record<string, fc.Arbitrary<unknown>>, valid?: fc.Arbitrary<unknown>): fc.Arbitrary<Sent> {
   const record = fc.record(
     Object.fromEntries(Object.entries(fields).map(([name, arb]) => [name, fc.oneof({ weight: 3, arbitrary: arb }, { weight: 1, arbitrary: anything })])),
     { requiredKeys: [] },
   );
   const extra = fc.option(fc.dictionary(fc.string({ maxLength: 8 }), anything, { maxKeys: 2 }), { freq: 5 });
+  const unchecked = (body: unknown): Sent => ({ body, valid: false });
   return fc.oneof(
-    { weight: valid ? 3 : 0, arbitrary: valid ?? fc.constant({}) },
-    { weight: 6, arbitrary: fc.tuple(record, extra).map(([body, more]) => ({ ...(more ?? {}), ...body })) },
-    { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 3 }) },
+    { weight: valid ? 3 : 0, arbitrary: (valid ?? fc.constant({})).map((body): Sent => ({ body, valid: true })) },
+    { weight: 6, arbitrary: fc.tuple(record, extra).map(([body, more]) => unchecked({ ...(more ?? {}), ...body })) },
+    { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 3 }).map(unchecked) },
   );
 }
 
@@ -73,10 +82,11 @@ const labels = fc.array(fc.oneof(fc.string({ minLength: 1, maxLength: 10 }), wei
 const date = fc.oneof(fc.constantFrom('2030-01-31', '2001-01-01', null), weirdString);
 const priority = fc.constantFrom('low', 'normal', 'high', 'critical', 'urgent', null);
 const validText = (max: number) => fc.string({ minLength: 1, maxLength: max });
-const validIssueFields = () => ({
+/** Fields every valid issue body may carry; `parentId` is an issue that may be its parent. */
+const validIssueFields = (parentId: number) => ({
   description: fc.string({ maxLength: 60 }),
   assignee_id: fc.constantFrom(writer.id, null),
-  parent_id: fc.constantFrom(issue.id, null),
+  parent_id: fc.constantFrom(parentId, null),
   priority: fc.constantFrom('low', 'normal', 'high', 'critical'),
   type: validText(50),
   labels: fc.array(validText(10), { maxLength: 5 }),
@@ -84,14 +94,16 @@ const validIssueFields = () => ({
   estimate_minutes: fc.integer({ min: 0, max: 1_000_000 }),
 });
 
-async function neverBreaks(method: string, path: () => string, arb: fc.Arbitrary<unknown>, as: () => Member = () => writer) {
+async function neverBreaks(method: string, path: () => string, arb: fc.Arbitrary<Sent>, as: () => Member = () => writer) {
   const statuses: number[] = [];
   await fc.assert(
-    fc.asyncProperty(arb, async (body) => {
+    fc.asyncProperty(arb, async ({ body, valid }) => {
       const before = await snapshot();
       const res = await h.call(method, path(), { as: as(), body });
       statuses.push(res.status);
       expect(res.status).toBeLessThan(500);
+      // A body from the valid generator gets past validation: accepted, whatever it holds.
+      if (valid) expect({ body, status: res.status, accepted: res.status >= 200 && res.status < 300 }).toEqual({ body, status: res.status, accepted: true });
       if (res.status >= 400) {
         expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
         expect(await snapshot()).toBe(before);
@@ -116,7 +128,7 @@ describe('random bodies never break the service nor change data when refused', (
       due_date: date,
       estimate_minutes: weirdNumber,
     };
-    const valid = fc.record({ queue_id: fc.constant(queue.id), title: validText(40), ...validIssueFields() }, { requiredKeys: ['queue_id', 'title'] });
+    const valid = fc.record({ queue_id: fc.constant(queue.id), title: validText(40), ...validIssueFields(issue.id) }, { requiredKeys: ['queue_id', 'title'] });
     const statuses = await neverBreaks('POST', () => '/api/v1/issues', bodies(plausible, valid));
     // The generator must reach past validation, or the property would prove little.
     expect(statuses.filter((s) => s === 201).length).toBeGreaterThan(3);
@@ -139,7 +151,7 @@ describe('random bodies never break the service nor change data when refused', (
       estimate_minutes: weirdNumber,
     };
     const valid = fc.record(
-      { title: validText(40), status_id: fc.constantFrom(...ownStatuses), position: fc.double({ min: -1e6, max: 1e6, noNaN: true }), ...validIssueFields() },
+      { title: validText(40), status_id: fc.constantFrom(...ownStatuses), position: fc.double({ min: -1e6, max: 1e6, noNaN: true }), ...validIssueFields(another.id) },
       { requiredKeys: [] },
     );
     const statuses = await neverBreaks('PATCH', () => `/api/v1/issues/${issue.key}`, bodies(plausible, valid));
@@ -190,7 +202,7 @@ describe('random bodies never break the service nor change data when refused', (
           overdue: fc.boolean(),
           label: fc.oneof(weirdString, fc.constant(null)),
         }),
-        async (body) => {
+        async ({ body }) => {
           const res = await h.call('POST', '/api/v1/issues/search', { as: writer, body });
           expect(res.status).toBeLessThan(500);
           if (res.status === 200) expect(res.body.every((i: { queue_id: number }) => i.queue_id !== hiddenQueue.id)).toBe(true);
