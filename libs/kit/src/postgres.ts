@@ -1,6 +1,7 @@
 import { Pool, type PoolClient, type QueryResultRow } from 'pg';
 import { servicePoolConfig, type ServiceDatabase } from './database-errors';
 import type { Logger } from './logger';
+import type { SqlQuery } from './sql';
 
 /**
  * The services run their queries on node-postgres; Prisma keeps the schemas and their
@@ -27,18 +28,18 @@ export function createPool(database: ServiceDatabase, logger: Pick<Logger, 'warn
  * A named (prepared) statement: parsed and planned once per connection, then only
  * bound and executed. For the statements every request runs.
  */
-export async function prepared<R extends QueryResultRow>(sql: Sql, name: string, text: string, values: unknown[]): Promise<R[]> {
-  return (await sql.query<R>({ name, text, values })).rows;
+export async function prepared<R extends QueryResultRow>(db: Sql, name: string, text: string, values: unknown[]): Promise<R[]> {
+  return (await db.query<R>({ name, text, values })).rows;
 }
 
-/** A statement built with a sql tag (parameters as $1.. in `text`): its rows. */
-export async function rowsOf<R extends QueryResultRow>(sql: Sql, query: { text: string; values: unknown[] }): Promise<R[]> {
-  return (await sql.query<R>(query.text, query.values)).rows;
+/** A statement built with the `sql` tag (sql.ts): its rows. */
+export async function rowsOf<R extends QueryResultRow>(db: Sql, query: SqlQuery): Promise<R[]> {
+  return (await db.query<R>(query.text, query.values)).rows;
 }
 
-/** A statement built with a sql tag: how many rows it wrote. */
-export async function rowCountOf(sql: Sql, query: { text: string; values: unknown[] }): Promise<number> {
-  return (await sql.query(query.text, query.values)).rowCount ?? 0;
+/** A statement built with the `sql` tag (sql.ts): how many rows it wrote. */
+export async function rowCountOf(db: Sql, query: SqlQuery): Promise<number> {
+  return (await db.query(query.text, query.values)).rowCount ?? 0;
 }
 
 /**

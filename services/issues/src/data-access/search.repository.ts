@@ -1,12 +1,11 @@
-import { join, raw, sqltag as sql, type Sql as SqlFragment } from '@prisma/client/runtime/client';
 import { selectsNothing, type SearchCriteria } from '@tracker/contracts';
-import type { Sql } from '@tracker/kit';
+import { join, raw, rowsOf, sql, type Sql, type SqlQuery } from '@tracker/kit';
 import type { IssueSummaryRecord } from '../domain/model';
 import { ISSUE_SUMMARY_COLUMNS } from './issue-reads.repository';
 
 /** The filters other than free text, over an issue (alias i) and its status (alias s). */
-function filterConditions(criteria: SearchCriteria): SqlFragment[] {
-  const where: SqlFragment[] = [sql`i.workspace_id = ${criteria.workspaceId}`];
+function filterConditions(criteria: SearchCriteria): SqlQuery[] {
+  const where: SqlQuery[] = [sql`i.workspace_id = ${criteria.workspaceId}`];
   if (criteria.queueIds) where.push(sql`i.queue_id = ANY(${criteria.queueIds}::int[])`);
   if (criteria.statusIds) where.push(sql`i.status_id = ANY(${criteria.statusIds}::int[])`);
   if (criteria.assigneeIds) where.push(sql`i.assignee_id = ANY(${criteria.assigneeIds}::int[])`);
@@ -22,8 +21,8 @@ function filterConditions(criteria: SearchCriteria): SqlFragment[] {
 /**
  * The search as one SQL statement returning issue summaries, the description cut to its
  * first characters (exported so a test and the benchmark can EXPLAIN it): 2000 rows of
- * 100,000-character descriptions would be a 200 MB answer. Built with Prisma's sql tag for its safe parameters;
- * run on node-postgres (`.text` has the $n placeholders).
+ * 100,000-character descriptions would be a 200 MB answer. Built with the kit's sql tag:
+ * every value a parameter ($n in `.text`).
  *
  * Free text matches an issue's own text or one of its comments. Each of the two is its
  * own branch with every filter applied, so both start from their GIN index
@@ -32,7 +31,7 @@ function filterConditions(criteria: SearchCriteria): SqlFragment[] {
  * after made the planner scan the filtered issues instead: 2.2 x slower at 100k
  * issues, 3.2 x at 1M; bench/README.md, B4.)
  */
-export function searchSql(criteria: SearchCriteria): SqlFragment {
+export function searchSql(criteria: SearchCriteria): SqlQuery {
   const where = join(filterConditions(criteria), ' AND ');
   const order = sql`ORDER BY i.updated_at DESC, i.id DESC LIMIT ${criteria.limit}`;
   const record = raw(ISSUE_SUMMARY_COLUMNS);
@@ -54,8 +53,7 @@ export function searchRepository(db: Sql) {
     async search(criteria: SearchCriteria): Promise<IssueSummaryRecord[]> {
       // An empty id list (or no readable queue) admits no issue: no query.
       if (selectsNothing(criteria)) return [];
-      const query = searchSql(criteria);
-      return (await db.query<IssueSummaryRecord>(query.text, query.values)).rows;
+      return rowsOf<IssueSummaryRecord>(db, searchSql(criteria));
     },
   };
 }

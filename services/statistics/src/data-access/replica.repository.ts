@@ -1,7 +1,6 @@
 import type { ReplicaStore, ReplicaWriter } from '../domain/replica';
 import type { Pool } from 'pg';
-import { inTransaction, rowCountOf, rowsOf, type Sql } from '@tracker/kit';
-import { Prisma } from '../generated/prisma/client';
+import { inTransaction, rowCountOf, rowsOf, sql, type Sql } from '@tracker/kit';
 
 /**
  * Replica writes as set-based upserts: rows travel as one JSON parameter and are
@@ -26,7 +25,7 @@ function replicaWriter(c: Sql): ReplicaWriter {
         created_at: q.created_at,
         updated_at: q.updated_at,
       }));
-      const applied = await rowsOf<{ id: number }>(c, Prisma.sql`
+      const applied = await rowsOf<{ id: number }>(c, sql`
         INSERT INTO queues (id, workspace_id, key, name, description, revision, event_at, created_at, updated_at)
         SELECT r.id, r.workspace_id, r.key, r.name, r.description, r.revision, ${eventAt}::timestamptz, r.created_at, r.updated_at
         FROM jsonb_to_recordset(${JSON.stringify(queues)}::jsonb) AS r(
@@ -43,10 +42,10 @@ function replicaWriter(c: Sql): ReplicaWriter {
       const statuses = rows
         .filter((r) => won.has(r.queue.id))
         .flatMap(({ queue }) => queue.statuses.map((s) => ({ id: s.id, queue_id: queue.id, name: s.name, category: s.category, position: s.position })));
-      await rowCountOf(c, Prisma.sql`
+      await rowCountOf(c, sql`
         DELETE FROM statuses WHERE queue_id = ANY(${[...won]}::int[]) AND NOT (id = ANY(${statuses.map((s) => s.id)}::int[]))`);
       if (statuses.length > 0) {
-        await rowCountOf(c, Prisma.sql`
+        await rowCountOf(c, sql`
           INSERT INTO statuses (id, queue_id, name, category, position)
           SELECT r.id, r.queue_id, r.name, r.category::status_category, r.position
           FROM jsonb_to_recordset(${JSON.stringify(statuses)}::jsonb) AS r(id int, queue_id int, name text, category text, position int)
@@ -80,7 +79,7 @@ function replicaWriter(c: Sql): ReplicaWriter {
         updated_at: i.updated_at,
       }));
       // A state without `description` (it is optional in IssueState) keeps the stored text.
-      return rowCountOf(c, Prisma.sql`
+      return rowCountOf(c, sql`
         INSERT INTO issues (id, workspace_id, queue_id, key, title, description, status_id, status_category, assignee_id, parent_id,
                             priority, type, labels, due_date, estimate_minutes, spent_minutes, version, revision, event_at, created_at, updated_at)
         SELECT r.id, r.workspace_id, r.queue_id, r.key, r.title, r.description, r.status_id, r.status_category::status_category,
@@ -105,7 +104,7 @@ function replicaWriter(c: Sql): ReplicaWriter {
       const comments = rows.map((r) => ({ id: r.id, issue_id: r.issueId, body: r.body }));
       // A snapshot comment may belong to an issue created after the issue pages were read:
       // skipped (its comment.added event brings it), never a foreign-key failure.
-      return rowCountOf(c, Prisma.sql`
+      return rowCountOf(c, sql`
         INSERT INTO comments (id, issue_id, body, event_at)
         SELECT r.id, r.issue_id, r.body, ${eventAt}::timestamptz
         FROM jsonb_to_recordset(${JSON.stringify(comments)}::jsonb) AS r(id int, issue_id int, body text)
@@ -115,7 +114,7 @@ function replicaWriter(c: Sql): ReplicaWriter {
     },
 
     async heldWorkspaces(refs) {
-      const rows = await rowsOf<{ kind: 'queue' | 'issue' | 'comment'; id: number; value: number }>(c, Prisma.sql`
+      const rows = await rowsOf<{ kind: 'queue' | 'issue' | 'comment'; id: number; value: number }>(c, sql`
         SELECT 'queue' AS kind, id, workspace_id AS value FROM queues WHERE id = ANY(${refs.queueIds}::int[])
         UNION ALL SELECT 'issue', id, workspace_id FROM issues WHERE id = ANY(${refs.issueIds}::int[])
         UNION ALL SELECT 'comment', id, issue_id FROM comments WHERE id = ANY(${refs.commentIds}::int[])`);
@@ -145,11 +144,11 @@ export function replicaStore(pool: Pool, options: { bulkStatementTimeoutMs?: num
       );
     },
     async isBuilt() {
-      const rows = await rowsOf<{ built: boolean }>(pool, Prisma.sql`SELECT built FROM replica_state WHERE id = 1`);
+      const rows = await rowsOf<{ built: boolean }>(pool, sql`SELECT built FROM replica_state WHERE id = 1`);
       return rows[0]?.built ?? false;
     },
     async markBuilt(snapshotAt) {
-      await rowCountOf(pool, Prisma.sql`
+      await rowCountOf(pool, sql`
         INSERT INTO replica_state (id, built, snapshot_at, built_at) VALUES (1, true, ${snapshotAt}, now())
         ON CONFLICT (id) DO UPDATE SET built = true, snapshot_at = EXCLUDED.snapshot_at, built_at = EXCLUDED.built_at`);
     },

@@ -1,21 +1,20 @@
 import type { ReplicaReader } from '../domain/deps';
 import type { StatisticsFigures } from '../domain/model';
 import { selectsNothing, type SearchCriteria } from '@tracker/contracts';
-import { Prisma } from '../generated/prisma/client';
-import { prepared, rowsOf, type Sql } from '@tracker/kit';
+import { join, prepared, rowsOf, sql, type Sql, type SqlQuery } from '@tracker/kit';
 
 /** The conditions of the issues service's search other than free text, over the replica's columns (alias i). */
-function conditions(criteria: SearchCriteria): Prisma.Sql[] {
-  const where: Prisma.Sql[] = [Prisma.sql`i.workspace_id = ${criteria.workspaceId}`];
-  if (criteria.queueIds) where.push(Prisma.sql`i.queue_id = ANY(${criteria.queueIds}::int[])`);
-  if (criteria.statusIds) where.push(Prisma.sql`i.status_id = ANY(${criteria.statusIds}::int[])`);
-  if (criteria.assigneeIds) where.push(Prisma.sql`i.assignee_id = ANY(${criteria.assigneeIds}::int[])`);
-  if (criteria.assigneeId !== undefined) where.push(Prisma.sql`i.assignee_id = ${criteria.assigneeId}`);
+function conditions(criteria: SearchCriteria): SqlQuery[] {
+  const where: SqlQuery[] = [sql`i.workspace_id = ${criteria.workspaceId}`];
+  if (criteria.queueIds) where.push(sql`i.queue_id = ANY(${criteria.queueIds}::int[])`);
+  if (criteria.statusIds) where.push(sql`i.status_id = ANY(${criteria.statusIds}::int[])`);
+  if (criteria.assigneeIds) where.push(sql`i.assignee_id = ANY(${criteria.assigneeIds}::int[])`);
+  if (criteria.assigneeId !== undefined) where.push(sql`i.assignee_id = ${criteria.assigneeId}`);
   // Compared as the enum types, not as text, so the planner can use the columns' statistics.
-  if (criteria.priority) where.push(Prisma.sql`i.priority = ${criteria.priority}::issue_priority`);
-  if (criteria.category) where.push(Prisma.sql`i.status_category = ${criteria.category}::status_category`);
-  if (criteria.dueBefore) where.push(Prisma.sql`i.due_date < ${criteria.dueBefore}::date AND i.status_category <> 'done'`);
-  if (criteria.label) where.push(Prisma.sql`${criteria.label} = ANY(i.labels)`);
+  if (criteria.priority) where.push(sql`i.priority = ${criteria.priority}::issue_priority`);
+  if (criteria.category) where.push(sql`i.status_category = ${criteria.category}::status_category`);
+  if (criteria.dueBefore) where.push(sql`i.due_date < ${criteria.dueBefore}::date AND i.status_category <> 'done'`);
+  if (criteria.label) where.push(sql`${criteria.label} = ANY(i.labels)`);
   return where;
 }
 
@@ -28,11 +27,11 @@ function conditions(criteria: SearchCriteria): Prisma.Sql[] {
  * `i.id IN (SELECT … WHERE search_vector @@ …)` over the whole table, as before, hashed
  * every tenant's matching ids on every call.)
  */
-function matching(criteria: SearchCriteria): Prisma.Sql {
-  const where = Prisma.join(conditions(criteria), ' AND ');
-  if (!criteria.text) return Prisma.sql`SELECT i.* FROM issues i WHERE ${where}`;
-  const query = Prisma.sql`websearch_to_tsquery('simple', ${criteria.text})`;
-  return Prisma.sql`
+function matching(criteria: SearchCriteria): SqlQuery {
+  const where = join(conditions(criteria), ' AND ');
+  if (!criteria.text) return sql`SELECT i.* FROM issues i WHERE ${where}`;
+  const query = sql`websearch_to_tsquery('simple', ${criteria.text})`;
+  return sql`
     SELECT i.* FROM issues i WHERE i.id IN (
       SELECT i.id FROM issues i WHERE ${where} AND i.search_vector @@ ${query}
       UNION
@@ -46,8 +45,8 @@ function matching(criteria: SearchCriteria): Prisma.Sql {
  * yields the overall row, one row per queue and one per assignee (null: unassigned).
  * Sums are float8 so they reach JavaScript as numbers (exact far beyond any total).
  */
-export function statisticsSql(criteria: SearchCriteria): Prisma.Sql {
-  return Prisma.sql`
+export function statisticsSql(criteria: SearchCriteria): SqlQuery {
+  return sql`
     WITH used AS (
       SELECT i.id, i.key, i.queue_id, i.assignee_id, i.status_category, i.estimate_minutes, i.spent_minutes,
              count(*) OVER () AS matched
@@ -124,7 +123,7 @@ export function replicaReader(c: Sql): ReplicaReader {
     },
 
     async queueIdsInWorkspace(workspaceId, ids) {
-      const rows = await rowsOf<{ id: number }>(c, Prisma.sql`SELECT id FROM queues WHERE workspace_id = ${workspaceId} AND id = ANY(${ids}::int[])`);
+      const rows = await rowsOf<{ id: number }>(c, sql`SELECT id FROM queues WHERE workspace_id = ${workspaceId} AND id = ANY(${ids}::int[])`);
       return rows.map((r) => r.id);
     },
 
