@@ -1,4 +1,5 @@
 import { effectiveRole, roleAtLeast, type EffectiveRole, type QueueRole } from '@tracker/contracts';
+import { principalOf } from '@tracker/kit';
 import type { GrantsSource } from './acl-reader';
 
 /** Who is asking, as the gateway's signed principal says, with the request id for logs. */
@@ -7,6 +8,20 @@ export interface RequestContext {
   workspaceId: number;
   workspaceRole: 'admin' | 'member';
   requestId: string | null;
+}
+
+/** The express response of a request (the type principalOf takes; this library has no express of its own). */
+type RouteResponse = Parameters<typeof principalOf>[0];
+
+/** The RequestContext of a route under /api/v1: its user principal and request id. */
+export function contextOf(res: RouteResponse): RequestContext {
+  const principal = principalOf(res);
+  return {
+    userId: principal.userId,
+    workspaceId: principal.workspaceId,
+    workspaceRole: principal.workspaceRole,
+    requestId: (res.locals.requestId as string | undefined) ?? null,
+  };
 }
 
 /**

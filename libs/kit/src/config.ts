@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { statementTimeoutEnv } from './database-errors';
 import { DEV_PUBLIC_KEYS, devSeedOf, devTrustedKeysText, parseTrustedKeys, SIGNERS, signingKeyFromSeed, type Signer, type SigningKey, type TrustedKeys } from './signing';
 
 /**
@@ -46,6 +47,44 @@ export const url = (fallback: string) => z.url().default(fallback);
 export const DEFAULT_DATABASE_URL = 'postgresql://postgres@127.0.0.1:5432/tracker';
 export const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
 export const DEFAULT_AMQP_URL = 'amqp://guest:guest@127.0.0.1:5672';
+
+/** A service's own PostgreSQL schema: its URL, schema (`schema` when unset), pool size and statement bound. */
+export const databaseEnv = (schema: string) => ({
+  DATABASE_URL: url(DEFAULT_DATABASE_URL),
+  DATABASE_SCHEMA: z.string().regex(/^[a-z_][a-z0-9_]{0,62}$/, 'must be a lower-case SQL identifier').default(schema),
+  DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
+  /** Longest a statement may run, lock waits included (503 with Retry-After past it). */
+  DATABASE_STATEMENT_TIMEOUT_MS: statementTimeoutEnv(),
+});
+
+/** The `database` section of a service config, from the databaseEnv variables. */
+export const databaseConfigOf = (env: {
+  DATABASE_URL: string;
+  DATABASE_SCHEMA: string;
+  DATABASE_POOL_MAX: number;
+  DATABASE_STATEMENT_TIMEOUT_MS: number;
+}) => ({ url: env.DATABASE_URL, schema: env.DATABASE_SCHEMA, poolMax: env.DATABASE_POOL_MAX, statementTimeoutMs: env.DATABASE_STATEMENT_TIMEOUT_MS });
+
+/** The outbox relay of a service that publishes events: the broker, how often it polls, the exchange. */
+export const outboxEnv = {
+  AMQP_URL: url(DEFAULT_AMQP_URL),
+  /** How often the outbox relay looks for new rows when idle. */
+  OUTBOX_POLL_MS: z.coerce.number().int().min(10).max(60_000).default(100),
+  /** The topic exchange events are published to (tests give each system its own). */
+  EVENTS_EXCHANGE: z.string().regex(/^[A-Za-z0-9._-]{1,200}$/).default('tracker.events'),
+};
+
+/** The `outbox` section of a service config, from the outboxEnv variables. */
+export const outboxConfigOf = (env: { AMQP_URL: string; OUTBOX_POLL_MS: number; EVENTS_EXCHANGE: string }) => ({
+  amqpUrl: env.AMQP_URL,
+  pollIntervalMs: env.OUTBOX_POLL_MS,
+  exchange: env.EVENTS_EXCHANGE,
+});
+
+/** The Redis a service shares with the others (caches, accepted tickets). */
+export const redisEnv = {
+  REDIS_URL: url(DEFAULT_REDIS_URL),
+};
 
 export interface InternalKeys {
   /** What this part signs with. */

@@ -1,4 +1,5 @@
 export * from './app';
+export * from './backoff';
 export * from './cache-keys';
 export * from './config';
 export * from './database-errors';
@@ -14,4 +15,5 @@ export * from './tokens';
 export * from './validation';
 export * from './metrics';
 export * from './postgres';
+export * from './sql';
 export * from './idempotency';

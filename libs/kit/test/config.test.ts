@@ -1,5 +1,21 @@
 import { randomBytes } from 'node:crypto';
-import { DEFAULT_DATABASE_URL, loadConfig, port, serviceEnv, url, weakSecret } from '../src/config';
+import { z } from 'zod';
+import {
+  databaseConfigOf,
+  databaseEnv,
+  DEFAULT_AMQP_URL,
+  DEFAULT_DATABASE_URL,
+  DEFAULT_REDIS_URL,
+  loadConfig,
+  outboxConfigOf,
+  outboxEnv,
+  port,
+  redisEnv,
+  serviceEnv,
+  url,
+  weakSecret,
+} from '../src/config';
+import { DEFAULT_STATEMENT_TIMEOUT_MS } from '../src/database-errors';
 import { devSeedOf, devSigningKey, devTrustedKeysText, SIGNERS, signingKeyFromSeed } from '../src/signing';
 
 const realSeed = () => randomBytes(32).toString('base64url');
@@ -155,5 +171,60 @@ describe('serviceEnv: secrets in production', () => {
     ['15 characters', 'Xq7v2LpZ9mR4tK8', true],
   ])('weakSecret: %s → %s', (_name, value, weak) => {
     expect(weakSecret(value)).toBe(weak);
+  });
+});
+
+describe('the shared env fragments', () => {
+  const Fragments = z.object({ ...databaseEnv('issues'), ...outboxEnv, ...redisEnv }).transform((env) => ({
+    database: databaseConfigOf(env),
+    outbox: outboxConfigOf(env),
+    redis: env.REDIS_URL,
+  }));
+
+  test('when nothing is set, then every default is used (the schema given to databaseEnv included)', () => {
+    expect(Fragments.parse({})).toEqual({
+      database: { url: DEFAULT_DATABASE_URL, schema: 'issues', poolMax: 10, statementTimeoutMs: DEFAULT_STATEMENT_TIMEOUT_MS },
+      outbox: { amqpUrl: DEFAULT_AMQP_URL, pollIntervalMs: 100, exchange: 'tracker.events' },
+      redis: DEFAULT_REDIS_URL,
+    });
+  });
+
+  test('when values are set, then they are read under the same names', () => {
+    const env = {
+      DATABASE_URL: 'postgresql://app@db:5432/x',
+      DATABASE_SCHEMA: 'issues_test',
+      DATABASE_POOL_MAX: '20',
+      DATABASE_STATEMENT_TIMEOUT_MS: '250',
+      AMQP_URL: 'amqp://broker:5672',
+      OUTBOX_POLL_MS: '10',
+      EVENTS_EXCHANGE: 'test.events-1',
+      REDIS_URL: 'redis://cache:6379',
+    };
+    expect(Fragments.parse(env)).toEqual({
+      database: { url: env.DATABASE_URL, schema: 'issues_test', poolMax: 20, statementTimeoutMs: 250 },
+      outbox: { amqpUrl: env.AMQP_URL, pollIntervalMs: 10, exchange: 'test.events-1' },
+      redis: env.REDIS_URL,
+    });
+  });
+
+  test.each([
+    ['DATABASE_SCHEMA', 'Issues'],
+    ['DATABASE_POOL_MAX', '0'],
+    ['DATABASE_POOL_MAX', '201'],
+    ['DATABASE_STATEMENT_TIMEOUT_MS', '99'],
+    ['DATABASE_STATEMENT_TIMEOUT_MS', '600001'],
+    ['OUTBOX_POLL_MS', '9'],
+    ['OUTBOX_POLL_MS', '60001'],
+    ['EVENTS_EXCHANGE', 'has space'],
+    ['AMQP_URL', 'not a url'],
+    ['REDIS_URL', 'not a url'],
+  ])('when %s is %j, then it is refused', (name, value) => {
+    const result = Fragments.safeParse({ [name]: value });
+    expect(result.success).toBe(false);
+    expect(result.error?.issues.map((issue) => issue.path.join('.'))).toEqual([name]);
+  });
+
+  test('when DATABASE_SCHEMA is not an SQL identifier, then the message says so', () => {
+    expect(Fragments.safeParse({ DATABASE_SCHEMA: '1x' }).error?.issues[0]?.message).toBe('must be a lower-case SQL identifier');
   });
 });

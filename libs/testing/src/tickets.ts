@@ -41,3 +41,42 @@ export function ticketedFetch(as: Principal, audience: Signer): typeof fetch {
     return fetch(input, { ...init, headers });
   };
 }
+
+/** What a test call got back: the status, the headers and the body parsed as JSON (undefined when empty). */
+export interface SignedReply {
+  status: number;
+  headers: Headers;
+  body: any;
+  /** The body as received. */
+  text: string;
+}
+
+export interface SignedCallOptions {
+  /** Whose fresh ticket the request carries; unset or null: none. */
+  as?: Principal | null;
+  /** Sent as JSON, with `content-type: application/json` unless `headers` set one in lower case. */
+  body?: unknown;
+  /** Sent exactly as given (malformed bodies, other types); `body` wins when both are set. */
+  raw?: string;
+  headers?: Record<string, string>;
+}
+
+/**
+ * A test's HTTP client for the service `audience` at baseUrl: `call(method, path, options)`
+ * puts a ticket for `options.as`, made for that very request, on it, as the gateway (a
+ * user's) or the calling service would.
+ */
+export function signedClient(baseUrl: string, audience: Signer) {
+  return async (method: string, path: string, options: SignedCallOptions = {}): Promise<SignedReply> => {
+    const headers: Record<string, string> = { ...options.headers };
+    let body = options.raw;
+    if (options.body !== undefined) {
+      body = JSON.stringify(options.body);
+      headers['content-type'] ??= 'application/json';
+    }
+    if (options.as) headers[PRINCIPAL_HEADER] = ticketFor(options.as, { audience, method, path, body });
+    const response = await fetch(baseUrl + path, { method, headers, body });
+    const text = await response.text();
+    return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined, text };
+  };
+}

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { Redis } from 'ioredis';
 import { serve, type Principal, type RunningServer, type UserPrincipal } from '@tracker/kit';
-import { createTestSchema, testRedisUrl, ticketFor, type TestSchema } from '@tracker/testing';
+import { createTestSchema, signedClient, testRedisUrl, type TestSchema } from '@tracker/testing';
 import { createAccessService, type AccessService } from '../src/app';
 import { loadAccessConfig } from '../src/config';
 import { addUser } from '../src/domain/add-user.use-case';
@@ -71,18 +71,7 @@ export async function startAccess(env: Record<string, string> = {}): Promise<Acc
       const created = await addUser(service.deps, { workspaceId, name: `user-${Math.random().toString(36).slice(2, 8)}`, role });
       return { id: created.user_id, workspaceId, token: created.token, principal: principalOf(workspaceId, created.user_id, role) };
     },
-    async call(method, path, options = {}) {
-      const headers: Record<string, string> = { ...options.headers };
-      let body: string | undefined = options.raw;
-      if (options.body !== undefined) {
-        body = JSON.stringify(options.body);
-        headers['content-type'] ??= 'application/json';
-      }
-      if (options.as) headers['x-tracker-principal'] = ticketFor(options.as, { audience: 'access', method, path, body });
-      const response = await fetch(url + path, { method, headers, body });
-      const text = await response.text();
-      return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined };
-    },
+    call: signedClient(url, 'access'),
     async close() {
       await running.shutdown();
       await service.close();

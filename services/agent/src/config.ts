@@ -1,13 +1,13 @@
 import { z } from 'zod';
-import { DEFAULT_REDIS_URL, loadConfig, port, serviceEnv, url } from '@tracker/kit';
+import { loadConfig, port, redisEnv, serviceEnv, url } from '@tracker/kit';
 
 const Env = serviceEnv('agent', {
   PORT: port(8084),
   ACCESS_URL: url('http://127.0.0.1:8081'),
   ISSUES_URL: url('http://127.0.0.1:8082'),
   STATISTICS_URL: url('http://127.0.0.1:8083'),
-  /** Where accepted tickets are remembered, shared by the replicas (nothing else is kept there). */
-  REDIS_URL: url(DEFAULT_REDIS_URL),
+  /** Redis: where accepted tickets are remembered, shared by the replicas (nothing else is kept there). */
+  ...redisEnv,
   /** Longest wait for the service a tool calls; the same bound the gateway puts on a REST request. */
   UPSTREAM_TIMEOUT_MS: z.coerce.number().int().min(100).max(300_000).default(15_000),
 }).transform((env) => ({

@@ -5,7 +5,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv-provider.js';
 import type { JsonSchemaType, JsonSchemaValidator, jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import { bodyDigest, checkTicket, devTrustedKeysText, parseTrustedKeys, PRINCIPAL_HEADER, serve, type Principal, type RunningServer, type Signer, type UserPrincipal } from '@tracker/kit';
-import { ticketedFetch, ticketFor } from '@tracker/testing';
+import { signedClient, ticketedFetch, ticketFor } from '@tracker/testing';
 import { createAgentService, type AgentService } from '../src/app';
 import { loadAgentConfig } from '../src/config';
 
@@ -179,11 +179,9 @@ export async function connect(agentUrl: string, caller: UserPrincipal, requestId
   return client as McpClient;
 }
 
-/** A raw JSON-RPC POST to /mcp, for the HTTP details the SDK client hides. */
-export async function post(agentUrl: string, message: unknown, headers: Record<string, string>) {
-  const response = await fetch(new URL('/mcp', agentUrl), { method: 'POST', headers, body: JSON.stringify(message) });
-  const text = await response.text();
-  return { status: response.status, headers: response.headers, text, body: text ? JSON.parse(text) : undefined };
+/** A raw JSON-RPC POST to /mcp, for the HTTP details the SDK client hides: `headers` carry the ticket (mcpHeaders). */
+export function post(agentUrl: string, message: unknown, headers: Record<string, string>) {
+  return signedClient(agentUrl, 'agent')('POST', '/mcp', { raw: JSON.stringify(message), headers });
 }
 
 /** The problem+json body of a tool's error result. */

@@ -1,19 +1,11 @@
 import { z } from 'zod';
-import { DEFAULT_AMQP_URL, DEFAULT_DATABASE_URL, DEFAULT_REDIS_URL, loadConfig, port, serviceEnv, statementTimeoutEnv, url } from '@tracker/kit';
+import { databaseConfigOf, databaseEnv, loadConfig, outboxConfigOf, outboxEnv, port, redisEnv, serviceEnv, url } from '@tracker/kit';
 
 const Env = serviceEnv('issues', {
   PORT: port(8082),
-  DATABASE_URL: url(DEFAULT_DATABASE_URL),
-  DATABASE_SCHEMA: z.string().regex(/^[a-z_][a-z0-9_]{0,62}$/, 'must be a lower-case SQL identifier').default('issues'),
-  DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
-  /** Longest a statement may run, lock waits included (503 with Retry-After past it). */
-  DATABASE_STATEMENT_TIMEOUT_MS: statementTimeoutEnv(),
-  AMQP_URL: url(DEFAULT_AMQP_URL),
-  /** How often the outbox relay looks for new rows when idle. */
-  OUTBOX_POLL_MS: z.coerce.number().int().min(10).max(60_000).default(100),
-  /** The topic exchange events are published to (tests give each system its own). */
-  EVENTS_EXCHANGE: z.string().regex(/^[A-Za-z0-9._-]{1,200}$/).default('tracker.events'),
-  REDIS_URL: url(DEFAULT_REDIS_URL),
+  ...databaseEnv('issues'),
+  ...outboxEnv,
+  ...redisEnv,
   ACCESS_URL: url('http://127.0.0.1:8081'),
   ACCESS_TIMEOUT_MS: z.coerce.number().int().min(50).max(60_000).default(2000),
 })
@@ -22,8 +14,8 @@ const Env = serviceEnv('issues', {
     http: { host: env.HOST, port: env.PORT, shutdownGraceMs: env.SHUTDOWN_GRACE_MS },
     log: { level: env.LOG_LEVEL },
     metrics: { port: env.METRICS_PORT },
-    database: { url: env.DATABASE_URL, schema: env.DATABASE_SCHEMA, poolMax: env.DATABASE_POOL_MAX, statementTimeoutMs: env.DATABASE_STATEMENT_TIMEOUT_MS },
-    outbox: { amqpUrl: env.AMQP_URL, pollIntervalMs: env.OUTBOX_POLL_MS, exchange: env.EVENTS_EXCHANGE },
+    database: databaseConfigOf(env),
+    outbox: outboxConfigOf(env),
     redis: { url: env.REDIS_URL },
     access: { url: env.ACCESS_URL, timeoutMs: env.ACCESS_TIMEOUT_MS },
     internal: env.internal,

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { serve, type RunningServer, type Signer, type UserPrincipal } from '@tracker/kit';
-import { createTestSchema, type FakeAccess, startFakeAccess, testRedisUrl, ticketFor, type TestSchema } from '@tracker/testing';
+import { createTestSchema, type FakeAccess, signedClient, startFakeAccess, testRedisUrl, type TestSchema } from '@tracker/testing';
 import type { QueueRole } from '@tracker/contracts';
 import { createIssuesService, type IssuesService } from '../src/app';
 import { loadIssuesConfig } from '../src/config';
@@ -79,19 +79,9 @@ export async function startIssues(env: Record<string, string> = {}): Promise<Iss
     return { id, workspaceId, principal: { kind: 'user', userId: id, workspaceId, workspaceRole: role, tokenId: 1 } };
   };
 
-  const call: IssuesHarness['call'] = async (method, path, options = {}) => {
-    const headers: Record<string, string> = { ...options.headers };
-    let body: string | undefined = options.raw;
-    if (options.body !== undefined) {
-      body = JSON.stringify(options.body);
-      headers['content-type'] ??= 'application/json';
-    }
-    const as = options.service ? ({ kind: 'service', service: options.service } as const) : options.as?.principal;
-    if (as) headers['x-tracker-principal'] = ticketFor(as, { audience: 'issues', method, path, body });
-    const response = await fetch(url + path, { method, headers, body });
-    const text = await response.text();
-    return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined };
-  };
+  const signedCall = signedClient(url, 'issues');
+  const call: IssuesHarness['call'] = (method, path, { as, service, ...options } = {}) =>
+    signedCall(method, path, { ...options, as: service ? { kind: 'service', service } : as?.principal });
 
   const expectCreated = (res: Reply, what: string) => {
     if (res.status !== 201) throw new Error(`${what} answered ${res.status}: ${JSON.stringify(res.body)}`);

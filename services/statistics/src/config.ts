@@ -1,19 +1,15 @@
 import { z } from 'zod';
-import { DEFAULT_AMQP_URL, DEFAULT_DATABASE_URL, DEFAULT_REDIS_URL, loadConfig, port, serviceEnv, statementTimeoutEnv, url } from '@tracker/kit';
+import { databaseConfigOf, databaseEnv, DEFAULT_AMQP_URL, loadConfig, port, redisEnv, serviceEnv, url } from '@tracker/kit';
 
 const amqpName = z.string().regex(/^[A-Za-z0-9._-]{1,200}$/, 'must be 1 to 200 letters, digits, ".", "_" or "-"');
 const ms = (min: number, max: number, fallback: number) => z.coerce.number().int().min(min).max(max).default(fallback);
 
 const Env = serviceEnv('statistics', {
   PORT: port(8083),
-  DATABASE_URL: url(DEFAULT_DATABASE_URL),
-  DATABASE_SCHEMA: z.string().regex(/^[a-z_][a-z0-9_]{0,62}$/, 'must be a lower-case SQL identifier').default('statistics'),
-  DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
-  /** Longest a statement may run, lock waits included (503 with Retry-After past it). */
-  DATABASE_STATEMENT_TIMEOUT_MS: statementTimeoutEnv(),
-  /** The same for the statements of a replica rebuild (whole snapshot pages at once). */
+  ...databaseEnv('statistics'),
+  /** DATABASE_STATEMENT_TIMEOUT_MS for the statements of a replica rebuild (whole snapshot pages at once). */
   REBUILD_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(120_000),
-  REDIS_URL: url(DEFAULT_REDIS_URL),
+  ...redisEnv,
   AMQP_URL: url(DEFAULT_AMQP_URL),
   ACCESS_URL: url('http://127.0.0.1:8081'),
   ACCESS_TIMEOUT_MS: ms(50, 60_000, 2000),
@@ -37,13 +33,7 @@ const Env = serviceEnv('statistics', {
     http: { host: env.HOST, port: env.PORT, shutdownGraceMs: env.SHUTDOWN_GRACE_MS },
     log: { level: env.LOG_LEVEL },
     metrics: { port: env.METRICS_PORT },
-    database: {
-      url: env.DATABASE_URL,
-      schema: env.DATABASE_SCHEMA,
-      poolMax: env.DATABASE_POOL_MAX,
-      statementTimeoutMs: env.DATABASE_STATEMENT_TIMEOUT_MS,
-      rebuildStatementTimeoutMs: env.REBUILD_STATEMENT_TIMEOUT_MS,
-    },
+    database: { ...databaseConfigOf(env), rebuildStatementTimeoutMs: env.REBUILD_STATEMENT_TIMEOUT_MS },
     redis: { url: env.REDIS_URL },
     access: { url: env.ACCESS_URL, timeoutMs: env.ACCESS_TIMEOUT_MS },
     issues: { url: env.ISSUES_URL, timeoutMs: env.ISSUES_TIMEOUT_MS, snapshotPageSize: env.SNAPSHOT_PAGE_SIZE },

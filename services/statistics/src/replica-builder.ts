@@ -1,4 +1,4 @@
-import type { Logger } from '@tracker/kit';
+import { backoffDelay, type Logger } from '@tracker/kit';
 import type { RebuildLock } from './data-access/rebuild-lock';
 import { rebuildReplica, type IssuesSnapshot, type RebuildResult } from './domain/rebuild-replica.use-case';
 import type { ReplicaStore } from './domain/replica';
@@ -65,7 +65,7 @@ export function keepReplicaBuilt(deps: ReplicaBuilderDeps, options: { pageSize: 
         failures += 1;
         deps.logger.warn({ err: err instanceof Error ? err.message : String(err), failures }, 'replica rebuild failed; retrying');
       }
-      const delay = failures > 0 ? Math.min(30_000, (options.retryDelayMs ?? 1000) * 2 ** (failures - 1)) : pollMs;
+      const delay = failures > 0 ? backoffDelay(failures, { baseMs: options.retryDelayMs ?? 1000, maxMs: 30_000 }) : pollMs;
       if (!stopping) await sleep(delay);
     }
   })();

@@ -4,7 +4,7 @@ import pino from 'pino';
 import { connect, type ChannelModel, type ConfirmChannel } from 'amqplib';
 import { eventSourceOf, routingKeyOf, signedEventHeaders, type EventEnvelope } from '@tracker/events';
 import { devSigningKey, serve, type Logger, type RunningServer, type UserPrincipal } from '@tracker/kit';
-import { amqpTestNames, type AmqpTestNames, createTestSchema, type FakeAccess, startFakeAccess, testAmqpUrl, testRedisUrl, ticketFor, type TestSchema } from '@tracker/testing';
+import { amqpTestNames, type AmqpTestNames, createTestSchema, type FakeAccess, signedClient, startFakeAccess, testAmqpUrl, testRedisUrl, type TestSchema } from '@tracker/testing';
 import type { QueueRole } from '@tracker/contracts';
 import { createStatisticsService, type StatisticsService } from '../src/app';
 import { loadStatisticsConfig } from '../src/config';
@@ -120,6 +120,7 @@ export async function startStatistics(options: { consumer?: boolean; env?: Recor
 
   const registerQueue = (queue: QueueStateData) => access.registeredQueues.set(queue.id, { workspaceId: queue.workspace_id, key: queue.key });
 
+  const signedCall = signedClient(url, 'statistics');
   const handledCount = (eventId: string) => logs.filter((l) => l.msg === 'event' && l.eventId === eventId).length;
 
   return {
@@ -138,18 +139,7 @@ export async function startStatistics(options: { consumer?: boolean; env?: Recor
     member,
     grant: (m, queueId, role) => access.grant(m.id, queueId, role),
     registerQueue,
-    async call(method, path, opts = {}) {
-      const headers: Record<string, string> = { ...opts.headers };
-      let body: string | undefined = opts.raw;
-      if (opts.body !== undefined) {
-        body = JSON.stringify(opts.body);
-        headers['content-type'] ??= 'application/json';
-      }
-      if (opts.as) headers['x-tracker-principal'] = ticketFor(opts.as.principal, { audience: 'statistics', method, path, body });
-      const response = await fetch(url + path, { method, headers, body });
-      const text = await response.text();
-      return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined };
-    },
+    call: (method, path, { as, ...options } = {}) => signedCall(method, path, { ...options, as: as?.principal }),
     async publish(events) {
       for (const e of events) {
         const [routingKey, content, messageId] =

@@ -12,8 +12,6 @@ import type {
   Status as StatusJson,
   Worklog as WorklogJson,
 } from '@tracker/contracts';
-import type { Response } from 'express';
-import { principalOf } from '@tracker/kit';
 import type {
   CommentRecord,
   HistoryRecord,
@@ -26,22 +24,14 @@ import type {
   LinkRecord,
   ListPageOf,
   QueueWithRole,
-  RequestContext,
   StatusRecord,
   WorklogRecord,
 } from '../domain/model';
 
 /** The JSON shapes of libs/contracts (documented in services/issues/README.md). */
 
-export function contextOf(res: Response): RequestContext {
-  const principal = principalOf(res);
-  return {
-    userId: principal.userId,
-    workspaceId: principal.workspaceId,
-    workspaceRole: principal.workspaceRole,
-    requestId: (res.locals.requestId as string | undefined) ?? null,
-  };
-}
+/** The caller of a route, from its signed principal (one definition for every service, in libs/authz). */
+export { contextOf } from '@tracker/authz';
 
 export const statusJson = (s: StatusRecord): StatusJson => ({ id: s.id, queue_id: s.queueId, name: s.name, category: s.category, position: s.position });
 

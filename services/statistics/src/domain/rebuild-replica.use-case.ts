@@ -1,3 +1,4 @@
+import { backoffDelay } from '@tracker/kit';
 import type { CommentRow, IssueRow, QueueRow, ReplicaStore } from './replica';
 
 /**
@@ -96,7 +97,7 @@ function retrying(deps: RebuildDeps, options: RebuildOptions) {
       } catch (err) {
         if (n >= attempts || options.shouldStop?.()) throw err;
         deps.log.warn({ err: err instanceof Error ? err.message : String(err), page: what, attempt: n }, 'snapshot page failed; retrying');
-        await new Promise((resolve) => setTimeout(resolve, delay * 2 ** (n - 1)));
+        await new Promise((resolve) => setTimeout(resolve, backoffDelay(n, { baseMs: delay })));
       }
     }
   };

@@ -1,20 +1,11 @@
 import type { Dashboard as DashboardJson, StatisticsResult, Widget } from '@tracker/contracts';
-import type { Response } from 'express';
-import { principalOf } from '@tracker/kit';
 import type { Statistics } from '../domain/compute-statistics.use-case';
-import type { DashboardRecord, RequestContext } from '../domain/model';
+import type { DashboardRecord } from '../domain/model';
 
 /** The JSON shapes of libs/contracts (documented in services/statistics/README.md). */
 
-export function contextOf(res: Response): RequestContext {
-  const principal = principalOf(res);
-  return {
-    userId: principal.userId,
-    workspaceId: principal.workspaceId,
-    workspaceRole: principal.workspaceRole,
-    requestId: (res.locals.requestId as string | undefined) ?? null,
-  };
-}
+/** The caller of a route, from its signed principal (one definition for every service, in libs/authz). */
+export { contextOf } from '@tracker/authz';
 
 export const statisticsJson = ({ figures, truncated, asOf }: Statistics): StatisticsResult => {
   const { overall } = figures;
