@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /**
- * Whether an error from node-postgres (or Prisma over adapter-pg) means the database is away or not usable
+ * Whether an error from node-postgres means the database is away or not usable
  * right now (unreachable, restarting, out of connections, not migrated), as opposed to
  * a fault in a query. The first kind answers 503 like any missing dependency.
  */

@@ -1,13 +1,10 @@
 import type { Redis } from 'ioredis';
 import { createRedis, redisSeenTickets } from '@tracker/authz';
-import { createLogger, createMetrics, createServiceApp, type Logger, type Metrics } from '@tracker/kit';
+import { createLogger, createMetrics, createPool, createServiceApp, type Logger, type Metrics } from '@tracker/kit';
+import type { Pool } from 'pg';
 import type { AccessConfig } from './config';
-import { sharedCache } from './data-access/shared-cache';
-import { createDb, type Db } from './data-access/prisma';
-import { permissionsRepository } from './data-access/permissions.repository';
-import { tokensRepository } from './data-access/tokens.repository';
-import { usersRepository } from './data-access/users.repository';
-import { workspacesRepository } from './data-access/workspaces.repository';
+import { sharedCache, type SharedCache } from './data-access/shared-cache';
+import { createStore } from './data-access/store';
 import type { AccessDeps } from './domain/deps';
 import { internalAuthRoutes } from './routes/internal-auth.route';
 import { internalQueuesRoutes } from './routes/internal-queues.route';
@@ -17,7 +14,9 @@ import { usersRoutes } from './routes/users.route';
 export interface AccessService {
   app: ReturnType<typeof createServiceApp>;
   deps: AccessDeps;
-  db: Db;
+  pool: Pool;
+  /** The caches' upkeep (keepFresh, settleDebts) besides what the use cases use. */
+  cache: SharedCache;
   redis: Redis;
   logger: Logger;
   metrics: Metrics;
@@ -26,15 +25,10 @@ export interface AccessService {
 
 export function createAccessService(config: AccessConfig, options: { isShuttingDown?: () => boolean } = {}): AccessService {
   const logger = createLogger('access', config.log.level);
-  const db = createDb(config.database);
+  const pool = createPool(config.database, logger);
   const redis = createRedis(config.redis.url, logger, { commandTimeoutMs: 500 });
-  const deps: AccessDeps = {
-    users: usersRepository(db),
-    tokens: tokensRepository(db),
-    workspaces: workspacesRepository(db),
-    permissions: permissionsRepository(db),
-    cache: sharedCache(redis, db, config.authCache.ttlSeconds, logger, config.internal.key),
-  };
+  const cache = sharedCache(redis, pool, config.authCache.ttlSeconds, logger, config.internal.key);
+  const deps: AccessDeps = { store: createStore(pool), cache };
   const metrics = createMetrics('access');
   const app = createServiceApp({
     name: 'access',
@@ -51,7 +45,7 @@ export function createAccessService(config: AccessConfig, options: { isShuttingD
     },
     isShuttingDown: options.isShuttingDown,
     readiness: {
-      database: () => db.$queryRaw`SELECT 1`,
+      database: () => pool.query('SELECT 1'),
       // Redis is a cache: its absence slows auth down but does not make the service unready.
     },
     routes: (router) => {
@@ -63,7 +57,7 @@ export function createAccessService(config: AccessConfig, options: { isShuttingD
   });
   const close = async () => {
     redis.disconnect();
-    await db.$disconnect();
+    if (!pool.ended) await pool.end();
   };
-  return { app, deps, db, redis, logger, metrics, close };
+  return { app, deps, pool, cache, redis, logger, metrics, close };
 }

@@ -117,7 +117,7 @@ describe('with Redis unreachable', () => {
       expect(debts).toEqual([{ key: authCacheKey(hashToken(member.token)) }]);
 
       // Redis is back (a client that reaches it): the recorded delete is carried out.
-      const settled = await sharedCache(offline.redis, offline.service.db, 60, offline.service.logger, devSigningKey('access')).settleDebts();
+      const settled = await sharedCache(offline.redis, offline.service.pool, 60, offline.service.logger, devSigningKey('access')).settleDebts();
       expect(settled).toBe(1);
       expect(await offline.redis.exists(authCacheKey(hashToken(member.token)))).toBe(0);
       expect(await offline.schema.query(`SELECT key FROM "${offline.schema.schema}".auth_cache_debts`)).toEqual([]);

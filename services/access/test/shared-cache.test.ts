@@ -31,7 +31,7 @@ async function connectedCache() {
   redis = new Redis(redisUrlVia(relay.port), { enableOfflineQueue: false, maxRetriesPerRequest: 0, commandTimeout: 300, retryStrategy: () => 100 });
   redis.on('error', () => {});
   await new Promise<void>((resolve) => redis.once('ready', () => resolve()));
-  return sharedCache(redis, access.service.db, 60, createLogger('test', 'silent'), devSigningKey('access'));
+  return sharedCache(redis, access.service.pool, 60, createLogger('test', 'silent'), devSigningKey('access'));
 }
 
 describe('cache freshness', () => {

@@ -82,7 +82,7 @@ describe('entries written by the access service', () => {
   });
 
   test("when the cache is built with another service's key, then it refuses to start", () => {
-    expect(() => sharedCache(access.redis, access.service.db, 60, createLogger('test', 'silent'), devSigningKey('issues'))).toThrow(/access service's key/);
+    expect(() => sharedCache(access.redis, access.service.pool, 60, createLogger('test', 'silent'), devSigningKey('issues'))).toThrow(/access service's key/);
   });
 });
 
@@ -116,7 +116,7 @@ describe('with an ACL user and password in REDIS_URL', () => {
       const hash = hashToken(ws.admin.token);
       expect(await resolveToken(wrong.service.deps, hash)).toMatchObject({ userId: ws.admin.id });
       expect(await access.redis.exists(authCacheKey(hash))).toBe(0);
-      await wrong.service.deps.cache.keepFresh(); // a no-op, not a crash
+      await wrong.service.cache.keepFresh(); // a no-op, not a crash
     } finally {
       for (let i = 0; i < 100 && wrong.service.redis.status !== 'reconnecting'; i++) await new Promise((r) => setTimeout(r, 10));
       await wrong.close();

@@ -28,7 +28,7 @@ async function holding<T>(lock: string, work: () => Promise<T>): Promise<T> {
 }
 
 test('then the pool\'s connections run with the configured statement_timeout', async () => {
-  expect(await access.service.db.$queryRawUnsafe('SHOW statement_timeout')).toEqual([{ statement_timeout: '300ms' }]);
+  expect((await access.service.pool.query('SHOW statement_timeout')).rows).toEqual([{ statement_timeout: '300ms' }]);
 });
 
 test('when a read waits on a locked table, then 503 service_unavailable with Retry-After, never a hang or a 500', async () => {

@@ -1,4 +1,4 @@
-import { seedWorkspace, startSystem, type System } from '@tracker/testing';
+import { seedWorkspace, startSystem, type System } from '@tracker/system-tests-support';
 
 let system: System;
 let acme: Awaited<ReturnType<typeof seedWorkspace>>;
@@ -65,6 +65,9 @@ describe('users through the gateway', () => {
   test('when two admins demote each other concurrently through the gateway, then one 200 and one 409', async () => {
     const ws = await seedWorkspace(system);
     const second = await system.admin('user', 'add', '--workspace', String(ws.id), '--name', 'Cy', '--role', 'admin');
+    // Both principals cached first: the race under test is the two PATCHes in access, not two token lookups
+    // (a token first looked up after the other change committed is already a member's: 403, rightly).
+    await Promise.all([ws.admin.token, second.token].map((token) => system.api('GET', '/api/v1/me', { token })));
     const [a, b] = await Promise.all([
       system.api('PATCH', `/api/v1/users/${second.user_id}`, { token: ws.admin.token, body: { role: 'member' } }),
       system.api('PATCH', `/api/v1/users/${ws.admin.id}`, { token: second.token, body: { role: 'member' } }),

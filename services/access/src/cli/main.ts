@@ -107,7 +107,7 @@ async function main(argv: string[]): Promise<number> {
     process.stderr.write(`${err.message}\n\n${USAGE}\n`);
     return EXIT_USAGE;
   }
-  // Loaded only now, so a usage error answers without starting Prisma and Redis clients.
+  // Loaded only now, so a usage error answers without opening database and Redis connections.
   const { createAccessService } = await import('../app');
   const { loadAccessConfig } = await import('../config');
   const config = loadAccessConfig({ ...process.env, LOG_LEVEL: process.env.LOG_LEVEL ?? 'error' });
@@ -129,7 +129,7 @@ async function main(argv: string[]): Promise<number> {
 function describeError(err: unknown, logger: Logger): string {
   if (err instanceof AppError) return err.detail;
   const code = (err as { code?: string })?.code;
-  if (code === 'P2021' || /does not exist/.test(String((err as Error)?.message))) {
+  if (code === '42P01' || /does not exist/.test(String((err as Error)?.message))) {
     return 'the database is not migrated: run `pnpm migrate` first.';
   }
   if (code === 'ECONNREFUSED' || /ECONNREFUSED|connect/i.test(String((err as Error)?.message))) {

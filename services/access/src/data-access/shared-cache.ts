@@ -1,13 +1,14 @@
 import type { Redis } from 'ioredis';
 import { CACHE_FRESH_KEY, CACHE_FRESH_TTL_MS, signCacheEntry, type Logger, type SigningKey } from '@tracker/kit';
-import type { Db } from './prisma';
+import type { Pool } from 'pg';
+import { cacheDebtsRepository } from './cache-debts.repository';
 
 const DEBT_BATCH = 500;
 const RETRY_DELETE_MS = 100;
 
 /**
  * The Redis caches other services authorize from (token → principal, user → grants).
- * This service alone writes them, under row locks (see tokens.repository), and deletes
+ * This service alone writes them, under row locks (resolve-token and get-user-acl use cases), and deletes
  * entries before it answers a change. Keys whose delete failed stay recorded as debts
  * in Postgres, and the freshness key (see @tracker/kit cache-keys) is not renewed until
  * they are deleted, so no reader trusts an entry that may be stale.
@@ -16,17 +17,17 @@ const RETRY_DELETE_MS = 100;
  * bound to its Redis key and expiry (@tracker/kit cache-keys, `signCacheEntry`): readers
  * believe only the access service's signature, so writing to Redis grants nothing.
  */
-export function sharedCache(redis: Redis, db: Db, ttlSeconds: number, log: Logger, signingKey: SigningKey) {
+export function sharedCache(redis: Redis, pool: Pool, ttlSeconds: number, log: Logger, signingKey: SigningKey) {
   if (signingKey.signer !== 'access') throw new Error(`authorization cache entries are signed with the access service's key, not ${signingKey.signer}'s`);
+  const debts = cacheDebtsRepository(pool);
   const settleDebts = async (): Promise<number> => {
     if (redis.status !== 'ready') return 0;
     let settled = 0;
     for (;;) {
-      const debts = await db.authCacheDebt.findMany({ take: DEBT_BATCH, select: { key: true } });
-      if (debts.length === 0) return settled;
-      const keys = debts.map((d) => d.key);
+      const keys = await debts.some(DEBT_BATCH);
+      if (keys.length === 0) return settled;
       await redis.del(...keys);
-      await db.authCacheDebt.deleteMany({ where: { key: { in: keys } } });
+      await debts.settle(keys);
       settled += keys.length;
     }
   };
@@ -61,7 +62,7 @@ export function sharedCache(redis: Redis, db: Db, ttlSeconds: number, log: Logge
       for (;;) {
         try {
           await redis.del(...keys);
-          await db.authCacheDebt.deleteMany({ where: { key: { in: keys } } });
+          await debts.settle(keys);
           return;
         } catch (err) {
           trustedUntil ??= Date.now() + CACHE_FRESH_TTL_MS;
@@ -80,7 +81,7 @@ export function sharedCache(redis: Redis, db: Db, ttlSeconds: number, log: Logge
     async keepFresh(): Promise<void> {
       if (redis.status !== 'ready') return;
       await settleDebts();
-      if (await db.authCacheDebt.findFirst({ select: { key: true } })) return;
+      if ((await debts.some(1)).length > 0) return;
       await redis.set(CACHE_FRESH_KEY, String(Date.now()), 'PX', CACHE_FRESH_TTL_MS);
     },
   };

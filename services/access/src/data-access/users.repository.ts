@@ -1,72 +1,91 @@
-import { authCacheKey } from '@tracker/kit';
-import type { User, UserChanges } from '../domain/model';
-import { buildEvent } from '@tracker/events';
-import { writeOutbox } from './outbox';
-import type { Db, Tx } from './prisma';
+import { prepared, type Sql } from '@tracker/kit';
+import type { UsersRepository } from '../domain/deps';
+import type { User } from '../domain/model';
 
-export interface GuardedChange {
-  /** Called under the workspace lock with fresh rows; throws to refuse, returns what to write. */
-  decide: (input: { actor: User | null; target: User | null; activeAdmins: number }) => UserChanges;
-}
+/** A user row (alias u) as the domain's User. */
+const USER_COLUMNS = `u.id, u.workspace_id AS "workspaceId", u.name, u.role::text AS role, u.active, u.created_at AS "createdAt", u.updated_at AS "updatedAt"`;
 
-export function usersRepository(db: Db) {
+export function usersRepository(c: Sql): UsersRepository {
   return {
-    listInWorkspace(workspaceId: number): Promise<User[]> {
-      return db.user.findMany({ where: { workspaceId }, orderBy: { id: 'asc' } });
+    listInWorkspace(workspaceId) {
+      return prepared<User>(c, 'users.list-in-workspace', `SELECT ${USER_COLUMNS} FROM users u WHERE u.workspace_id = $1 ORDER BY u.id`, [workspaceId]);
     },
 
-    findInWorkspace(workspaceId: number, userId: number): Promise<User | null> {
-      return db.user.findFirst({ where: { id: userId, workspaceId } });
+    async findInWorkspace(workspaceId, userId) {
+      const rows = await prepared<User>(
+        c,
+        'users.find-in-workspace',
+        `SELECT ${USER_COLUMNS} FROM users u WHERE u.id = $1 AND u.workspace_id = $2`,
+        [userId, workspaceId],
+      );
+      return rows[0] ?? null;
     },
 
-    async findWithWorkspace(userId: number) {
-      return db.user.findUnique({ where: { id: userId }, include: { workspace: { select: { id: true, name: true } } } });
+    async findWithWorkspace(userId) {
+      const rows = await prepared<User & { workspaceName: string }>(
+        c,
+        'users.find-with-workspace',
+        `SELECT ${USER_COLUMNS}, w.name AS "workspaceName" FROM users u JOIN workspaces w ON w.id = u.workspace_id WHERE u.id = $1`,
+        [userId],
+      );
+      if (!rows[0]) return null;
+      const { workspaceName, ...user } = rows[0];
+      return { ...user, workspace: { id: user.workspaceId, name: workspaceName } };
     },
 
-    /**
-     * Changes a user while holding the workspace row lock, so rules that count
-     * admins (two admins demoting each other at once) see every committed change.
-     * Returns the cache keys of the user's principals, now stale; they are also
-     * recorded as cache debts in the same transaction, so a failed cache delete
-     * after commit is retried rather than forgotten.
-     */
-    async changeInWorkspace(workspaceId: number, actorId: number, targetId: number, guard: GuardedChange, requestId?: string) {
-      return db.$transaction(async (tx) => {
-        await tx.$queryRaw`SELECT id FROM workspaces WHERE id = ${workspaceId} FOR UPDATE`;
-        const [actor, target, activeAdmins] = await Promise.all([
-          tx.user.findFirst({ where: { id: actorId, workspaceId } }),
-          tx.user.findFirst({ where: { id: targetId, workspaceId } }),
-          tx.user.count({ where: { workspaceId, role: 'admin', active: true } }),
-        ]);
-        const changes = guard.decide({ actor, target, activeAdmins });
-        if (!target || Object.keys(changes).length === 0) return { user: target, staleKeys: [] as string[] };
-        const user = await tx.user.update({ where: { id: target.id }, data: { ...changes, revision: { increment: 1 } } });
-        await writeOutbox(
-          tx,
-          buildEvent({
-            type: 'user.updated',
-            workspaceId,
-            aggregateId: user.id,
-            revision: user.revision,
-            actorId,
-            requestId,
-            data: { user: { id: user.id, name: user.name, role: user.role, active: user.active } },
-          }),
-        );
-        const staleKeys = await recordCacheDebts(tx, target.id);
-        return { user, staleKeys };
-      });
+    async exists(userId) {
+      const rows = await prepared(c, 'users.exists', `SELECT id FROM users WHERE id = $1`, [userId]);
+      return rows.length > 0;
+    },
+
+    async create(user) {
+      const rows = await prepared<{ id: number }>(
+        c,
+        'users.create',
+        `INSERT INTO users (workspace_id, name, role) VALUES ($1, $2, $3::workspace_role) RETURNING id`,
+        [user.workspaceId, user.name, user.role],
+      );
+      return rows[0]!.id;
+    },
+
+    async countActiveAdmins(workspaceId) {
+      const rows = await prepared<{ count: number }>(
+        c,
+        'users.count-active-admins',
+        `SELECT count(*)::int AS count FROM users WHERE workspace_id = $1 AND role = 'admin' AND active`,
+        [workspaceId],
+      );
+      return rows[0]!.count;
+    },
+
+    async update(userId, changes) {
+      // Unchanged fields keep their value (null parameters).
+      const rows = await prepared<User & { revision: number }>(
+        c,
+        'users.update',
+        `UPDATE users u SET name = coalesce($2, u.name), role = coalesce($3::workspace_role, u.role), active = coalesce($4, u.active),
+                revision = u.revision + 1, updated_at = now()
+          WHERE u.id = $1 RETURNING ${USER_COLUMNS}, u.revision`,
+        [userId, changes.name ?? null, changes.role ?? null, changes.active ?? null],
+      );
+      return rows[0]!;
+    },
+
+    async lockForUpdate(userId) {
+      await prepared(c, 'users.lock-for-update', `SELECT id FROM users WHERE id = $1 FOR UPDATE`, [userId]);
+    },
+
+    async lockForShare(userId) {
+      await prepared(c, 'users.lock-for-share', `SELECT id FROM users WHERE id = $1 FOR SHARE`, [userId]);
+    },
+
+    lookup(workspaceId, userIds) {
+      return prepared<{ id: number; active: boolean }>(
+        c,
+        'users.lookup',
+        `SELECT id, active FROM users WHERE workspace_id = $1 AND id = ANY($2::int[]) ORDER BY id`,
+        [workspaceId, userIds],
+      );
     },
   };
 }
-
-async function recordCacheDebts(tx: Tx, userId: number): Promise<string[]> {
-  const tokens = await tx.token.findMany({ where: { userId }, select: { hash: true } });
-  const keys = tokens.map((t) => authCacheKey(t.hash));
-  if (keys.length > 0) {
-    await tx.authCacheDebt.createMany({ data: keys.map((key) => ({ key })), skipDuplicates: true });
-  }
-  return keys;
-}
-
-export type UsersRepository = ReturnType<typeof usersRepository>;

@@ -1,33 +1,20 @@
-import type { WorkspaceRole } from '@tracker/kit';
-import type { NewToken } from '../domain/tokens';
-import type { Db } from './prisma';
+import { prepared, type Sql } from '@tracker/kit';
+import type { WorkspacesRepository } from '../domain/deps';
 
-export function workspacesRepository(db: Db) {
+export function workspacesRepository(c: Sql): WorkspacesRepository {
   return {
-    /** A workspace with its first admin and that admin's token, all or nothing. */
-    async createWithAdmin(name: string, adminName: string, token: NewToken) {
-      return db.$transaction(async (tx) => {
-        const workspace = await tx.workspace.create({ data: { name } });
-        const user = await tx.user.create({ data: { workspaceId: workspace.id, name: adminName, role: 'admin' } });
-        const created = await tx.token.create({ data: { userId: user.id, hash: token.hash, hint: token.hint } });
-        return { workspaceId: workspace.id, userId: user.id, tokenId: created.id };
-      });
+    async create(name) {
+      const rows = await prepared<{ id: number }>(c, 'workspaces.create', `INSERT INTO workspaces (name) VALUES ($1) RETURNING id`, [name]);
+      return rows[0]!.id;
     },
 
-    async addUser(workspaceId: number, name: string, role: WorkspaceRole, token: NewToken) {
-      return db.$transaction(async (tx) => {
-        const workspace = await tx.workspace.findUnique({ where: { id: workspaceId }, select: { id: true } });
-        if (!workspace) return null;
-        const user = await tx.user.create({ data: { workspaceId, name, role } });
-        const created = await tx.token.create({ data: { userId: user.id, hash: token.hash, hint: token.hint } });
-        return { userId: user.id, tokenId: created.id };
-      });
+    async exists(workspaceId) {
+      const rows = await prepared(c, 'workspaces.exists', `SELECT id FROM workspaces WHERE id = $1`, [workspaceId]);
+      return rows.length > 0;
     },
 
-    userExists(userId: number) {
-      return db.user.findUnique({ where: { id: userId }, select: { id: true } });
+    async lock(workspaceId) {
+      await prepared(c, 'workspaces.lock', `SELECT id FROM workspaces WHERE id = $1 FOR UPDATE`, [workspaceId]);
     },
   };
 }
-
-export type WorkspacesRepository = ReturnType<typeof workspacesRepository>;

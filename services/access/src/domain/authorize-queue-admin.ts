@@ -8,10 +8,10 @@ import type { QueueRef } from './permissions.model';
  * workspace admin). A queue the caller cannot see at all is 404, as if it did not
  * exist; a queue they can see with a lower role is 403.
  */
-export async function authorizeQueueAdmin(deps: Pick<AccessDeps, 'permissions'>, caller: UserPrincipal, queueId: number): Promise<QueueRef> {
-  const queue = await deps.permissions.findQueue(caller.workspaceId, queueId);
+export async function authorizeQueueAdmin(deps: Pick<AccessDeps, 'store'>, caller: UserPrincipal, queueId: number): Promise<QueueRef> {
+  const queue = await deps.store.queues.findInWorkspace(caller.workspaceId, queueId);
   if (!queue) throw notFound('The queue');
-  const explicit = caller.workspaceRole === 'admin' ? null : await deps.permissions.explicitRole(queueId, caller.userId);
+  const explicit = caller.workspaceRole === 'admin' ? null : await deps.store.permissions.explicitRole(queueId, caller.userId);
   const effective = effectiveRole(caller.workspaceRole, explicit);
   if (!effective) throw notFound('The queue');
   if (effective.role !== 'admin') throw forbidden('Only an admin of the queue or of the workspace may manage its permissions.');

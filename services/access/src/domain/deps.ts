@@ -1,14 +1,110 @@
-import type { PermissionsRepository } from '../data-access/permissions.repository';
-import type { SharedCache } from '../data-access/shared-cache';
-import type { TokensRepository } from '../data-access/tokens.repository';
-import type { UsersRepository } from '../data-access/users.repository';
-import type { WorkspacesRepository } from '../data-access/workspaces.repository';
+import type { EventEnvelope } from '@tracker/events';
+import type { QueueRole, UserAcl } from '@tracker/contracts';
+import type { WorkspaceRole } from '@tracker/kit';
+import type { TokenOwner, User, UserChanges, UserWithWorkspace } from './model';
+import type { PermissionChangeRecord, QueueMember, QueueRef } from './permissions.model';
+import type { NewToken } from './tokens';
 
-/** What the use cases of this service are given; wired once in main.ts (and in tests). */
-export interface AccessDeps {
+/** Port: workspaces. */
+export interface WorkspacesRepository {
+  create(name: string): Promise<number>;
+  exists(workspaceId: number): Promise<boolean>;
+  /** Takes the workspace row FOR UPDATE: changes that count the workspace's admins run one at a time. */
+  lock(workspaceId: number): Promise<void>;
+}
+
+/** Port: users. */
+export interface UsersRepository {
+  listInWorkspace(workspaceId: number): Promise<User[]>;
+  findInWorkspace(workspaceId: number, userId: number): Promise<User | null>;
+  findWithWorkspace(userId: number): Promise<UserWithWorkspace | null>;
+  exists(userId: number): Promise<boolean>;
+  create(user: { workspaceId: number; name: string; role: WorkspaceRole }): Promise<number>;
+  countActiveAdmins(workspaceId: number): Promise<number>;
+  /** Applies the changes and bumps the revision; returns the user as saved. */
+  update(userId: number, changes: UserChanges): Promise<User & { revision: number }>;
+  /** Takes the user row FOR UPDATE (a grant change), waiting for any lookup holding it FOR SHARE. */
+  lockForUpdate(userId: number): Promise<void>;
+  /** Takes the user row FOR SHARE (caching the user's grants): no grant change commits meanwhile. */
+  lockForShare(userId: number): Promise<void>;
+  /** Which of these ids are users of the workspace, and whether they are active. */
+  lookup(workspaceId: number, userIds: number[]): Promise<Array<{ id: number; active: boolean }>>;
+}
+
+/** Port: personal tokens (only their SHA-256 is stored). */
+export interface TokensRepository {
+  findOwner(hash: string): Promise<TokenOwner | null>;
+  /** findOwner holding the token and user rows FOR SHARE: a revoke or user change cannot commit meanwhile. */
+  lockOwner(hash: string): Promise<TokenOwner | null>;
+  create(userId: number, token: NewToken): Promise<number>;
+  find(tokenId: number): Promise<{ hash: string; revoked: boolean } | null>;
+  markRevoked(tokenId: number): Promise<void>;
+  hashesOfUser(userId: number): Promise<string[]>;
+}
+
+/** Port: the queues of each workspace, registered by the issues service. */
+export interface QueuesRepository {
+  find(queueId: number): Promise<QueueRef | null>;
+  findInWorkspace(workspaceId: number, queueId: number): Promise<QueueRef | null>;
+  /** Inserts the queue unless its id is already registered. */
+  register(queue: QueueRef): Promise<void>;
+  /** Which of these ids are queues of the workspace. */
+  idsInWorkspace(workspaceId: number, queueIds: number[]): Promise<number[]>;
+}
+
+/** Port: explicit queue roles and their history. */
+export interface PermissionsRepository {
+  /** The stored grant (role null once revoked), or null if there never was one. */
+  grant(queueId: number, userId: number): Promise<{ role: QueueRole | null; revision: number } | null>;
+  explicitRole(queueId: number, userId: number): Promise<QueueRole | null>;
+  /** Writes the role (null revokes, keeping the row); returns the grant's new revision. */
+  saveGrant(queueId: number, userId: number, role: QueueRole | null): Promise<number>;
+  recordChange(change: Omit<PermissionChangeRecord, 'at'> & { queueId: number }): Promise<void>;
+  /** Every user of the workspace with their explicit role on the queue (null if none). */
+  members(workspaceId: number, queueId: number): Promise<QueueMember[]>;
+  history(queueId: number): Promise<PermissionChangeRecord[]>;
+  /** A user's explicit grants; null if the user does not exist. */
+  acl(userId: number): Promise<UserAcl | null>;
+}
+
+/** Port: cache keys a committed change made stale, until their Redis delete succeeded. */
+export interface CacheDebtsRepository {
+  record(keys: string[]): Promise<void>;
+}
+
+/** Port: the transactional outbox; a relay publishes the events after commit. */
+export interface OutboxRepository {
+  append(...events: EventEnvelope[]): Promise<void>;
+}
+
+export interface Repositories {
+  workspaces: WorkspacesRepository;
   users: UsersRepository;
   tokens: TokensRepository;
-  workspaces: WorkspacesRepository;
+  queues: QueuesRepository;
   permissions: PermissionsRepository;
-  cache: SharedCache;
+  cacheDebts: CacheDebtsRepository;
+  outbox: OutboxRepository;
+}
+
+/** The repositories over the pool, and the same ones inside one transaction. */
+export interface Store extends Repositories {
+  /** COMMIT when `work` returns, ROLLBACK when it throws. */
+  transaction<T>(work: (tx: Repositories) => Promise<T>): Promise<T>;
+}
+
+/** Port: the Redis caches other services authorize from (data-access/shared-cache.ts). */
+export interface AuthCache {
+  /** Caching is only attempted when Redis is connected; otherwise lookups skip the row locks too. */
+  isAvailable(): boolean;
+  /** Stores a signed entry; a failed write is only logged. */
+  store(redisKey: string, value: unknown, ttlSeconds?: number): Promise<void>;
+  /** Deletes entries a committed change made stale (their debts recorded in its transaction). */
+  invalidate(keys: string[]): Promise<void>;
+}
+
+/** What the use cases of this service are given; wired once in app.ts (and in tests). */
+export interface AccessDeps {
+  store: Store;
+  cache: AuthCache;
 }

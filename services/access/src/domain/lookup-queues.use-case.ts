@@ -5,6 +5,6 @@ import type { AccessDeps } from './deps';
  * queues its replica has not seen yet (their queue.created still on the way); queues are
  * registered here before they exist, so the answer is current at once.
  */
-export function lookupQueues(deps: Pick<AccessDeps, 'permissions'>, input: { workspaceId: number; queueIds: number[] }): Promise<number[]> {
-  return deps.permissions.queueIdsInWorkspace(input.workspaceId, [...new Set(input.queueIds)]);
+export function lookupQueues(deps: Pick<AccessDeps, 'store'>, input: { workspaceId: number; queueIds: number[] }): Promise<number[]> {
+  return deps.store.queues.idsInWorkspace(input.workspaceId, [...new Set(input.queueIds)]);
 }

@@ -15,6 +15,8 @@ export interface Workspace {
   name: string;
 }
 
+export type UserWithWorkspace = User & { workspace: Workspace };
+
 export interface UserChanges {
   name?: string;
   role?: WorkspaceRole;

@@ -12,17 +12,19 @@ const principalOf = (owner: TokenOwner): UserPrincipal | null =>
  * no token has is the cheap case (one plain read, remembered in the cache), since
  * floods of made-up tokens are what reaches this.
  */
-export async function resolveToken(deps: Pick<AccessDeps, 'tokens' | 'cache'>, tokenHash: string) {
-  const owner = await deps.tokens.findOwner(tokenHash);
+export async function resolveToken(deps: Pick<AccessDeps, 'store' | 'cache'>, tokenHash: string): Promise<UserPrincipal | null> {
+  const owner = await deps.store.tokens.findOwner(tokenHash);
   if (!owner || !deps.cache.isAvailable()) {
     if (!owner && deps.cache.isAvailable()) await deps.cache.store(authCacheKey(tokenHash), UNKNOWN_TOKEN, UNKNOWN_TOKEN_TTL_SECONDS);
     return owner ? principalOf(owner) : null;
   }
-  // A principal is cached only while its rows are locked (see tokens.repository).
-  let principal: UserPrincipal | null = null;
-  await deps.tokens.findOwner(tokenHash, async (locked) => {
-    principal = principalOf(locked);
+  // A principal is cached only while its token and user rows are held FOR SHARE: a revoke
+  // or user change (which locks them) cannot commit in between, so what is cached is never
+  // older than that change's own cache delete, which follows its commit.
+  return deps.store.transaction(async (tx) => {
+    const locked = await tx.tokens.lockOwner(tokenHash);
+    const principal = locked ? principalOf(locked) : null;
     if (principal) await deps.cache.store(authCacheKey(tokenHash), principal);
+    return principal;
   });
-  return principal;
 }
