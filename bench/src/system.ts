@@ -5,7 +5,8 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { Client } from 'pg';
 import { devSigningKey, issueTicket, type Signer, type UserPrincipal } from '@tracker/kit';
-import { freePort, startService, type ServiceProcess } from '@tracker/testing';
+import { startService, type ServiceProcess } from '@tracker/system-tests-support';
+import { freePort } from '@tracker/testing';
 import { ensureDatabase, readSeeded, REPO_ROOT, resetSchemas, SCHEMAS, seedIssues, writeSeeded, type Seeded } from './seed';
 
 const run = promisify(execFile);

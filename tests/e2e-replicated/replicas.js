@@ -1,2 +1,2 @@
-// Read by startSystem (libs/testing/src/system.ts) in every test file of this project.
+// Read by startSystem (tests/support/src/system.ts) in every test file of this project.
 process.env.TRACKER_E2E_REPLICAS = '2';

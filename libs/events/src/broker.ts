@@ -1,6 +1,6 @@
 import type { EventEmitter } from 'node:events';
 import { connect, type ChannelModel } from 'amqplib';
-import { backoffDelay as doublingDelay } from '@tracker/kit';
+import { backoffDelay } from '@tracker/kit';
 
 type LogFn = (obj: Record<string, unknown>, msg?: string) => void;
 
@@ -23,8 +23,8 @@ export interface ReconnectOptions {
 export const deadLetterExchangeOf = (exchange: string) => `${exchange}.dlx`;
 
 /** The wait before reconnecting after `attempt` failures: 100, 200, 400 … up to maxDelayMs, jittered down by at most 25%. */
-export function backoffDelay(attempt: number, options: ReconnectOptions = {}): number {
-  return doublingDelay(attempt, { baseMs: options.initialDelayMs ?? 100, maxMs: options.maxDelayMs ?? 2000, jitter: 0.25 });
+export function reconnectDelay(attempt: number, options: ReconnectOptions = {}): number {
+  return backoffDelay(attempt, { baseMs: options.initialDelayMs ?? 100, maxMs: options.maxDelayMs ?? 2000, jitter: 0.25 });
 }
 
 /**

@@ -1,11 +1,11 @@
 import type { ChannelModel, ConfirmChannel, ConsumeMessage, MessagePropertyHeaders } from 'amqplib';
 import type { TrustedKeys } from '@tracker/kit/src/signing';
 import {
-  backoffDelay,
   closeQuietly,
   deadLetterExchangeOf,
   errorMessage,
   openConnection,
+  reconnectDelay,
   Waker,
   type EventsLogger,
   type ReconnectOptions,
@@ -392,7 +392,7 @@ export function startConsumer(options: ConsumerOptions): Consumer {
         await session();
         attempt = 0;
         // A connection that is accepted and dropped at once must not make a hot loop.
-        if (!stopping) await waker.sleep(backoffDelay(1, options.reconnect));
+        if (!stopping) await waker.sleep(reconnectDelay(1, options.reconnect));
       } catch (error) {
         attempt += 1;
         connection = null;
@@ -404,7 +404,7 @@ export function startConsumer(options: ConsumerOptions): Consumer {
         } else {
           logger.debug({ ...log, err: error, attempt }, 'consumer reconnect attempt failed');
         }
-        if (!stopping) await waker.sleep(backoffDelay(attempt, options.reconnect));
+        if (!stopping) await waker.sleep(reconnectDelay(attempt, options.reconnect));
       }
     }
   })();

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { Category, Priority, QueueRole, WorkspaceRole } from '@tracker/contracts';
 import type { Signer } from '@tracker/kit/src/signing';
 import { z } from 'zod';
 
@@ -10,10 +11,6 @@ import { z } from 'zod';
  */
 const id = z.number().int().positive();
 const timestamp = z.iso.datetime({ offset: true });
-
-export const Role = z.enum(['read-only', 'read-write', 'admin']);
-export const Category = z.enum(['open', 'progress', 'done']);
-export const Priority = z.enum(['low', 'normal', 'high', 'critical']);
 
 export const QueueState = z.object({
   id,
@@ -73,8 +70,8 @@ export const eventData = {
     issue: IssueState,
     worklog: z.object({ id, author_id: id, minutes: z.number().int().min(1).max(1440), created_at: timestamp }),
   }),
-  'permission.changed': z.object({ queue_id: id, user_id: id, role: Role.nullable() }),
-  'user.updated': z.object({ user: z.object({ id, name: z.string(), role: z.enum(['admin', 'member']), active: z.boolean() }) }),
+  'permission.changed': z.object({ queue_id: id, user_id: id, role: QueueRole.nullable() }),
+  'user.updated': z.object({ user: z.object({ id, name: z.string(), role: WorkspaceRole, active: z.boolean() }) }),
 } as const;
 
 export type EventType = keyof typeof eventData;

@@ -1,8 +1,9 @@
 import type { ChannelModel, ConfirmChannel, Options } from 'amqplib';
 import { Pool as PgPool, type Pool } from 'pg';
-import type { SigningKey } from '@tracker/kit/src/signing';
-import { backoffDelay, closeQuietly, errorMessage, openConnection, Waker, type EventsLogger, type ReconnectOptions } from './broker';
+import type { Metrics, SigningKey } from '@tracker/kit';
+import { closeQuietly, errorMessage, openConnection, reconnectDelay, Waker, type EventsLogger, type ReconnectOptions } from './broker';
 import { EVENT_TYPES, EVENTS_EXCHANGE, eventSourceOf, type EventType } from './events';
+import { outboxMetrics } from './metrics';
 import { EVENT_SIGNATURE_HEADER, signEventMessage } from './signature';
 
 export interface OutboxRelayOptions {
@@ -249,7 +250,7 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
         // A batch with unconfirmed rows is retried after a pause, not in a hot loop.
         failedRounds = result.failed > 0 ? failedRounds + 1 : 0;
         if (result.failed > 0) {
-          await waker.sleep(backoffDelay(failedRounds, options.reconnect));
+          await waker.sleep(reconnectDelay(failedRounds, options.reconnect));
           continue;
         }
         again = result.selected >= batchSize;
@@ -267,7 +268,7 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
         } else {
           logger.debug({ ...log, err: error, attempt: failedRounds }, 'outbox relay retry failed');
         }
-        if (!stopping) await waker.sleep(backoffDelay(failedRounds, options.reconnect));
+        if (!stopping) await waker.sleep(reconnectDelay(failedRounds, options.reconnect));
         continue;
       }
       if (!again && !stopping) await waker.sleep(pollIntervalMs);
@@ -356,4 +357,31 @@ export function startServiceRelay(options: {
     },
     backlog: () => outboxBacklog(pool, options.schema),
   };
+}
+
+/** What relayServiceOutbox reads from a service's config (kit's databaseConfigOf, outboxConfigOf, the internal key). */
+export interface OutboxServiceConfig {
+  database: { url: string; schema: string };
+  outbox: { amqpUrl: string; pollIntervalMs: number; exchange?: string };
+  internal: { key: SigningKey };
+}
+
+/**
+ * The outbox relay a publishing service (access, issues) runs beside its API, from its
+ * config, with the outbox metrics on the service's registry. Several replicas may run it
+ * at once. Every event leaves signed with the service's key; consumers accept its event
+ * types only under it.
+ */
+export function relayServiceOutbox(config: OutboxServiceConfig, service: { logger: EventsLogger; metrics: Metrics }) {
+  const metrics = outboxMetrics(service.metrics);
+  const relay = startServiceRelay({
+    databaseUrl: config.database.url,
+    schema: config.database.schema,
+    ...config.outbox,
+    key: config.internal.key,
+    logger: service.logger,
+    onBatch: metrics.onBatch,
+  });
+  metrics.watch(relay.backlog);
+  return relay;
 }

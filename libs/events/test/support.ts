@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { connect, type Channel, type ChannelModel, type ConsumeMessage } from 'amqplib';
 import { Pool } from 'pg';
-import { amqpTestNames, createTestSchema, testAmqpUrl, type AmqpTestNames, type TestSchema } from '@tracker/testing';
+import { amqpTestNames, createTestSchema, issueStateFixture, testAmqpUrl, type AmqpTestNames, type TestSchema } from '@tracker/testing';
 import { devSigningKey, devTrustedKeysText, parseTrustedKeys } from '@tracker/kit/src/signing';
 import { buildEvent, OUTBOX_TABLE, outboxInsert, outboxTable, type EventEnvelope, type EventsLogger } from '../src';
 
@@ -62,26 +62,16 @@ export function issueCreated(overrides: { requestId?: string | null; revision?: 
     actorId: 5,
     requestId: overrides.requestId ?? null,
     data: {
-      issue: {
+      issue: issueStateFixture({
         id: issueId,
         workspace_id: 1,
         queue_id: 2,
         key: `OPS-${issueId}`,
         title: `Issue ${issueId}`,
         status_id: 3,
-        status_category: 'open',
-        assignee_id: null,
-        parent_id: null,
-        priority: 'normal',
-        type: 'task',
-        labels: [],
-        due_date: null,
-        estimate_minutes: 0,
-        spent_minutes: 0,
-        version: 1,
         created_at: now,
         updated_at: now,
-      },
+      }),
     },
   });
 }

@@ -17,3 +17,4 @@ export * from './metrics';
 export * from './postgres';
 export * from './sql';
 export * from './idempotency';
+export * from './search-conditions';

@@ -4,17 +4,13 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 import type { Logger } from './logger';
 
 /**
- * Every Prometheus metric Tracker exports, in one place so the alert rules
- * (deploy/prometheus/alerts.yaml) and the operations guide name the same series.
- * A service registers only what it uses; all carry the `service` label.
+ * A service's Prometheus registry and the metrics every service shares; all carry the
+ * `service` label. The event metrics (outbox relay, consumer) are registered on it by
+ * libs/events (`outboxMetrics`, `consumerMetrics`), a service's own gauges through `gauge`.
  */
 export interface Metrics {
   registry: Registry;
   http: { requests: Counter<'method' | 'route' | 'status'>; duration: Histogram<'method' | 'route' | 'status'> };
-  /** Outbox relay (access, issues). */
-  outbox: { published: Counter; failures: Counter };
-  /** Event consumer (statistics). */
-  consumer: { deliveries: Counter<'queue' | 'outcome'>; redeliveries: Counter<'queue'>; deadLetters: Counter<'queue' | 'reason'> };
   /** Agent tool calls (agent), by tool and the status of the REST answer they relayed. */
   agent: { toolCalls: Counter<'tool' | 'status'> };
   /** Registers a gauge read at scrape time; a probe that fails leaves the series out of that scrape. */
@@ -36,30 +32,6 @@ export function createMetrics(service: string): Metrics {
         help: 'Time from receiving a request to the end of its answer.',
         labelNames: ['method', 'route', 'status'],
         buckets: HTTP_BUCKETS,
-        registers,
-      }),
-    },
-    outbox: {
-      published: new Counter({ name: 'tracker_outbox_published_total', help: 'Outbox events the broker confirmed.', registers }),
-      failures: new Counter({ name: 'tracker_outbox_publish_failures_total', help: 'Outbox events the broker did not confirm (retried).', registers }),
-    },
-    consumer: {
-      deliveries: new Counter({
-        name: 'tracker_consumer_deliveries_total',
-        help: 'Event deliveries handled, by outcome (acked, retried, dead_lettered).',
-        labelNames: ['queue', 'outcome'],
-        registers,
-      }),
-      redeliveries: new Counter({
-        name: 'tracker_consumer_redeliveries_total',
-        help: 'Deliveries seen before: redelivered by the broker or back from the retry queue.',
-        labelNames: ['queue'],
-        registers,
-      }),
-      deadLetters: new Counter({
-        name: 'tracker_consumer_dead_letters_total',
-        help: 'Events sent to the dead-letter queue, by reason (poison, handler_failed).',
-        labelNames: ['queue', 'reason'],
         registers,
       }),
     },
@@ -156,52 +128,5 @@ export async function serveMetrics(metrics: Metrics, options: { port: number; ho
         server.close(() => resolve());
         server.closeAllConnections();
       }),
-  };
-}
-
-/**
- * The outbox relay's metrics: confirmed and failed publishes (pass the result as the
- * relay's onBatch) and the backlog, read from the outbox table at scrape time.
- */
-export function outboxMetrics(metrics: Metrics) {
-  return {
-    onBatch: (result: { published: number; failed: number }) => {
-      metrics.outbox.published.inc(result.published);
-      metrics.outbox.failures.inc(result.failed);
-    },
-    watch: (backlog: () => Promise<{ count: number; oldestAgeSeconds: number }>) => {
-      const read = async () => {
-        const now = await backlog();
-        return { count: [{ value: now.count }], age: [{ value: now.oldestAgeSeconds }] };
-      };
-      metrics.gauge('tracker_outbox_backlog_events', 'Outbox events not yet confirmed by the broker.', async () => (await read()).count);
-      metrics.gauge('tracker_outbox_oldest_age_seconds', 'Age of the oldest unpublished outbox event (0 when none).', async () => (await read()).age);
-    },
-  };
-}
-
-/** The consumer's metrics: pass the result as its onOutcome; depth is read from the broker at scrape time. */
-export function consumerMetrics(metrics: Metrics) {
-  return {
-    onOutcome: (d: { queue: string; outcome: string; reason?: string; redelivered: boolean }) => {
-      metrics.consumer.deliveries.inc({ queue: d.queue, outcome: d.outcome });
-      if (d.redelivered) metrics.consumer.redeliveries.inc({ queue: d.queue });
-      if (d.outcome === 'dead_lettered') metrics.consumer.deadLetters.inc({ queue: d.queue, reason: d.reason ?? 'unknown' });
-    },
-    watch: (consumers: Array<{ queue: string; depth: () => Promise<{ waiting: number; dead: number }> }>) => {
-      const depths = () => Promise.all(consumers.map(async (c) => ({ queue: c.queue, ...(await c.depth()) })));
-      metrics.gauge(
-        'tracker_consumer_lag_messages',
-        'Events waiting in the consumer queue (published, not yet delivered).',
-        async () => (await depths()).map((d) => ({ labels: { queue: d.queue }, value: d.waiting })),
-        ['queue'],
-      );
-      metrics.gauge(
-        'tracker_consumer_dead_letter_messages',
-        'Events in the dead-letter queue, waiting for an operator (bounded at 10,000: the oldest are dropped past it).',
-        async () => (await depths()).map((d) => ({ labels: { queue: d.queue }, value: d.dead })),
-        ['queue'],
-      );
-    },
   };
 }

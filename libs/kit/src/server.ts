@@ -110,6 +110,56 @@ export async function serve(app: Express, options: ServeOptions): Promise<Runnin
   return { server, port, metricsPort: metricsServer?.port, shutdown };
 }
 
+/** What a service's `main` hands to `runService`: its parts, its config, and what to close on shutdown. */
+export interface ServiceToRun {
+  service: { app: Express; logger: Logger; metrics: Metrics };
+  config: { http: { port: number; host: string; shutdownGraceMs: number }; metrics: { port?: number } };
+  /** Closed in this order after the last request finished (consumers and relays first, the pool last). */
+  closers: Array<() => Promise<unknown>>;
+  /** Runs as shutdown begins, after the readiness probe starts failing. */
+  onShutdownStart?: () => void;
+}
+
+/** Tells a service whether its process has begun shutting down (readiness then answers 503). */
+export interface ServiceLifecycle {
+  isShuttingDown: () => boolean;
+}
+
+/**
+ * Starts one service process, the same way for every service: `start` builds the service
+ * (given the lifecycle to pass to it), then it listens with its config, answers SIGTERM and
+ * SIGINT by draining and closing, and a failure to start ends the process with status 1.
+ */
+export function runService(name: string, start: (lifecycle: ServiceLifecycle) => ServiceToRun | Promise<ServiceToRun>): Promise<RunningServer | void> {
+  return serveService(start, { handleSignals: true }).catch((err: unknown) => {
+    process.stderr.write(`${name} failed to start: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.exit(1);
+  });
+}
+
+/** `runService` without the process handling: tests start a service this way and shut it down themselves. */
+export async function serveService(
+  start: (lifecycle: ServiceLifecycle) => ServiceToRun | Promise<ServiceToRun>,
+  options: Pick<ServeOptions, 'handleSignals' | 'timeouts'> = {},
+): Promise<RunningServer> {
+  let shuttingDown = false;
+  const { service, config, closers, onShutdownStart } = await start({ isShuttingDown: () => shuttingDown });
+  return serve(service.app, {
+    port: config.http.port,
+    host: config.http.host,
+    logger: service.logger,
+    metrics: service.metrics,
+    metricsPort: config.metrics.port,
+    graceMs: config.http.shutdownGraceMs,
+    ...options,
+    onShutdownStart: () => {
+      shuttingDown = true;
+      onShutdownStart?.();
+    },
+    closers,
+  });
+}
+
 /** Makes `res` announce `Connection: close`, whatever headers a proxy copies onto it before writing them. */
 function closeAfter(res: http.ServerResponse): void {
   const writeHead = res.writeHead.bind(res) as (...args: unknown[]) => http.ServerResponse;

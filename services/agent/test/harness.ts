@@ -5,7 +5,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv-provider.js';
 import type { JsonSchemaType, JsonSchemaValidator, jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import { bodyDigest, checkTicket, devTrustedKeysText, parseTrustedKeys, PRINCIPAL_HEADER, serve, type Principal, type RunningServer, type Signer, type UserPrincipal } from '@tracker/kit';
-import { signedClient, ticketedFetch, ticketFor } from '@tracker/testing';
+import { issueFixture, signedClient, ticketedFetch, ticketFor } from '@tracker/testing';
 import { createAgentService, type AgentService } from '../src/app';
 import { loadAgentConfig } from '../src/config';
 
@@ -211,29 +211,20 @@ export const fixtures = {
     created_at: AT,
     updated_at: AT,
   }),
-  issue: (n = 12) => ({
-    id: 1000 + n,
-    key: `WEB-${n}`,
-    workspace_id: 1,
-    queue_id: 3,
-    title: `Issue ${n}`,
-    description: '',
-    status_id: 11,
-    status: { id: 11, name: 'Open', category: 'open' },
-    position: n,
-    assignee_id: null,
-    parent_id: null,
-    priority: 'normal',
-    type: 'task',
-    labels: [],
-    due_date: null,
-    estimate_minutes: 0,
-    spent_minutes: 0,
-    version: 4,
-    created_by: 7,
-    created_at: AT,
-    updated_at: AT,
-  }),
+  issue: (n = 12) =>
+    issueFixture({
+      id: 1000 + n,
+      key: `WEB-${n}`,
+      workspace_id: 1,
+      queue_id: 3,
+      title: `Issue ${n}`,
+      status_id: 11,
+      position: n,
+      version: 4,
+      created_by: 7,
+      created_at: AT,
+      updated_at: AT,
+    }),
   /** Search rows (IssueSummary). */
   issues: (count: number) => Array.from({ length: count }, (_, i) => ({ ...fixtures.issue(i + 1), description_truncated: false })),
   issueDetails: (n = 12) => ({

@@ -1,28 +1,13 @@
 import path from 'node:path';
-import { serve, type RunningServer, type Signer, type UserPrincipal } from '@tracker/kit';
-import { createTestSchema, type FakeAccess, signedClient, startFakeAccess, testRedisUrl, type TestSchema } from '@tracker/testing';
+import { serve, type RunningServer, type Signer } from '@tracker/kit';
+import { createTestSchema, type FakeAccess, type Member, newMember, newWorkspace, signedClient, type SignedReply as Reply, startFakeAccess, testRedisUrl, type TestSchema, type Workspace } from '@tracker/testing';
 import type { QueueRole } from '@tracker/contracts';
 import { createIssuesService, type IssuesService } from '../src/app';
 import { loadIssuesConfig } from '../src/config';
 
 const MIGRATIONS = path.join(__dirname, '../prisma/migrations');
 
-export interface Member {
-  id: number;
-  workspaceId: number;
-  principal: UserPrincipal;
-}
-
-export interface Workspace {
-  id: number;
-  admin: Member;
-}
-
-export interface Reply {
-  status: number;
-  body: any;
-  headers: Headers;
-}
+export type { Member, Workspace };
 
 /** The issues service in this test process, on a random port, in its own schema, with a fake access service. */
 export interface IssuesHarness {
@@ -73,11 +58,7 @@ export async function startIssues(env: Record<string, string> = {}): Promise<Iss
     await new Promise<void>((resolve) => (service.redis.status === 'ready' ? resolve() : service.redis.once('ready', () => resolve())));
   }
 
-  const member: IssuesHarness['member'] = (workspaceId, options = {}) => {
-    const id = access.addUser(workspaceId, { active: options.active });
-    const role = options.role ?? 'member';
-    return { id, workspaceId, principal: { kind: 'user', userId: id, workspaceId, workspaceRole: role, tokenId: 1 } };
-  };
+  const member: IssuesHarness['member'] = (workspaceId, options) => newMember(access, workspaceId, options);
 
   const signedCall = signedClient(url, 'issues');
   const call: IssuesHarness['call'] = (method, path, { as, service, ...options } = {}) =>
@@ -88,10 +69,7 @@ export async function startIssues(env: Record<string, string> = {}): Promise<Iss
     return res.body;
   };
 
-  const workspace = async (): Promise<Workspace> => {
-    const id = access.addWorkspace();
-    return { id, admin: member(id, { role: 'admin' }) };
-  };
+  const workspace = async (): Promise<Workspace> => newWorkspace(access);
   const queue: IssuesHarness['queue'] = async (ws, fields = {}) => {
     const body = { key: fields.key ?? uniqueKey(), name: fields.name ?? 'A queue', ...(fields.description !== undefined && { description: fields.description }) };
     return expectCreated(await call('POST', '/api/v1/queues', { as: ws.admin, body }), 'POST /queues');

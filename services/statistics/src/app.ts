@@ -1,8 +1,8 @@
 import type { Redis } from 'ioredis';
 import { accessClient, aclReader, createRedis, redisSeenTickets } from '@tracker/authz';
 import type { Pool } from 'pg';
+import { consumerMetrics } from '@tracker/events';
 import {
-  consumerMetrics,
   createLogger,
   createMetrics,
   createPool,

@@ -1,4 +1,5 @@
 import { buildEvent, type EventEnvelope, type EventType, type NewEvent } from '@tracker/events';
+import { issueStateFixture } from '@tracker/testing';
 import type { IssueStateData, QueueStateData } from '../src/domain/replica';
 
 /** Ids of replicated rows: unique within a test file (each file has its own schema). */
@@ -58,28 +59,16 @@ export const statusOf = (queue: QueueStateData, category: 'open' | 'progress' | 
 let issueNumber = 0;
 export function issueState(queue: QueueStateData, fields: Partial<IssueStateData> = {}, at = new Date('2026-01-01T00:00:00Z')): IssueStateData {
   const open = statusOf(queue, 'open');
-  return {
+  return issueStateFixture({
     id: newId(),
     workspace_id: queue.workspace_id,
     queue_id: queue.id,
     key: `${queue.key}-${++issueNumber}`,
-    title: 'An issue',
-    description: '',
     status_id: open.id,
-    status_category: 'open',
-    assignee_id: null,
-    parent_id: null,
-    priority: 'normal',
-    type: 'task',
-    labels: [],
-    due_date: null,
-    estimate_minutes: 0,
-    spent_minutes: 0,
-    version: 1,
     created_at: at.toISOString(),
     updated_at: at.toISOString(),
     ...fields,
-  };
+  });
 }
 
 export function event<T extends EventType>(type: T, workspaceId: number, aggregateId: number, revision: number, data: NewEvent<T>['data'], at?: Date): EventEnvelope<T> {

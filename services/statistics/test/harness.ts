@@ -3,8 +3,8 @@ import { Writable } from 'node:stream';
 import pino from 'pino';
 import { connect, type ChannelModel, type ConfirmChannel } from 'amqplib';
 import { eventSourceOf, routingKeyOf, signedEventHeaders, type EventEnvelope } from '@tracker/events';
-import { devSigningKey, serve, type Logger, type RunningServer, type UserPrincipal } from '@tracker/kit';
-import { amqpTestNames, type AmqpTestNames, createTestSchema, type FakeAccess, signedClient, startFakeAccess, testAmqpUrl, testRedisUrl, type TestSchema } from '@tracker/testing';
+import { devSigningKey, serve, type Logger, type RunningServer } from '@tracker/kit';
+import { amqpTestNames, type AmqpTestNames, createTestSchema, type FakeAccess, type Member, newMember, newWorkspace, signedClient, type SignedReply as Reply, startFakeAccess, testAmqpUrl, testRedisUrl, type TestSchema, type Workspace } from '@tracker/testing';
 import type { QueueRole } from '@tracker/contracts';
 import { createStatisticsService, type StatisticsService } from '../src/app';
 import { loadStatisticsConfig } from '../src/config';
@@ -14,22 +14,7 @@ import { withQueuesLookup } from './queues-lookup';
 
 export const MIGRATIONS = path.join(__dirname, '../prisma/migrations');
 
-export interface Member {
-  id: number;
-  workspaceId: number;
-  principal: UserPrincipal;
-}
-
-export interface Workspace {
-  id: number;
-  admin: Member;
-}
-
-export interface Reply {
-  status: number;
-  body: any;
-  headers: Headers;
-}
+export type { Member, Workspace };
 
 export interface LogLine {
   level: string;
@@ -113,10 +98,7 @@ export async function startStatistics(options: { consumer?: boolean; env?: Recor
     channel.on('error', () => undefined);
   }
 
-  const member: StatisticsHarness['member'] = (workspaceId, role = 'member') => {
-    const id = access.addUser(workspaceId);
-    return { id, workspaceId, principal: { kind: 'user', userId: id, workspaceId, workspaceRole: role, tokenId: 1 } };
-  };
+  const member: StatisticsHarness['member'] = (workspaceId, role = 'member') => newMember(access, workspaceId, { role });
 
   const registerQueue = (queue: QueueStateData) => access.registeredQueues.set(queue.id, { workspaceId: queue.workspace_id, key: queue.key });
 
@@ -132,10 +114,7 @@ export async function startStatistics(options: { consumer?: boolean; env?: Recor
     amqp,
     queue,
     logs,
-    workspace() {
-      const id = access.addWorkspace();
-      return { id, admin: member(id, 'admin') };
-    },
+    workspace: () => newWorkspace(access),
     member,
     grant: (m, queueId, role) => access.grant(m.id, queueId, role),
     registerQueue,

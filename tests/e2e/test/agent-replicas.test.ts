@@ -1,4 +1,4 @@
-import { replicated, startSystem, type ServiceProcess, type System } from '@tracker/testing';
+import { replicated, startSystem, type ServiceProcess, type System } from '@tracker/system-tests-support';
 import { agentWalk, alternating } from './agent-walk';
 
 /**

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { connectAgent, problemOf, seedWorkspace, type AgentClient, type System } from '@tracker/testing';
+import { connectAgent, problemOf, seedWorkspace, type AgentClient, type System } from '@tracker/system-tests-support';
 
 /** Every tool of the agent tool interface, one per REST operation. */
 export const TOOL_NAMES = [

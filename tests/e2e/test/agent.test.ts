@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { connectAgent, problemOf, seedWorkspace, startSystem, type AgentClient, type System } from '@tracker/testing';
+import { connectAgent, problemOf, seedWorkspace, startSystem, type AgentClient, type System } from '@tracker/system-tests-support';
 import { agentWalk, call } from './agent-walk';
 
 /**

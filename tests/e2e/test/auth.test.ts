@@ -1,5 +1,5 @@
 import { devSigningKey, issueTicket } from '@tracker/kit';
-import { seedWorkspace, startSystem, type System } from '@tracker/testing';
+import { seedWorkspace, startSystem, type System } from '@tracker/system-tests-support';
 
 let system: System;
 beforeAll(async () => {

@@ -1,5 +1,5 @@
 import { ISSUE_LIMITS, ISSUE_READ_LIMITS } from '@tracker/contracts';
-import { seedWorkspace, startSystem, type System } from '@tracker/testing';
+import { seedWorkspace, startSystem, type System } from '@tracker/system-tests-support';
 
 /**
  * Through the gateway, every service a process, every answer checked against the

@@ -1,7 +1,8 @@
 import net from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { aclCacheKey, authCacheKey, devSigningKey, hashToken, parseTrustedKeys, signCacheEntry, verifiedPayload } from '@tracker/kit';
-import { seedWorkspace, startSystem, testRedisUrl, waitForOutput, type System } from '@tracker/testing';
+import { seedWorkspace, startSystem, waitForOutput, type System } from '@tracker/system-tests-support';
+import { testRedisUrl } from '@tracker/testing';
 
 /**
  * The whole system, its processes each with their own fresh key: whoever can write

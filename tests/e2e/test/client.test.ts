@@ -1,5 +1,5 @@
 import { createTrackerClient, updateIssueSafely, type TrackerClient } from '@tracker/client';
-import { checkDocumentedAnswer, pollUntil, seedWorkspace, startSystem, type System } from '@tracker/testing';
+import { checkDocumentedAnswer, pollUntil, seedWorkspace, startSystem, type System } from '@tracker/system-tests-support';
 
 /**
  * The typed client (libs/client, generated from the published document) against the

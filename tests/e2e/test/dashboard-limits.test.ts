@@ -1,5 +1,5 @@
 import { DASHBOARD_LIMITS, FILTER_LIMITS } from '@tracker/contracts';
-import { seedWorkspace, startSystem, type System } from '@tracker/testing';
+import { seedWorkspace, startSystem, type System } from '@tracker/system-tests-support';
 
 /**
  * Every member lists every dashboard of the workspace they may see, so a dashboard and

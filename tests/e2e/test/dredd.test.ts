@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { API_OPERATIONS, OPENAPI_PATH } from '@tracker/contracts';
-import { operationFor, pollUntil, startSystem, type System } from '@tracker/testing';
+import { operationFor, pollUntil, startSystem, type System } from '@tracker/system-tests-support';
 
 /**
  * Dredd (npm dredd, pinned in package.json), given the published document alone, runs

@@ -1,4 +1,4 @@
-import { pollUntil, startSystem, waitForReplica, type ApiResponse, type System } from '@tracker/testing';
+import { pollUntil, startSystem, waitForReplica, type ApiResponse, type System } from '@tracker/system-tests-support';
 
 /**
  * The same filters select the same issues in search and in statistics (README, Behaviour

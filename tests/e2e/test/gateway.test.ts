@@ -1,6 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { pollUntil, SERVICE_NAMES, seedWorkspace, startSystem, waitForOutput, type System } from '@tracker/testing';
+import { pollUntil, SERVICE_NAMES, seedWorkspace, startSystem, waitForOutput, type System } from '@tracker/system-tests-support';
 
 let system: System;
 let ws: Awaited<ReturnType<typeof seedWorkspace>>;

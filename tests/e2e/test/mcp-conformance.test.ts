@@ -3,7 +3,7 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { seedWorkspace, startHeaderRelay, startSystem, type HeaderRelay, type System } from '@tracker/testing';
+import { seedWorkspace, startHeaderRelay, startSystem, type HeaderRelay, type System } from '@tracker/system-tests-support';
 
 /**
  * The MCP conformance suite (npm @modelcontextprotocol/conformance, pinned in package.json)

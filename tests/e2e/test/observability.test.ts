@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { connect, type ChannelModel, type ConsumeMessage } from 'amqplib';
-import { pollUntil, seedWorkspace, startSystem, testAmqpUrl, type ServiceName, type ServiceProcess, type System } from '@tracker/testing';
+import { pollUntil, seedWorkspace, startSystem, type ServiceName, type ServiceProcess, type System } from '@tracker/system-tests-support';
+import { testAmqpUrl } from '@tracker/testing';
 
 /**
  * Observability end to end: one request through the gateway shows up in every service's

@@ -1,4 +1,4 @@
-import { seedWorkspace, startSystem, type System } from '@tracker/testing';
+import { seedWorkspace, startSystem, type System } from '@tracker/system-tests-support';
 
 /**
  * Positions under concurrency, through the gateway: a move into another status without

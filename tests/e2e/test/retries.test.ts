@@ -1,7 +1,7 @@
 import http from 'node:http';
 import net from 'node:net';
 import { randomUUID } from 'node:crypto';
-import { connectAgent, seedWorkspace, startSystem, type AgentClient, type System } from '@tracker/testing';
+import { connectAgent, seedWorkspace, startSystem, type AgentClient, type System } from '@tracker/system-tests-support';
 import { call } from './agent-walk';
 
 /**

@@ -3,7 +3,8 @@ import net from 'node:net';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { connect } from 'amqplib';
-import { amqpTestNames, freePort, pollUntil, testAmqpUrl, testDatabaseUrl, testRedisUrl } from '@tracker/testing';
+import { pollUntil } from '@tracker/system-tests-support';
+import { amqpTestNames, freePort, testAmqpUrl, testDatabaseUrl, testRedisUrl } from '@tracker/testing';
 
 /**
  * scripts/start-all.mjs (what `pnpm start` runs) with every service port moved, as for a

@@ -1,4 +1,4 @@
-import { pollUntil, seedWorkspace, startSystem, type System } from '@tracker/testing';
+import { pollUntil, seedWorkspace, startSystem, type System } from '@tracker/system-tests-support';
 
 /**
  * Who may name a queue in /statistics and /dashboards is the access service's knowledge,

@@ -1,4 +1,4 @@
-import { pollUntil, seedWorkspace, startService, startSystem, type System } from '@tracker/testing';
+import { pollUntil, seedWorkspace, startService, startSystem, type System } from '@tracker/system-tests-support';
 
 /**
  * Events end to end: writes through the gateway reach the statistics replica over

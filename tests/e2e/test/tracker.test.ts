@@ -1,4 +1,4 @@
-import { seedWorkspace, startSystem, type System } from '@tracker/testing';
+import { seedWorkspace, startSystem, type System } from '@tracker/system-tests-support';
 
 /**
  * The tracker through the gateway, with real tokens: the role matrix over every

@@ -4,7 +4,7 @@
  * arrived after that change's 200, is judged by the rights after the change.
  */
 import http from 'node:http';
-import { seedWorkspace, startSystem, type System } from '@tracker/testing';
+import { seedWorkspace, startSystem, type System } from '@tracker/system-tests-support';
 
 let system: System;
 beforeAll(async () => {

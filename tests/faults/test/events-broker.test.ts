@@ -1,4 +1,5 @@
-import { startPrivateBroker, startSystem, waitForReplica, type PrivateBroker, type ServiceProcess, type System } from '@tracker/testing';
+import { startSystem, waitForReplica, type ServiceProcess, type System } from '@tracker/system-tests-support';
+import { startPrivateBroker, type PrivateBroker } from '@tracker/testing';
 import { createWorkspace, failureLines, logLines, outboxBacklog, seedBoard, startWriter, until, type Board } from './events-support';
 
 /**

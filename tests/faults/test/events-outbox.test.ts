@@ -1,7 +1,8 @@
 import { randomInt } from 'node:crypto';
 import { connect, type ChannelModel } from 'amqplib';
 import type { Client } from 'pg';
-import { startSystem, testAmqpUrl, waitForReplica, type System } from '@tracker/testing';
+import { startSystem, waitForReplica, type System } from '@tracker/system-tests-support';
+import { testAmqpUrl } from '@tracker/testing';
 import { createWorkspace, issuesEnv, outboxBacklog, restart, seedBoard, sqlSession, startWriter, until } from './events-support';
 
 /**

@@ -4,7 +4,8 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { connect } from 'amqplib';
 import { signedEventHeaders } from '@tracker/events';
-import { startSystem, testAmqpUrl, waitForReplica, type System } from '@tracker/testing';
+import { startSystem, waitForReplica, type System } from '@tracker/system-tests-support';
+import { testAmqpUrl } from '@tracker/testing';
 import { createWorkspace, logLines, outboxBacklog, restart, seedBoard, startWriter, until } from './events-support';
 
 /**

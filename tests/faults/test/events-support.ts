@@ -1,6 +1,6 @@
 import { Client } from 'pg';
 import { randomBytes } from 'node:crypto';
-import { startService, type ServiceProcess, type System } from '@tracker/testing';
+import { startService, type ServiceProcess, type System } from '@tracker/system-tests-support';
 
 export interface Board {
   token: string;

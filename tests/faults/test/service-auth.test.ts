@@ -1,4 +1,4 @@
-import { seedWorkspace, startSystem, type System } from '@tracker/testing';
+import { seedWorkspace, startSystem, type System } from '@tracker/system-tests-support';
 import { loggedRequests, queueWithIssues, send, sleep, tally, type Outcome } from './service-support';
 
 /**

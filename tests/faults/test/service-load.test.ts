@@ -1,5 +1,5 @@
 import { Client } from 'pg';
-import { seedWorkspace, startService, startSystem, type ServiceProcess, type System } from '@tracker/testing';
+import { seedWorkspace, startService, startSystem, type ServiceProcess, type System } from '@tracker/system-tests-support';
 import { ANSWER_BOUND_MS, lockIssueRow, queueWithIssues, send, sleep, tally, type Outcome } from './service-support';
 
 /** Concurrency against the issues service: its database pool exhausted, and 50 racing read-modify-write clients. */

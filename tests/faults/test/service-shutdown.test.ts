@@ -1,5 +1,5 @@
 import { Client } from 'pg';
-import { seedWorkspace, startService, startSystem, type ServiceProcess, type System } from '@tracker/testing';
+import { seedWorkspace, startService, startSystem, type ServiceProcess, type System } from '@tracker/system-tests-support';
 import { errorLines, loadLoops, lockIssueRow, queueWithIssues, send, sleep, tally, type Outcome } from './service-support';
 
 /**

@@ -1,5 +1,5 @@
 import { Client } from 'pg';
-import type { ServiceProcess, System } from '@tracker/testing';
+import type { ServiceProcess, System } from '@tracker/system-tests-support';
 
 /** One request as a load generator saw it: when it started and ended (ms since epoch) and how it was answered. */
 export interface Outcome {

@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { API_OPERATIONS } from '@tracker/contracts';
 import { devSigningKey, issueTicket, type Signer, type TicketRequest } from '@tracker/kit';
-import { startSystem, type ApiResponse, type System } from '@tracker/testing';
+import { startSystem, type ApiResponse, type System } from '@tracker/system-tests-support';
 import {
   comparableHeaders,
   eventually,

@@ -7,7 +7,7 @@
 import http from 'node:http';
 import fc from 'fast-check';
 import { API_OPERATIONS, PROBLEM_CODES, type ApiOperation } from '@tracker/contracts';
-import { startSystem, type System } from '@tracker/testing';
+import { startSystem, type System } from '@tracker/system-tests-support';
 import { eventually, fingerprint, ok, seedWorkspaces, type SeededWorkspace } from './helpers';
 
 // FUZZ_RUNS=500 for a longer hunt; the default keeps the file around 20 s. FUZZ_SEED replays a run.

@@ -5,7 +5,7 @@
  */
 import net from 'node:net';
 import { randomBytes } from 'node:crypto';
-import { pollUntil, seedWorkspace, startSystem, type ServiceProcess, type System } from '@tracker/testing';
+import { pollUntil, seedWorkspace, startSystem, type ServiceProcess, type System } from '@tracker/system-tests-support';
 
 let system: System;
 beforeAll(async () => {

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import type { ApiResponse, System } from '@tracker/testing';
+import type { ApiResponse, System } from '@tracker/system-tests-support';
 import type { SeedOp } from './seed-script';
 
 const run = promisify(execFile);

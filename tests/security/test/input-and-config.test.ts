@@ -4,7 +4,7 @@
  */
 import http from 'node:http';
 import { gzipSync } from 'node:zlib';
-import { startSystem, type ApiResponse, type ServiceProcess, type System } from '@tracker/testing';
+import { startSystem, type ApiResponse, type ServiceProcess, type System } from '@tracker/system-tests-support';
 import { fingerprint, ok, rawExchange, recording, seedWorkspaces, statusOf, type Actor, type SeededWorkspace } from './helpers';
 
 const MiB = 1024 * 1024;

@@ -5,7 +5,7 @@
  */
 import { API_OPERATIONS, DASHBOARD_LIMITS, FILTER_LIMITS, requestSchemaOf, type ApiOperation, type RequestSchemaName } from '@tracker/contracts';
 import { BODY_LIMITS, BODY_MESSAGES } from '@tracker/kit';
-import { startSystem, type ApiResponse, type System } from '@tracker/testing';
+import { startSystem, type ApiResponse, type System } from '@tracker/system-tests-support';
 import { fingerprint, ok, seedWorkspaces, type Actor, type SeededWorkspace } from './helpers';
 
 let system: System;

@@ -1,22 +1,7 @@
 import { selectsNothing, type SearchCriteria } from '@tracker/contracts';
-import { join, raw, rowsOf, sql, type Sql, type SqlQuery } from '@tracker/kit';
+import { join, raw, rowsOf, searchConditions, searchTextQuery, sql, type Sql, type SqlQuery } from '@tracker/kit';
 import type { IssueSummaryRecord } from '../domain/model';
 import { ISSUE_SUMMARY_COLUMNS } from './issue-reads.repository';
-
-/** The filters other than free text, over an issue (alias i) and its status (alias s). */
-function filterConditions(criteria: SearchCriteria): SqlQuery[] {
-  const where: SqlQuery[] = [sql`i.workspace_id = ${criteria.workspaceId}`];
-  if (criteria.queueIds) where.push(sql`i.queue_id = ANY(${criteria.queueIds}::int[])`);
-  if (criteria.statusIds) where.push(sql`i.status_id = ANY(${criteria.statusIds}::int[])`);
-  if (criteria.assigneeIds) where.push(sql`i.assignee_id = ANY(${criteria.assigneeIds}::int[])`);
-  if (criteria.assigneeId !== undefined) where.push(sql`i.assignee_id = ${criteria.assigneeId}`);
-  // Compared as the enum types, not as text, so the planner can use the columns' statistics.
-  if (criteria.priority) where.push(sql`i.priority = ${criteria.priority}::issue_priority`);
-  if (criteria.category) where.push(sql`s.category = ${criteria.category}::status_category`);
-  if (criteria.dueBefore) where.push(sql`i.due_date < ${criteria.dueBefore}::date AND s.category <> 'done'`);
-  if (criteria.label) where.push(sql`${criteria.label} = ANY(i.labels)`);
-  return where;
-}
 
 /**
  * The search as one SQL statement returning issue summaries, the description cut to its
@@ -32,11 +17,12 @@ function filterConditions(criteria: SearchCriteria): SqlQuery[] {
  * issues, 3.2 x at 1M; bench/README.md, B4.)
  */
 export function searchSql(criteria: SearchCriteria): SqlQuery {
-  const where = join(filterConditions(criteria), ' AND ');
+  // The status category comes from the joined status (alias s).
+  const where = join(searchConditions(criteria, 's.category'), ' AND ');
   const order = sql`ORDER BY i.updated_at DESC, i.id DESC LIMIT ${criteria.limit}`;
   const record = raw(ISSUE_SUMMARY_COLUMNS);
   if (!criteria.text) return sql`SELECT ${record} FROM issues i JOIN statuses s ON s.id = i.status_id WHERE ${where} ${order}`;
-  const query = sql`websearch_to_tsquery('simple', ${criteria.text})`;
+  const query = searchTextQuery(criteria.text);
   return sql`
     WITH hits AS (
       SELECT i.id FROM issues i JOIN statuses s ON s.id = i.status_id

@@ -1,5 +1,5 @@
 import { buildEvent, type EventEnvelope } from '@tracker/events';
-import type { CommentRecord, FieldChange, IssueRecord, QueueRecord, RequestContext, WorklogRecord } from './model';
+import { issueWireFields, type CommentRecord, type FieldChange, type IssueRecord, type QueueRecord, type RequestContext, type WorklogRecord } from './model';
 
 /** Integration events (libs/events) built from records, stamped with the aggregate's revision. */
 
@@ -14,28 +14,8 @@ export const queueState = (q: QueueRecord) => ({
   updated_at: q.updatedAt.toISOString(),
 });
 
-export const issueState = (i: IssueRecord) => ({
-  id: i.id,
-  workspace_id: i.workspaceId,
-  queue_id: i.queueId,
-  key: i.key,
-  title: i.title,
-  // Statistics filter by free text too, so the replica needs the text.
-  description: i.description,
-  status_id: i.status_id,
-  status_category: i.status.category,
-  assignee_id: i.assignee_id,
-  parent_id: i.parent_id,
-  priority: i.priority,
-  type: i.type,
-  labels: i.labels,
-  due_date: i.due_date,
-  estimate_minutes: i.estimate_minutes,
-  spent_minutes: i.spentMinutes,
-  version: i.version,
-  created_at: i.createdAt.toISOString(),
-  updated_at: i.updatedAt.toISOString(),
-});
+/** The issue as its events carry it: the statistics replica keeps the status category (and the text, to filter by it). */
+export const issueState = (i: IssueRecord) => ({ ...issueWireFields(i), status_category: i.status.category });
 
 const envelope = (ctx: RequestContext, aggregate: { id: number; workspaceId: number; revision: number }) => ({
   workspaceId: aggregate.workspaceId,

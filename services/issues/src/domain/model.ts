@@ -52,6 +52,32 @@ export interface IssueRecord extends IssueFields {
   updatedAt: Date;
 }
 
+/**
+ * An issue's own fields as they leave the service, named and formatted as the API and the
+ * integration events both carry them; the API answer (routes/json.ts) and the event state
+ * (events.ts) each add what only they carry.
+ */
+export const issueWireFields = (i: IssueRecord) => ({
+  id: i.id,
+  key: i.key,
+  workspace_id: i.workspaceId,
+  queue_id: i.queueId,
+  title: i.title,
+  description: i.description,
+  status_id: i.status_id,
+  assignee_id: i.assignee_id,
+  parent_id: i.parent_id,
+  priority: i.priority,
+  type: i.type,
+  labels: i.labels,
+  due_date: i.due_date,
+  estimate_minutes: i.estimate_minutes,
+  spent_minutes: i.spentMinutes,
+  version: i.version,
+  created_at: i.createdAt.toISOString(),
+  updated_at: i.updatedAt.toISOString(),
+});
+
 /** Another issue as links and subtasks show it. */
 export interface IssueRef {
   id: number;

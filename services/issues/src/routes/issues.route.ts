@@ -11,6 +11,7 @@ import {
   WorklogCreate,
 } from '@tracker/contracts';
 import { answerOnce, idempotencyKeyOf, parseBody, sendJsonText } from '@tracker/kit';
+import { contextOf } from '@tracker/authz';
 import { addComment } from '../domain/add-comment.use-case';
 import { addWorklog } from '../domain/add-worklog.use-case';
 import { createIssue } from '../domain/create-issue.use-case';
@@ -20,7 +21,7 @@ import { ISSUE_LISTS } from '../domain/model';
 import { searchIssues } from '../domain/search-issues.use-case';
 import { updateIssue } from '../domain/update-issue.use-case';
 import { clientHolds, ifMatchPrecondition, issueEtag } from './conditional';
-import { commentJson, contextOf, issueDetailsJson, issueJson, issueSummaryJson, listPageJson, worklogJson } from './json';
+import { commentJson, issueDetailsJson, issueJson, issueSummaryJson, listPageJson, worklogJson } from './json';
 import { parseQuery } from './query';
 
 /** Issue keys in paths are any string: a malformed key names no issue and answers 404. */

@@ -12,26 +12,24 @@ import type {
   Status as StatusJson,
   Worklog as WorklogJson,
 } from '@tracker/contracts';
-import type {
-  CommentRecord,
-  HistoryRecord,
-  IssueDetails,
-  IssueListName,
-  IssueLists,
-  IssueRecord,
-  IssueRef,
-  IssueSummaryRecord,
-  LinkRecord,
-  ListPageOf,
-  QueueWithRole,
-  StatusRecord,
-  WorklogRecord,
+import {
+  issueWireFields,
+  type CommentRecord,
+  type HistoryRecord,
+  type IssueDetails,
+  type IssueListName,
+  type IssueLists,
+  type IssueRecord,
+  type IssueRef,
+  type IssueSummaryRecord,
+  type LinkRecord,
+  type ListPageOf,
+  type QueueWithRole,
+  type StatusRecord,
+  type WorklogRecord,
 } from '../domain/model';
 
 /** The JSON shapes of libs/contracts (documented in services/issues/README.md). */
-
-/** The caller of a route, from its signed principal (one definition for every service, in libs/authz). */
-export { contextOf } from '@tracker/authz';
 
 export const statusJson = (s: StatusRecord): StatusJson => ({ id: s.id, queue_id: s.queueId, name: s.name, category: s.category, position: s.position });
 
@@ -49,27 +47,10 @@ export const queueJson = (q: QueueWithRole): QueueJson => ({
 });
 
 export const issueJson = (i: IssueRecord): IssueJson => ({
-  id: i.id,
-  key: i.key,
-  workspace_id: i.workspaceId,
-  queue_id: i.queueId,
-  title: i.title,
-  description: i.description,
-  status_id: i.status_id,
+  ...issueWireFields(i),
   status: i.status,
   position: i.position,
-  assignee_id: i.assignee_id,
-  parent_id: i.parent_id,
-  priority: i.priority,
-  type: i.type,
-  labels: i.labels,
-  due_date: i.due_date,
-  estimate_minutes: i.estimate_minutes,
-  spent_minutes: i.spentMinutes,
-  version: i.version,
   created_by: i.createdBy,
-  created_at: i.createdAt.toISOString(),
-  updated_at: i.updatedAt.toISOString(),
 });
 
 export const issueSummaryJson = (i: IssueSummaryRecord): IssueSummaryJson => ({ ...issueJson(i), description_truncated: i.descriptionTruncated });

@@ -1,11 +1,12 @@
 import type { Router } from 'express';
 import { QueueCreate, QueueSettings } from '@tracker/contracts';
 import { answerOnce, parseBody, parseId } from '@tracker/kit';
+import { contextOf } from '@tracker/authz';
 import { assertWorkspaceAdmin, createQueue } from '../domain/create-queue.use-case';
 import type { IssuesDeps } from '../domain/deps';
 import { listQueues } from '../domain/list-queues.use-case';
 import { updateQueue } from '../domain/update-queue.use-case';
-import { contextOf, queueJson } from './json';
+import { queueJson } from './json';
 
 export function queuesRoutes(router: Router, deps: IssuesDeps): void {
   router.get('/api/v1/queues', async (_req, res) => {

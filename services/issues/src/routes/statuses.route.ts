@@ -1,7 +1,8 @@
 import type { Router } from 'express';
+import { contextOf } from '@tracker/authz';
 import type { IssuesDeps } from '../domain/deps';
 import { listStatuses } from '../domain/list-statuses.use-case';
-import { contextOf, statusJson } from './json';
+import { statusJson } from './json';
 
 export function statusesRoutes(router: Router, deps: IssuesDeps): void {
   router.get('/api/v1/statuses', async (_req, res) => {

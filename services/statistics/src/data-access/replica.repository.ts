@@ -56,28 +56,8 @@ function replicaWriter(c: Sql): ReplicaWriter {
 
     async applyIssues(rows, eventAt) {
       if (rows.length === 0) return 0;
-      const issues = rows.map(({ revision, issue: i }) => ({
-        id: i.id,
-        workspace_id: i.workspace_id,
-        queue_id: i.queue_id,
-        key: i.key,
-        title: i.title,
-        description: i.description ?? null,
-        status_id: i.status_id,
-        status_category: i.status_category,
-        assignee_id: i.assignee_id,
-        parent_id: i.parent_id,
-        priority: i.priority,
-        type: i.type,
-        labels: i.labels,
-        due_date: i.due_date,
-        estimate_minutes: i.estimate_minutes,
-        spent_minutes: i.spent_minutes,
-        version: i.version,
-        revision,
-        created_at: i.created_at,
-        updated_at: i.updated_at,
-      }));
+      // The event's issue state as it is (its fields are the replica's columns), with the revision it is at.
+      const issues = rows.map(({ revision, issue }) => ({ ...issue, description: issue.description ?? null, revision }));
       // A state without `description` (it is optional in IssueState) keeps the stored text.
       return rowCountOf(c, sql`
         INSERT INTO issues (id, workspace_id, queue_id, key, title, description, status_id, status_category, assignee_id, parent_id,

@@ -1,22 +1,7 @@
 import type { ReplicaReader } from '../domain/deps';
 import type { StatisticsFigures } from '../domain/model';
 import { selectsNothing, type SearchCriteria } from '@tracker/contracts';
-import { join, prepared, rowsOf, sql, type Sql, type SqlQuery } from '@tracker/kit';
-
-/** The conditions of the issues service's search other than free text, over the replica's columns (alias i). */
-function conditions(criteria: SearchCriteria): SqlQuery[] {
-  const where: SqlQuery[] = [sql`i.workspace_id = ${criteria.workspaceId}`];
-  if (criteria.queueIds) where.push(sql`i.queue_id = ANY(${criteria.queueIds}::int[])`);
-  if (criteria.statusIds) where.push(sql`i.status_id = ANY(${criteria.statusIds}::int[])`);
-  if (criteria.assigneeIds) where.push(sql`i.assignee_id = ANY(${criteria.assigneeIds}::int[])`);
-  if (criteria.assigneeId !== undefined) where.push(sql`i.assignee_id = ${criteria.assigneeId}`);
-  // Compared as the enum types, not as text, so the planner can use the columns' statistics.
-  if (criteria.priority) where.push(sql`i.priority = ${criteria.priority}::issue_priority`);
-  if (criteria.category) where.push(sql`i.status_category = ${criteria.category}::status_category`);
-  if (criteria.dueBefore) where.push(sql`i.due_date < ${criteria.dueBefore}::date AND i.status_category <> 'done'`);
-  if (criteria.label) where.push(sql`${criteria.label} = ANY(i.labels)`);
-  return where;
-}
+import { join, prepared, rowsOf, searchConditions, searchTextQuery, sql, type Sql, type SqlQuery } from '@tracker/kit';
 
 /**
  * The matching issues (alias i) the statistics count from. With free text, as in the
@@ -28,9 +13,10 @@ function conditions(criteria: SearchCriteria): SqlQuery[] {
  * every tenant's matching ids on every call.)
  */
 function matching(criteria: SearchCriteria): SqlQuery {
-  const where = join(conditions(criteria), ' AND ');
+  // The replica keeps each issue's status category on the issue itself.
+  const where = join(searchConditions(criteria, 'i.status_category'), ' AND ');
   if (!criteria.text) return sql`SELECT i.* FROM issues i WHERE ${where}`;
-  const query = sql`websearch_to_tsquery('simple', ${criteria.text})`;
+  const query = searchTextQuery(criteria.text);
   return sql`
     SELECT i.* FROM issues i WHERE i.id IN (
       SELECT i.id FROM issues i WHERE ${where} AND i.search_vector @@ ${query}

@@ -1,11 +1,12 @@
 import type { Router } from 'express';
 import { DashboardInput } from '@tracker/contracts';
 import { answerOnce, parseBody, parseId } from '@tracker/kit';
+import { contextOf } from '@tracker/authz';
 import { createDashboard } from '../domain/create-dashboard.use-case';
 import type { StatisticsDeps } from '../domain/deps';
 import { listDashboards } from '../domain/list-dashboards.use-case';
 import { replaceDashboard } from '../domain/replace-dashboard.use-case';
-import { contextOf, dashboardJson } from './json';
+import { dashboardJson } from './json';
 
 export function dashboardsRoutes(router: Router, deps: StatisticsDeps): void {
   router.get('/api/v1/dashboards', async (_req, res) => {

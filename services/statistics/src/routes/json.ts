@@ -4,9 +4,6 @@ import type { DashboardRecord } from '../domain/model';
 
 /** The JSON shapes of libs/contracts (documented in services/statistics/README.md). */
 
-/** The caller of a route, from its signed principal (one definition for every service, in libs/authz). */
-export { contextOf } from '@tracker/authz';
-
 export const statisticsJson = ({ figures, truncated, asOf }: Statistics): StatisticsResult => {
   const { overall } = figures;
   return {

@@ -1,9 +1,10 @@
 import type { Router } from 'express';
 import { Filters } from '@tracker/contracts';
 import { idempotencyKeyOf, parseBody } from '@tracker/kit';
+import { contextOf } from '@tracker/authz';
 import { computeStatistics } from '../domain/compute-statistics.use-case';
 import type { StatisticsDeps } from '../domain/deps';
-import { contextOf, statisticsJson } from './json';
+import { statisticsJson } from './json';
 
 export function statisticsRoutes(router: Router, deps: StatisticsDeps): void {
   router.post('/api/v1/statistics', async (req, res) => {

@@ -4,13 +4,22 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { connect } from 'amqplib';
 import { signingKeyFromSeed, type SigningKey } from '@tracker/kit';
-import { amqpTestNames, amqpUrlVia, testAmqpUrl } from './amqp';
-import { createTestSchema, type TestSchema } from './database';
+import {
+  amqpTestNames,
+  amqpUrlVia,
+  createTestSchema,
+  flushTestRedis,
+  hostPort,
+  redisUrlVia,
+  startTcpProxy,
+  testAmqpUrl,
+  testRedisUrl,
+  type TcpProxy,
+  type TestSchema,
+} from '@tracker/testing';
 import { checkDocumentedAnswer } from './documented-responses';
 import { SERVICE_NAMES, startService, type ServiceName, type ServiceProcess } from './processes';
-import { flushTestRedis, redisUrlVia, testRedisUrl } from './redis';
 import { startRoundRobin, type RoundRobin } from './round-robin';
-import { hostPort, startTcpProxy, type TcpProxy } from './tcp-proxy';
 
 const REPO_ROOT = path.resolve(__dirname, '../../..');
 const run = promisify(execFile);

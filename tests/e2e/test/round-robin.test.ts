@@ -1,6 +1,7 @@
 import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
-import { freePort, startRoundRobin, type RoundRobin } from '../src';
+import { startRoundRobin, type RoundRobin } from '@tracker/system-tests-support';
+import { freePort } from '@tracker/testing';
 
 /** A replica that names itself and echoes what it was sent. */
 async function replica(name: string): Promise<{ url: string; close: () => Promise<void> }> {

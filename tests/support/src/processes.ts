@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import net from 'node:net';
 import path from 'node:path';
+import { freePort } from '@tracker/testing';
 
 export type ServiceName = 'gateway' | 'access' | 'issues' | 'statistics' | 'agent';
 export const SERVICE_NAMES: ServiceName[] = ['gateway', 'access', 'issues', 'statistics', 'agent'];
@@ -19,17 +19,6 @@ export interface ServiceProcess {
 }
 
 const REPO_ROOT = path.resolve(__dirname, '../../..');
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** Starts a service the way `pnpm start` does (tsx, its own folder) and waits for /healthz. */
 export async function startService(
