@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import { UserAcl, type QueueRole } from '@tracker/contracts';
-import { aclCacheKey, type Logger, type TrustedKeys } from '@tracker/kit';
+import { type Logger, type TrustedKeys } from '@tracker/kit';
+import { aclCacheKey } from './cache-protocol';
 import { grantsOf, type AccessClient } from './access-client';
 import { freshCacheReader } from './fresh-cache-reader';
 
@@ -18,7 +19,7 @@ const userOfKey = (redisKey: string) => Number(/^acl:user:(\d+)$/.exec(redisKey)
  * the cache is not fresh, or while Redis is away.
  *
  * An entry counts only if the access service signed it for this user's key and it has
- * not expired (@tracker/kit cache-keys), checked with the `access` keys of `trusted`
+ * not expired (libs/authz cache-protocol.ts), checked with the `access` keys of `trusted`
  * alone: a grant list written into Redis by anyone else (unsigned, signed by another
  * part, copied from another user's key, expired, malformed) is a miss, logged (at most
  * one warning per 10 s), and the access service decides. Verified entries are

@@ -1,5 +1,6 @@
 import type { ChainableCommander } from 'ioredis';
-import { CACHE_FRESH_KEY, cacheEntryReader, type CacheEntryReaderOptions, type TrustedKeys } from '@tracker/kit';
+import { type TrustedKeys } from '@tracker/kit';
+import { CACHE_FRESH_KEY, cacheEntryReader, type CacheEntryReaderOptions } from './cache-protocol';
 
 /** One reply of a Redis pipeline: its error, or null and its result. Absent when Redis gave none. */
 export type PipelineReply = [error: Error | null, result: unknown] | undefined;
@@ -22,7 +23,7 @@ export interface FreshCacheReader<T> {
 /**
  * The one way every reader of the authorization caches reads them (the gateway's token
  * cache, the services' grant lists): an entry counts only while the freshness key
- * exists (@tracker/kit cache-keys: CACHE_FRESH_KEY) and only if `cacheEntryReader`
+ * exists (libs/authz cache-protocol.ts: CACHE_FRESH_KEY) and only if `cacheEntryReader`
  * vouches for it. Anything else is a miss, never a decision.
  */
 export function freshCacheReader<T>(trusted: TrustedKeys, options: CacheEntryReaderOptions<T>): FreshCacheReader<T> {

@@ -1,8 +1,8 @@
 import { Redis } from 'ioredis';
 import type { UserAcl } from '@tracker/contracts';
-import { aclCacheKey, CACHE_FRESH_KEY, createLogger, devSigningKey, devTrustedKeysText, parseTrustedKeys, signCacheEntry, type InternalClient, type Logger } from '@tracker/kit';
+import { createLogger, devSigningKey, devTrustedKeysText, parseTrustedKeys, type InternalClient, type Logger } from '@tracker/kit';
 import { testRedisUrl } from '@tracker/testing';
-import { accessClient, aclReader, createRedis } from '../src';
+import { accessClient, aclCacheKey, aclReader, CACHE_FRESH_KEY, createRedis, signCacheEntry } from '../src';
 
 /**
  * The grants reader against real Redis, with the access service stood in by a table:

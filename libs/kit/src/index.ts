@@ -1,6 +1,5 @@
 export * from './app';
 export * from './backoff';
-export * from './cache-keys';
 export * from './config';
 export * from './database-errors';
 export * from './errors';
@@ -11,7 +10,6 @@ export * from './principal';
 export * from './seen-tickets';
 export * from './signing';
 export * from './server';
-export * from './tokens';
 export * from './validation';
 export * from './metrics';
 export * from './postgres';

@@ -1,11 +1,12 @@
-import { authCacheKey, devSigningKey, devTrustedKeysText, hashToken, parseTrustedKeys, UNKNOWN_TOKEN_TTL_SECONDS, verifiedPayload } from '@tracker/kit';
+import { devSigningKey, devTrustedKeysText, parseTrustedKeys, verifiedPayload } from '@tracker/kit';
+import { authCacheKey, hashToken, UNKNOWN_TOKEN_TTL_SECONDS } from '@tracker/authz';
 import { sharedCache } from '../src/data-access/shared-cache';
 import { createToken } from '../src/domain/create-token.use-case';
 import { revokeToken } from '../src/domain/revoke-token.use-case';
 import { startAccess, type AccessHarness } from './harness';
 
 const gateway = { kind: 'service', service: 'gateway' } as const;
-/** The value of a cache entry, which the access service signs (libs/kit cache-keys). */
+/** The value of a cache entry, which the access service signs (libs/authz cache-protocol.ts). */
 const signedValue = (text: string | null) => verifiedPayload(text, 'access', parseTrustedKeys(devTrustedKeysText()))?.value;
 
 let access: AccessHarness;

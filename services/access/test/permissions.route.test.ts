@@ -1,4 +1,5 @@
-import { aclCacheKey, devTrustedKeysText, parseTrustedKeys, verifiedPayload } from '@tracker/kit';
+import { devTrustedKeysText, parseTrustedKeys, verifiedPayload } from '@tracker/kit';
+import { aclCacheKey } from '@tracker/authz';
 import { startAccess, type AccessHarness } from './harness';
 
 const gateway = { kind: 'service', service: 'issues' } as const;

@@ -1,5 +1,6 @@
 import { Redis } from 'ioredis';
-import { CACHE_FRESH_KEY, CACHE_FRESH_TTL_MS, createLogger, devSigningKey } from '@tracker/kit';
+import { createLogger, devSigningKey } from '@tracker/kit';
+import { CACHE_FRESH_KEY, CACHE_FRESH_TTL_MS } from '@tracker/authz';
 import { hostPort, redisUrlVia, startTcpProxy, testRedisUrl, type TcpProxy } from '@tracker/testing';
 import { sharedCache } from '../src/data-access/shared-cache';
 import { startAccess, type AccessHarness } from './harness';

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { hashToken, TOKEN_PATTERN } from '@tracker/kit';
+import { hashToken, TOKEN_PATTERN } from '@tracker/authz';
 import { generateToken, TOKEN_SECRET_LENGTH } from '../src/domain/tokens';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';

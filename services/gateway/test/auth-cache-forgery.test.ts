@@ -1,5 +1,6 @@
 import { Redis } from 'ioredis';
-import { authCacheKey, CACHE_FRESH_KEY, devSigningKey, signCacheEntry, UNKNOWN_TOKEN } from '@tracker/kit';
+import { devSigningKey } from '@tracker/kit';
+import { authCacheKey, CACHE_FRESH_KEY, signCacheEntry, UNKNOWN_TOKEN } from '@tracker/authz';
 import { testRedisUrl } from '@tracker/testing';
 import { newToken, principalOf, startFakeAccessForGateway, startGateway, tokenHashOf, whenReady, type FakeAccessForGateway, type GatewayUnderTest } from './harness';
 
@@ -30,7 +31,7 @@ beforeEach(() => redis.set(CACHE_FRESH_KEY, '1', 'PX', 60_000));
 
 const ACCESS = devSigningKey('access');
 const keyOf = (token: string) => authCacheKey(tokenHashOf(token));
-/** What the access service stores for a token (cache-keys: signCacheEntry). */
+/** What the access service stores for a token (cache-protocol.ts: signCacheEntry). */
 const genuine = (token: string, value: unknown, ttlSeconds = 60) => signCacheEntry(ACCESS, keyOf(token), value, ttlSeconds);
 
 async function cached(token: string, text: string) {

@@ -1,4 +1,5 @@
-import { AppError, hashToken, UpstreamUnavailableError, type UserPrincipal } from '@tracker/kit';
+import { AppError, UpstreamUnavailableError, type UserPrincipal } from '@tracker/kit';
+import { hashToken } from '@tracker/authz';
 import { blockedClients } from '../src/data-access/blocked-clients';
 import { failureLimitReached, tokenRateLimit } from '../src/domain/authenticate.rules';
 import { authenticate, bearerToken } from '../src/domain/authenticate.use-case';

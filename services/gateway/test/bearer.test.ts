@@ -1,4 +1,4 @@
-import { hashToken } from '@tracker/kit';
+import { hashToken } from '@tracker/authz';
 import { readBearer } from '../src/domain/bearer';
 import { rateLimitKey, WINDOW_SECONDS, windowOf } from '../src/domain/rate-limit';
 

@@ -1,6 +1,7 @@
 import http from 'node:http';
 import { randomBytes } from 'node:crypto';
-import { bodyDigest, checkTicket, devTrustedKeysText, hashToken, parseTrustedKeys, PRINCIPAL_HEADER, serve, type RunningServer, type UserPrincipal } from '@tracker/kit';
+import { bodyDigest, checkTicket, devTrustedKeysText, parseTrustedKeys, PRINCIPAL_HEADER, serve, type RunningServer, type UserPrincipal } from '@tracker/kit';
+import { hashToken } from '@tracker/authz';
 import { createGatewayService, type GatewayService } from '../src/app';
 import { loadGatewayConfig } from '../src/config';
 

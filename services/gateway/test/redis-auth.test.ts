@@ -1,5 +1,6 @@
 import { Redis } from 'ioredis';
-import { authCacheKey, CACHE_FRESH_KEY, devSigningKey, signCacheEntry } from '@tracker/kit';
+import { devSigningKey } from '@tracker/kit';
+import { authCacheKey, CACHE_FRESH_KEY, signCacheEntry } from '@tracker/authz';
 import { createRedisAclUser, testRedisUrl, type RedisAclUser } from '@tracker/testing';
 import { newToken, principalOf, startFakeAccessForGateway, startGateway, tokenHashOf, whenReady, type FakeAccessForGateway } from './harness';
 

@@ -1,5 +1,6 @@
 import { Redis } from 'ioredis';
-import { aclCacheKey, CACHE_FRESH_KEY, devSigningKey, signCacheEntry, type Signer } from '@tracker/kit';
+import { devSigningKey, type Signer } from '@tracker/kit';
+import { aclCacheKey, CACHE_FRESH_KEY, signCacheEntry } from '@tracker/authz';
 import { testRedisUrl, createRedisAclUser, type RedisAclUser } from '@tracker/testing';
 import { startIssues, type IssuesHarness, type Member, type Workspace } from './harness';
 

@@ -1,4 +1,5 @@
-import { aclCacheKey, CACHE_FRESH_KEY, devSigningKey, signCacheEntry } from '@tracker/kit';
+import { devSigningKey } from '@tracker/kit';
+import { aclCacheKey, CACHE_FRESH_KEY, signCacheEntry } from '@tracker/authz';
 import { Redis } from 'ioredis';
 import { testRedisUrl } from '@tracker/testing';
 import { startIssues, type IssuesHarness, type Member, type Workspace } from './harness';
@@ -9,7 +10,7 @@ import { startIssues, type IssuesHarness, type Member, type Workspace } from './
  */
 let h: IssuesHarness;
 let redis: Redis;
-/** A grant list as the access service caches it: signed with its key for this Redis key (libs/kit cache-keys). */
+/** A grant list as the access service caches it: signed with its key for this Redis key (libs/authz cache-protocol.ts). */
 const signedAcl = (key: string, acl: unknown) => signCacheEntry(devSigningKey('access'), key, acl, 60);
 beforeAll(async () => {
   h = await startIssues();

@@ -1,6 +1,7 @@
 import { Redis } from 'ioredis';
 import { StatisticsResult } from '@tracker/contracts';
-import { aclCacheKey, CACHE_FRESH_KEY, devSigningKey, signCacheEntry } from '@tracker/kit';
+import { devSigningKey } from '@tracker/kit';
+import { aclCacheKey, CACHE_FRESH_KEY, signCacheEntry } from '@tracker/authz';
 import { testRedisUrl } from '@tracker/testing';
 import type { IssueStateData, QueueStateData } from '../src/domain/replica';
 import { issueState, newId, queueState, rng, type Rng } from './fixtures';
@@ -407,7 +408,7 @@ describe('POST /statistics validation', () => {
 });
 
 describe('POST /statistics authorization', () => {
-  /** A grant list as the access service caches it: signed with its key for this Redis key (libs/kit cache-keys). */
+  /** A grant list as the access service caches it: signed with its key for this Redis key (libs/authz cache-protocol.ts). */
   const signedAcl = (key: string, acl: unknown) => signCacheEntry(devSigningKey('access'), key, acl, 30);
   const cacheAcl = (user: Member, queueIds: number[]) =>
     redis.set(aclCacheKey(user.id), signedAcl(aclCacheKey(user.id), { user_id: user.id, workspace_id: user.workspaceId, grants: queueIds.map((queue_id) => ({ queue_id, role: 'read-only' })) }), 'PX', 30_000);

@@ -1,6 +1,7 @@
 import net from 'node:net';
 import { randomBytes } from 'node:crypto';
-import { aclCacheKey, authCacheKey, devSigningKey, hashToken, parseTrustedKeys, signCacheEntry, verifiedPayload } from '@tracker/kit';
+import { devSigningKey, parseTrustedKeys, verifiedPayload } from '@tracker/kit';
+import { aclCacheKey, authCacheKey, hashToken, signCacheEntry } from '@tracker/authz';
 import { seedWorkspace, startSystem, waitForOutput, type System } from '@tracker/system-tests-support';
 import { testRedisUrl } from '@tracker/testing';
 

@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
-import { CACHE_FRESH_KEY, CACHE_FRESH_TTL_MS, signCacheEntry, type Logger, type SigningKey } from '@tracker/kit';
+import { type Logger, type SigningKey } from '@tracker/kit';
+import { CACHE_FRESH_KEY, CACHE_FRESH_TTL_MS, signCacheEntry } from '@tracker/authz';
 import type { Pool } from 'pg';
 import { cacheDebtsRepository } from './cache-debts.repository';
 
@@ -10,11 +11,11 @@ const RETRY_DELETE_MS = 100;
  * The Redis caches other services authorize from (token → principal, user → grants).
  * This service alone writes them, under row locks (resolve-token and get-user-acl use cases), and deletes
  * entries before it answers a change. Keys whose delete failed stay recorded as debts
- * in Postgres, and the freshness key (see @tracker/kit cache-keys) is not renewed until
+ * in Postgres, and the freshness key (see libs/authz cache-protocol.ts) is not renewed until
  * they are deleted, so no reader trusts an entry that may be stale.
  *
  * Every entry is signed with this service's own key (`signingKey`, config.internal.key) and
- * bound to its Redis key and expiry (@tracker/kit cache-keys, `signCacheEntry`): readers
+ * bound to its Redis key and expiry (libs/authz cache-protocol.ts, `signCacheEntry`): readers
  * believe only the access service's signature, so writing to Redis grants nothing.
  */
 export function sharedCache(redis: Redis, pool: Pool, ttlSeconds: number, log: Logger, signingKey: SigningKey) {

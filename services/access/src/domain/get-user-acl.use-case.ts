@@ -1,4 +1,4 @@
-import { aclCacheKey } from '@tracker/kit';
+import { aclCacheKey } from '@tracker/authz';
 import type { UserAcl } from '@tracker/contracts';
 import { accessErrors } from './access.errors';
 import type { AccessDeps } from './deps';

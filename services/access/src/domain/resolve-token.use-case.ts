@@ -1,4 +1,5 @@
-import { authCacheKey, UNKNOWN_TOKEN, UNKNOWN_TOKEN_TTL_SECONDS, type UserPrincipal } from '@tracker/kit';
+import { type UserPrincipal } from '@tracker/kit';
+import { authCacheKey, UNKNOWN_TOKEN, UNKNOWN_TOKEN_TTL_SECONDS } from '@tracker/authz';
 import type { AccessDeps } from './deps';
 import type { TokenOwner } from './model';
 

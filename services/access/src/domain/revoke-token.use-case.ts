@@ -1,4 +1,5 @@
-import { AppError, authCacheKey } from '@tracker/kit';
+import { AppError } from '@tracker/kit';
+import { authCacheKey } from '@tracker/authz';
 import type { AccessDeps } from './deps';
 
 /**

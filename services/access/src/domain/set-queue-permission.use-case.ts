@@ -1,5 +1,6 @@
 import type { QueueRole } from '@tracker/contracts';
-import { aclCacheKey, notFound, type UserPrincipal } from '@tracker/kit';
+import { notFound, type UserPrincipal } from '@tracker/kit';
+import { aclCacheKey } from '@tracker/authz';
 import { authorizeQueueAdmin } from './authorize-queue-admin';
 import type { AccessDeps } from './deps';
 import { permissionChangedEvent } from './events';

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { hashToken, TOKEN_PREFIX } from '@tracker/kit';
+import { hashToken, TOKEN_PREFIX } from '@tracker/authz';
 
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 /** 40 base62 characters carry 238 random bits (the token format promises at least 190). */

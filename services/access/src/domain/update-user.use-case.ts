@@ -1,4 +1,5 @@
-import { authCacheKey, type UserPrincipal } from '@tracker/kit';
+import { type UserPrincipal } from '@tracker/kit';
+import { authCacheKey } from '@tracker/authz';
 import { accessErrors } from './access.errors';
 import type { AccessDeps } from './deps';
 import { userUpdatedEvent } from './events';

@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import { freshCacheReader } from '@tracker/authz';
-import { authCacheKey, parseCachedToken, UNKNOWN_TOKEN, type Logger, type TrustedKeys } from '@tracker/kit';
+import { type Logger, type TrustedKeys } from '@tracker/kit';
+import { authCacheKey, parseCachedToken, UNKNOWN_TOKEN } from '@tracker/authz';
 import type { AuthStore } from '../domain/deps';
 import { authFailureKey, rateLimitKey, WINDOW_SECONDS } from '../domain/rate-limit';
 
@@ -10,7 +11,7 @@ import { authFailureKey, rateLimitKey, WINDOW_SECONDS } from '../domain/rate-lim
  * counter. Any Redis failure degrades to "unknown", never to a decision.
  *
  * A cached principal (or unknown-token marker) counts only if the access service signed
- * it for this token hash's key and it has not expired (@tracker/kit cache-keys), read as
+ * it for this token hash's key and it has not expired (libs/authz cache-protocol.ts), read as
  * every authorization cache is read (@tracker/authz freshCacheReader) with the `access`
  * keys of `trusted` alone. Anything else in Redis is a miss, so the access service
  * decides; `log` gets a warning (at most one per 10 s). Verified entries are remembered

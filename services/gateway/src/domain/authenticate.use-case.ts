@@ -1,4 +1,5 @@
-import { hashToken, UpstreamUnavailableError, type UserPrincipal } from '@tracker/kit';
+import { UpstreamUnavailableError, type UserPrincipal } from '@tracker/kit';
+import { hashToken } from '@tracker/authz';
 import { failureLimitReached, tokenRateLimit } from './authenticate.rules';
 import { readBearer } from './bearer';
 import type { CachedToken, GatewayDeps } from './deps';

@@ -1,4 +1,4 @@
-import { TOKEN_PATTERN } from '@tracker/kit';
+import { TOKEN_PATTERN } from '@tracker/authz';
 
 export type BearerProblem = 'missing' | 'not_bearer' | 'malformed';
 

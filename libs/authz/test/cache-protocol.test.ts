@@ -7,9 +7,8 @@ import {
   parseCachedToken,
   signCacheEntry,
   UNKNOWN_TOKEN,
-} from '../src/cache-keys';
-import type { Logger } from '../src/logger';
-import { devSigningKey, parseTrustedKeys, signingKeyFromSeed, signPayload, SIGNERS, type SigningKey } from '../src/signing';
+} from '../src/cache-protocol';
+import { devSigningKey, parseTrustedKeys, signingKeyFromSeed, signPayload, SIGNERS, type Logger, type SigningKey } from '@tracker/kit';
 import { randomBytes } from 'node:crypto';
 
 const NOW = 1_700_000_000_000;

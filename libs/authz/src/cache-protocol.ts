@@ -1,6 +1,4 @@
-import type { Logger } from './logger';
-import type { UserPrincipal } from './principal';
-import { signPayload, verifiedPayload, type SigningKey, type TrustedKeys } from './signing';
+import { signPayload, verifiedPayload, type Logger, type SigningKey, type TrustedKeys, type UserPrincipal } from '@tracker/kit';
 
 /**
  * Redis keys of the authorization caches. Only the access service writes them (under
