@@ -1,9 +1,6 @@
-import type { ServiceName } from '@tracker/contracts';
-import { serviceClient, type ServiceClient } from '@tracker/kit';
+import { serviceClient } from '@tracker/kit';
 import type { AgentConfig } from '../config';
-
-export type OwningService = Exclude<ServiceName, 'gateway'>;
-export type ServiceClients = Record<OwningService, ServiceClient>;
+import type { OwningService, ServiceClients } from '../domain/deps';
 
 /**
  * The services that own the operations, called for the caller: each ticket carries the

@@ -1,5 +1,11 @@
-import type { Metrics } from '@tracker/kit';
-import type { ServiceClients } from '../data-access/services.client';
+import type { ServiceName } from '@tracker/contracts';
+import type { Metrics, ServiceClient } from '@tracker/kit';
+
+/** The services that own the operations the agent calls (the gateway owns none). */
+export type OwningService = Exclude<ServiceName, 'gateway'>;
+
+/** Port: one client per owning service, each calling for the caller (data-access/services.client.ts). */
+export type ServiceClients = Record<OwningService, ServiceClient>;
 
 export interface AgentDeps {
   services: ServiceClients;

@@ -1,3 +1,4 @@
+import type { IssueReadsRepository } from '../domain/ports';
 import { ISSUE_READ_LIMITS } from '@tracker/contracts';
 import { prepared, type Sql } from '@tracker/kit';
 import type { IssueAttachments, IssueListName, IssueLists, IssueRecord, ListPageOf } from '../domain/model';
@@ -147,7 +148,7 @@ const PAGES = Object.fromEntries((Object.keys(LISTS) as IssueListName[]).map((na
 type Row = Record<string, unknown>;
 const dated = (list: ListSql) => (row: Row) => (list.dated ? { ...row, [list.dated]: new Date(row[list.dated] as string) } : row);
 
-export function issueReadsRepository(sql: Sql) {
+export function issueReadsRepository(sql: Sql): IssueReadsRepository {
   return {
     async findByKey(workspaceId: number, key: string): Promise<IssueRecord | null> {
       return (await prepared<IssueRecord>(sql, 'issues.find-by-key', FIND_BY_KEY, [workspaceId, key]))[0] ?? null;

@@ -1,3 +1,4 @@
+import type { IssuesRepository } from '../domain/ports';
 import { PATCHABLE_FIELDS, type IssuePatch } from '../domain/issue-update.rules';
 import type { CommentRecord, FieldChange, IssueFields, IssueRecord, StatusRecord, WorklogRecord } from '../domain/model';
 import { prepared, type Sql } from '@tracker/kit';
@@ -33,7 +34,7 @@ const TOUCH_ISSUE = `
 const toJson = (value: unknown) => (value === null || value === undefined ? null : JSON.stringify(value));
 const historyColumns = (changes: readonly FieldChange[]) => [changes.map((ch) => ch.field), changes.map((ch) => toJson(ch.from)), changes.map((ch) => toJson(ch.to))];
 
-export function issuesRepository(c: Sql) {
+export function issuesRepository(c: Sql): IssuesRepository {
   return {
     async findInWorkspace(workspaceId: number, id: number): Promise<IssueRecord | null> {
       const rows = await prepared<IssueRecord>(
@@ -276,4 +277,3 @@ export function issuesRepository(c: Sql) {
   };
 }
 
-export type IssuesRepository = ReturnType<typeof issuesRepository>;

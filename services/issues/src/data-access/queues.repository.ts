@@ -1,3 +1,4 @@
+import type { QueuesRepository } from '../domain/ports';
 import type { QueueSettings } from '@tracker/contracts';
 import type { QueueRecord, StatusRecord } from '../domain/model';
 import { prepared, type Sql } from '@tracker/kit';
@@ -10,7 +11,7 @@ const QUEUE_RECORD_COLUMNS = `
      FROM statuses s WHERE s.queue_id = q.id) AS statuses,
   q.created_at AS "createdAt", q.updated_at AS "updatedAt"`;
 
-export function queuesRepository(c: Sql) {
+export function queuesRepository(c: Sql): QueuesRepository {
   return {
     /** Queues of the workspace, all of them or only those with the given ids. */
     async listInWorkspace(workspaceId: number, ids?: number[]): Promise<QueueRecord[]> {
@@ -111,4 +112,3 @@ export function queuesRepository(c: Sql) {
   };
 }
 
-export type QueuesRepository = ReturnType<typeof queuesRepository>;

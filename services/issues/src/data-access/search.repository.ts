@@ -1,3 +1,4 @@
+import type { SearchRepository } from '../domain/ports';
 import { selectsNothing, type SearchCriteria } from '@tracker/contracts';
 import { join, raw, rowsOf, searchConditions, searchTextQuery, sql, type Sql, type SqlQuery } from '@tracker/kit';
 import type { IssueSummaryRecord } from '../domain/model';
@@ -34,7 +35,7 @@ export function searchSql(criteria: SearchCriteria): SqlQuery {
     ${order}`;
 }
 
-export function searchRepository(db: Sql) {
+export function searchRepository(db: Sql): SearchRepository {
   return {
     async search(criteria: SearchCriteria): Promise<IssueSummaryRecord[]> {
       // An empty id list (or no readable queue) admits no issue: no query.
@@ -44,4 +45,3 @@ export function searchRepository(db: Sql) {
   };
 }
 
-export type SearchRepository = ReturnType<typeof searchRepository>;

@@ -5,8 +5,9 @@ import { issuesRepository } from './issues.repository';
 import { outboxRepository } from './outbox.repository';
 import { queuesRepository } from './queues.repository';
 import { searchRepository } from './search.repository';
+import type { Repositories, Store } from '../domain/ports';
 
-function repositories(sql: Sql) {
+function repositories(sql: Sql): Repositories {
   return {
     queues: queuesRepository(sql),
     issues: issuesRepository(sql),
@@ -14,10 +15,8 @@ function repositories(sql: Sql) {
   };
 }
 
-export type Repositories = ReturnType<typeof repositories>;
-
 /** The repositories over the pool, the same ones inside one transaction, and the reads. */
-export function createStore(pool: Pool) {
+export function createStore(pool: Pool): Store {
   return {
     ...repositories(pool),
     idempotentRequests: idempotentRequests(pool),
@@ -34,5 +33,3 @@ export function createStore(pool: Pool) {
       }),
   };
 }
-
-export type Store = ReturnType<typeof createStore>;

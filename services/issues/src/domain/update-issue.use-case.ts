@@ -1,5 +1,5 @@
 import type { IssueUpdate } from '@tracker/contracts';
-import type { Repositories } from '../data-access/store';
+import type { Repositories } from './ports';
 import type { CallerAccess } from '@tracker/authz';
 import type { IssuesDeps } from './deps';
 import { issueUpdated } from './events';
