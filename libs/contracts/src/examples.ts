@@ -21,7 +21,7 @@ import type {
 } from './issues';
 import type { QueueMember, QueuePermission, QueuePermissionInput, QueuePermissions } from './permissions';
 import { PROBLEM_CODES, problemType, type ProblemCode } from './problem';
-import type { Queue, QueueCreate, QueueSettings, Status } from './queues';
+import { STANDARD_STATUSES, type Queue, type QueueCreate, type QueueSettings, type Status } from './queues';
 import type { StatisticsResult } from './statistics';
 import type { Me, User, UserChanges } from './users';
 
@@ -45,15 +45,8 @@ const ada: User = { id: 1, workspace_id: 1, name: 'Ada', role: 'admin', active: 
 const bob: User = { id: 2, workspace_id: 1, name: 'Bob', role: 'member', active: true, created_at: CREATED, updated_at: CREATED };
 const bobRenamed: User = { ...bob, name: 'Bob Stone', updated_at: at('10:01') };
 
-const STANDARD_STATUSES = [
-  ['Open', 'open'],
-  ['In progress', 'progress'],
-  ['In review', 'progress'],
-  ['Done', 'done'],
-  ['Cancelled', 'done'],
-] as const;
 const statusesOf = (queueId: number, firstId: number): Status[] =>
-  STANDARD_STATUSES.map(([name, category], i) => ({ id: firstId + i, queue_id: queueId, name, category, position: i + 1 }));
+  STANDARD_STATUSES.map((status, i) => ({ id: firstId + i, queue_id: queueId, ...status }));
 const statusRef = (id: number) => {
   const { name, category } = statusesOf(1, 1)[id - 1]!;
   return { id, name, category };

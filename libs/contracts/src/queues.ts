@@ -16,6 +16,15 @@ export const QUEUE_KEY_PATTERN = /^[A-Za-z][A-Za-z0-9_]{1,11}$/;
 export const QUEUE_DESCRIPTION_MAX = 10_000;
 
 export const Category = z.enum(['open', 'progress', 'done']);
+
+/** The statuses every new queue starts with, in order (docs/decisions.md, Statuses and categories). */
+export const STANDARD_STATUSES: ReadonlyArray<{ name: string; category: z.infer<typeof Category>; position: number }> = [
+  { name: 'Open', category: 'open', position: 1 },
+  { name: 'In progress', category: 'progress', position: 2 },
+  { name: 'In review', category: 'progress', position: 3 },
+  { name: 'Done', category: 'done', position: 4 },
+  { name: 'Cancelled', category: 'done', position: 5 },
+];
 /** What a status category means, for the descriptions of every field that carries one. */
 export const CATEGORY_MEANING = '`open` (not started), `progress` (being worked on) or `done` (finished or cancelled)';
 export type Category = z.infer<typeof Category>;

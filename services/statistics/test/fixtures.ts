@@ -1,3 +1,4 @@
+import { STANDARD_STATUSES } from '@tracker/contracts';
 import { buildEvent, type EventEnvelope, type EventType, type NewEvent } from '@tracker/events';
 import { issueStateFixture } from '@tracker/testing';
 import type { IssueStateData, QueueStateData } from '../src/domain/replica';
@@ -33,13 +34,6 @@ export function rng(seed: number) {
 }
 export type Rng = ReturnType<typeof rng>;
 
-const STANDARD = [
-  ['Open', 'open'],
-  ['In progress', 'progress'],
-  ['In review', 'progress'],
-  ['Done', 'done'],
-  ['Cancelled', 'done'],
-] as const;
 
 export function queueState(workspaceId: number, key: string, at = new Date('2026-01-01T00:00:00Z')): QueueStateData {
   return {
@@ -48,7 +42,7 @@ export function queueState(workspaceId: number, key: string, at = new Date('2026
     key,
     name: `Queue ${key}`,
     description: '',
-    statuses: STANDARD.map(([name, category], i) => ({ id: newId(), name, category, position: i + 1 })),
+    statuses: STANDARD_STATUSES.map((status) => ({ id: newId(), ...status })),
     created_at: at.toISOString(),
     updated_at: at.toISOString(),
   };

@@ -1,14 +1,8 @@
 import type { Category, QueueSettings } from '@tracker/contracts';
 import type { QueueRecord } from './model';
 
-/** The statuses every new queue starts with, in this order. */
-export const STANDARD_STATUSES: ReadonlyArray<{ name: string; category: Category; position: number }> = [
-  { name: 'Open', category: 'open', position: 1 },
-  { name: 'In progress', category: 'progress', position: 2 },
-  { name: 'In review', category: 'progress', position: 3 },
-  { name: 'Done', category: 'done', position: 4 },
-  { name: 'Cancelled', category: 'done', position: 5 },
-];
+/** The statuses of a new queue are the contract's. */
+export { STANDARD_STATUSES } from '@tracker/contracts';
 
 /** Queue keys are stored upper-case and compared that way. */
 export const normalizeQueueKey = (key: string) => key.toUpperCase();
