@@ -15,7 +15,7 @@ import {
 } from '@tracker/kit';
 import type { StatisticsConfig } from './config';
 import { startConsumers } from './consumers';
-import { dashboardsRepository } from './data-access/dashboards.repository';
+import { dashboardsStore } from './data-access/dashboards.repository';
 import { issuesSnapshotClient } from './data-access/issues-snapshot.client';
 import { rebuildLock } from './data-access/rebuild-lock';
 import { replicaStore } from './data-access/replica.repository';
@@ -59,7 +59,7 @@ export function createStatisticsService(
   const replica = replicaStore(pool, { bulkStatementTimeoutMs: config.database.rebuildStatementTimeoutMs });
   const deps: StatisticsDeps = {
     replica: replicaReader(pool),
-    dashboards: dashboardsRepository(pool),
+    dashboards: dashboardsStore(pool),
     idempotentRequests: idempotentRequests(pool),
     grants: aclReader(redis, access, logger, config.internal.trusted),
     directory: access,

@@ -14,11 +14,13 @@ export async function createDashboard(deps: StatisticsDeps, ctx: RequestContext,
   const { access } = await builtReplicaAndAccess(deps, ctx);
   const queueIds = queueIdsOf(input.widgets);
   await requireReadable(deps, ctx, access, queueIds, 'widgets.filters.queue_ids');
-  const created = await deps.dashboards.create(
-    { workspaceId: ctx.workspaceId, ownerId: ctx.userId, name: input.name, widgets: input.widgets, queueIds },
-    DASHBOARD_LIMITS.perWorkspace,
-    once,
-  );
-  if (!created) throw statisticsErrors.tooManyDashboards(DASHBOARD_LIMITS.perWorkspace);
-  return created;
+  const max = DASHBOARD_LIMITS.perWorkspace;
+  // The key (if any) is claimed first, so a concurrent repeat replays rather than counting;
+  // creates of one workspace then wait for each other, so the count sees every one committed.
+  // A refusal throws inside the transaction, which rolls the key's claim back with it.
+  return deps.dashboards.transaction(async (tx) => {
+    await tx.lockWorkspace(ctx.workspaceId);
+    if ((await tx.countInWorkspace(ctx.workspaceId)) >= max) throw statisticsErrors.tooManyDashboards(max);
+    return tx.insert({ workspaceId: ctx.workspaceId, ownerId: ctx.userId, name: input.name, widgets: input.widgets, queueIds });
+  }, once);
 }

@@ -27,18 +27,23 @@ export interface DashboardsRepository {
    */
   listVisible(workspaceId: number, readable: number[] | null): Promise<DashboardRecord[]>;
   find(workspaceId: number, id: number): Promise<DashboardRecord | null>;
-  /**
-   * Creates the dashboard unless its workspace already holds `max` of them (null then).
-   * Creates in one workspace are serialized, so concurrent ones never pass `max` together.
-   */
-  create(dashboard: NewDashboard, max: number, once?: Once<DashboardRecord>): Promise<DashboardRecord | null>;
+  /** Makes other transactions creating in this workspace wait until this one ends. */
+  lockWorkspace(workspaceId: number): Promise<void>;
+  countInWorkspace(workspaceId: number): Promise<number>;
+  insert(dashboard: NewDashboard): Promise<DashboardRecord>;
   replace(id: number, changes: Pick<NewDashboard, 'name' | 'widgets' | 'queueIds'>, at: Date): Promise<DashboardRecord>;
+}
+
+/** The dashboards over the pool, and the same repository inside one transaction. */
+export interface DashboardsStore extends DashboardsRepository {
+  /** One transaction; with `once` (an Idempotency-Key), claimed and answered inside it. */
+  transaction<T>(work: (tx: DashboardsRepository) => Promise<T>, once?: Once<T>): Promise<T>;
 }
 
 /** What the use cases of this service are given; wired once in app.ts (and in tests). */
 export interface StatisticsDeps {
   replica: ReplicaReader;
-  dashboards: DashboardsRepository;
+  dashboards: DashboardsStore;
   /** Idempotency-Keys of POST /dashboards (libs/kit idempotency.ts). */
   idempotentRequests: IdempotentRequests;
   grants: GrantsSource;
