@@ -15,4 +15,3 @@ export * from './metrics';
 export * from './postgres';
 export * from './sql';
 export * from './idempotency';
-export * from './search-conditions';

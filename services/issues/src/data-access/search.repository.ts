@@ -1,8 +1,9 @@
 import type { SearchRepository } from '../domain/ports';
 import { selectsNothing, type SearchCriteria } from '@tracker/contracts';
-import { join, raw, rowsOf, searchConditions, searchTextQuery, sql, type Sql, type SqlQuery } from '@tracker/kit';
+import { join, raw, rowsOf, sql, type Sql, type SqlQuery } from '@tracker/kit';
 import type { IssueSummaryRecord } from '../domain/model';
 import { ISSUE_SUMMARY_COLUMNS } from './issue-reads.repository';
+import { searchConditions, searchTextQuery } from '@tracker/search-sql';
 
 /**
  * The search as one SQL statement returning issue summaries, the description cut to its

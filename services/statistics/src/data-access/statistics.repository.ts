@@ -1,7 +1,8 @@
 import type { ReplicaReader } from '../domain/deps';
 import type { StatisticsFigures } from '../domain/model';
 import { selectsNothing, type SearchCriteria } from '@tracker/contracts';
-import { join, prepared, rowsOf, searchConditions, searchTextQuery, sql, type Sql, type SqlQuery } from '@tracker/kit';
+import { join, prepared, rowsOf, sql, type Sql, type SqlQuery } from '@tracker/kit';
+import { searchConditions, searchTextQuery } from '@tracker/search-sql';
 
 /**
  * The matching issues (alias i) the statistics count from. With free text, as in the

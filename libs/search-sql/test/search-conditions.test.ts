@@ -1,5 +1,5 @@
 import { searchConditions, searchTextQuery } from '../src/search-conditions';
-import { join } from '../src/sql';
+import { join } from '@tracker/kit';
 
 describe('searchConditions', () => {
   test('only the workspace when nothing else is asked (queueIds null: every queue of it)', () => {

@@ -1,5 +1,5 @@
 import type { SearchCriteria } from '@tracker/contracts';
-import { raw, sql, type SqlQuery } from './sql';
+import { raw, sql, type SqlQuery } from '@tracker/kit';
 
 /**
  * The conditions of an issue search other than free text, over an issues-shaped table
