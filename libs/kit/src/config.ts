@@ -41,6 +41,15 @@ export const commonEnv = {
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(120_000).default(10_000),
 };
 
+/** The part of every service's config built from commonEnv (and PORT) and its keys. */
+export const serviceConfigOf = (env: z.output<z.ZodObject<typeof commonEnv>> & { PORT: number; internal: InternalKeys }) => ({
+  env: env.NODE_ENV,
+  http: { host: env.HOST, port: env.PORT, shutdownGraceMs: env.SHUTDOWN_GRACE_MS },
+  log: { level: env.LOG_LEVEL },
+  metrics: { port: env.METRICS_PORT },
+  internal: env.internal,
+});
+
 export const port = (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback);
 export const url = (fallback: string) => z.url().default(fallback);
 

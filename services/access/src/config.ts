@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { databaseConfigOf, databaseEnv, loadConfig, outboxConfigOf, outboxEnv, port, redisEnv, serviceEnv } from '@tracker/kit';
+import { databaseConfigOf, databaseEnv, loadConfig, outboxConfigOf, outboxEnv, port, redisEnv, serviceConfigOf, serviceEnv } from '@tracker/kit';
 
 const Env = serviceEnv('access', {
   PORT: port(8081),
@@ -9,15 +9,11 @@ const Env = serviceEnv('access', {
   AUTH_CACHE_TTL_SECONDS: z.coerce.number().int().min(1).max(86_400).default(300),
 })
   .transform((env) => ({
-    env: env.NODE_ENV,
-    http: { host: env.HOST, port: env.PORT, shutdownGraceMs: env.SHUTDOWN_GRACE_MS },
-    log: { level: env.LOG_LEVEL },
-    metrics: { port: env.METRICS_PORT },
+    ...serviceConfigOf(env),
     database: databaseConfigOf(env),
     outbox: outboxConfigOf(env),
     redis: { url: env.REDIS_URL },
     authCache: { ttlSeconds: env.AUTH_CACHE_TTL_SECONDS },
-    internal: env.internal,
   }));
 
 export type AccessConfig = z.output<typeof Env>;

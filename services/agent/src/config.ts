@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { loadConfig, port, redisEnv, serviceEnv, url } from '@tracker/kit';
+import { loadConfig, port, redisEnv, serviceConfigOf, serviceEnv, url } from '@tracker/kit';
 
 const Env = serviceEnv('agent', {
   PORT: port(8084),
@@ -11,14 +11,10 @@ const Env = serviceEnv('agent', {
   /** Longest wait for the service a tool calls; the same bound the gateway puts on a REST request. */
   UPSTREAM_TIMEOUT_MS: z.coerce.number().int().min(100).max(300_000).default(15_000),
 }).transform((env) => ({
-  env: env.NODE_ENV,
-  http: { host: env.HOST, port: env.PORT, shutdownGraceMs: env.SHUTDOWN_GRACE_MS },
-  log: { level: env.LOG_LEVEL },
-  metrics: { port: env.METRICS_PORT },
+  ...serviceConfigOf(env),
   upstreams: { access: env.ACCESS_URL, issues: env.ISSUES_URL, statistics: env.STATISTICS_URL },
   upstreamTimeoutMs: env.UPSTREAM_TIMEOUT_MS,
   redis: { url: env.REDIS_URL },
-  internal: env.internal,
 }));
 
 export type AgentConfig = z.output<typeof Env>;

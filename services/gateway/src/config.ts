@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DEFAULT_REDIS_URL, loadConfig, port, serviceEnv, url } from '@tracker/kit';
+import { DEFAULT_REDIS_URL, loadConfig, port, serviceConfigOf, serviceEnv, url } from '@tracker/kit';
 
 const Env = serviceEnv('gateway', {
   PORT: port(8080),
@@ -28,17 +28,13 @@ const Env = serviceEnv('gateway', {
   REDIS_TIMEOUT_MS: z.coerce.number().int().min(10).max(10_000).default(250),
 })
   .transform((env) => ({
-    env: env.NODE_ENV,
-    http: { host: env.HOST, port: env.PORT, shutdownGraceMs: env.SHUTDOWN_GRACE_MS },
-    log: { level: env.LOG_LEVEL },
-    metrics: { port: env.METRICS_PORT },
+    ...serviceConfigOf(env),
     upstreams: { access: env.ACCESS_URL, issues: env.ISSUES_URL, statistics: env.STATISTICS_URL, agent: env.AGENT_URL },
     upstreamTimeoutMs: env.UPSTREAM_TIMEOUT_MS,
     bodyTimeoutMs: env.BODY_TIMEOUT_MS,
     auth: { timeoutMs: env.AUTH_TIMEOUT_MS, failuresPerMinute: env.AUTH_FAILURES_PER_MINUTE, clientAddressHeader: env.CLIENT_ADDRESS_HEADER },
     redis: { url: env.REDIS_URL, timeoutMs: env.REDIS_TIMEOUT_MS },
     rateLimit: { perMinute: env.RATE_LIMIT_PER_MINUTE },
-    internal: env.internal,
   }));
 
 export type GatewayConfig = z.output<typeof Env>;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { databaseConfigOf, databaseEnv, loadConfig, outboxConfigOf, outboxEnv, port, redisEnv, serviceEnv, url } from '@tracker/kit';
+import { databaseConfigOf, databaseEnv, loadConfig, outboxConfigOf, outboxEnv, port, redisEnv, serviceConfigOf, serviceEnv, url } from '@tracker/kit';
 
 const Env = serviceEnv('issues', {
   PORT: port(8082),
@@ -10,15 +10,11 @@ const Env = serviceEnv('issues', {
   ACCESS_TIMEOUT_MS: z.coerce.number().int().min(50).max(60_000).default(2000),
 })
   .transform((env) => ({
-    env: env.NODE_ENV,
-    http: { host: env.HOST, port: env.PORT, shutdownGraceMs: env.SHUTDOWN_GRACE_MS },
-    log: { level: env.LOG_LEVEL },
-    metrics: { port: env.METRICS_PORT },
+    ...serviceConfigOf(env),
     database: databaseConfigOf(env),
     outbox: outboxConfigOf(env),
     redis: { url: env.REDIS_URL },
     access: { url: env.ACCESS_URL, timeoutMs: env.ACCESS_TIMEOUT_MS },
-    internal: env.internal,
   }));
 
 export type IssuesConfig = z.output<typeof Env>;

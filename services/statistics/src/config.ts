@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { databaseConfigOf, databaseEnv, DEFAULT_AMQP_URL, loadConfig, port, redisEnv, serviceEnv, url } from '@tracker/kit';
+import { databaseConfigOf, databaseEnv, DEFAULT_AMQP_URL, loadConfig, port, redisEnv, serviceConfigOf, serviceEnv, url } from '@tracker/kit';
 
 const amqpName = z.string().regex(/^[A-Za-z0-9._-]{1,200}$/, 'must be 1 to 200 letters, digits, ".", "_" or "-"');
 const ms = (min: number, max: number, fallback: number) => z.coerce.number().int().min(min).max(max).default(fallback);
@@ -29,10 +29,7 @@ const Env = serviceEnv('statistics', {
   EVENTS_RETRY_DELAY_MS: ms(0, 600_000, 1000),
 })
   .transform((env) => ({
-    env: env.NODE_ENV,
-    http: { host: env.HOST, port: env.PORT, shutdownGraceMs: env.SHUTDOWN_GRACE_MS },
-    log: { level: env.LOG_LEVEL },
-    metrics: { port: env.METRICS_PORT },
+    ...serviceConfigOf(env),
     database: { ...databaseConfigOf(env), rebuildStatementTimeoutMs: env.REBUILD_STATEMENT_TIMEOUT_MS },
     redis: { url: env.REDIS_URL },
     access: { url: env.ACCESS_URL, timeoutMs: env.ACCESS_TIMEOUT_MS },
@@ -46,7 +43,6 @@ const Env = serviceEnv('statistics', {
       maxAttempts: env.EVENTS_MAX_ATTEMPTS,
       retryDelayMs: env.EVENTS_RETRY_DELAY_MS,
     },
-    internal: env.internal,
   }));
 
 export type StatisticsConfig = z.output<typeof Env>;
