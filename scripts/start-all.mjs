@@ -1,6 +1,8 @@
 #!/usr/bin/env node
-// Runs the five services in one terminal (what `pnpm start` does after migrating):
-// fresh signing keys for this run, one prefixed log stream, and a clean stop on Ctrl-C.
+// Runs the five services in one terminal (what `pnpm start` does after migrating and
+// compiling): fresh signing keys for this run, one prefixed log stream, and a clean stop
+// on Ctrl-C. Each service runs its compiled JavaScript (services/<name>/dist/main.js,
+// written by scripts/build.mjs); with --dev (`pnpm dev`) its TypeScript sources through tsx.
 //
 // Ports: gateway 8080, access 8081, issues 8082, statistics 8083, agent 8084, each with
 // its /metrics listener on its port + 1000. <NAME>_PORT (GATEWAY_PORT, ACCESS_PORT, ...)
@@ -39,8 +41,11 @@ const env = {
 const children = new Map();
 let stopping = false;
 
+const dev = process.argv.includes('--dev');
+const entryArgs = dev ? ['--import', 'tsx', 'src/main.ts'] : ['dist/main.js'];
+
 for (const name of SERVICES) {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  const child = spawn(process.execPath, entryArgs, {
     cwd: path.join(root, 'services', name),
     env: { ...env, INTERNAL_SIGNING_KEY: seeds[name], PORT: String(ports[name].port), METRICS_PORT: String(ports[name].metricsPort) },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -34,7 +34,7 @@ function groupOf(pid: string, scope: CpuScope): string | null {
     if (comm === 'pgbench') return 'pgbench';
     if (cmdline.includes('loader.ts')) return 'load generator';
     if (cmdline.includes('bare-server.ts')) return 'bare server';
-    if (cmdline.includes('src/main.ts')) {
+    if (cmdline.includes('dist/main.js') || cmdline.includes('src/main.ts')) {
       const service = /services\/(\w+)/.exec(fs.readlinkSync(`/proc/${pid}/cwd`))?.[1];
       return service ?? null;
     }

@@ -4,7 +4,7 @@
  * noise hits both alike), medians and ratios printed and written to
  * bench/results/latest.md. Not a test: nothing here fails a build.
  */
-import { execFile, spawn } from 'node:child_process';
+import { execFile, execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -16,6 +16,8 @@ import { answerProblem } from './checks';
 import { SCHEMAS, WORDS } from './seed';
 import { admin, EVENTS_QUEUE, EXCHANGE, rssMiB, startBenchSystem, startHelper, type BenchSystem } from './system';
 import { cpuTally } from './cpu';
+import { measureStartup, type Build } from './startup';
+import { SERVICE_NAMES } from '@tracker/system-tests-support';
 import { searchSql } from '@tracker/issues/src/data-access/search.repository';
 import { statisticsSql } from '@tracker/statistics/src/data-access/statistics.repository';
 import { toSearchCriteria } from '@tracker/contracts';
@@ -71,6 +73,8 @@ async function main() {
     queues: 100,
   };
   say(`mode: ${QUICK ? 'quick' : 'full'}${LARGE ? ', large' : ''}; ${RUNS} runs of ${SECONDS} s per figure`);
+  // The services run compiled, as `pnpm start` and the images run them.
+  execFileSync(process.execPath, [path.join(__dirname, '../../scripts/build.mjs')], { stdio: ['ignore', 'ignore', 'inherit'] });
   const system = await startBenchSystem(options);
   const postgresVersion = `PostgreSQL ${(await system.db.query('SHOW server_version')).rows[0].server_version.split(' ')[0]}`;
   const cleanups: Array<() => Promise<unknown>> = [];
@@ -83,6 +87,7 @@ async function main() {
   process.once('SIGTERM', onSignal);
   let b1Max = NaN;
   try {
+    if (wants('B0')) await b0(system);
     if (wants('B1') || wants('B2') || wants('B7')) b1Max = await b1b2(system, cleanups);
     if (wants('B3')) await b3(system);
     if (wants('B4')) await b4(system);
@@ -125,6 +130,15 @@ async function someIssues(system: BenchSystem, count: number, offset = 0): Promi
   return rows.rows;
 }
 
+/** Keys of random issues in the queues B3 writes to (the last WRITE_QUEUES), a new pick per call. */
+async function writeQueueIssueKeys(system: BenchSystem, count: number): Promise<string[]> {
+  const rows = await system.db.query(
+    `SELECT key FROM "${SCHEMAS.issues}".issues WHERE workspace_id = $1 AND queue_id = ANY($2::int[]) ORDER BY random() LIMIT $3`,
+    [system.seeded.workspaceId, system.queueIds.slice(-WRITE_QUEUES), count],
+  );
+  return rows.rows.map((r) => r.key);
+}
+
 /**
  * The same POST sent to a service itself, with a ticket in place of the token (made by
  * the load generator for each request, as the gateway makes it): what of a latency gap
@@ -136,6 +150,29 @@ async function serviceDirect(system: BenchSystem, url: string, audience: 'issues
   const result = await load({ kind: 'latency', url, method: 'POST', headers, ticket, body: JSON.stringify(body), connections: 1, durationSeconds: seconds });
   if ((result.statusCodes['200'] ?? 0) !== result.total) throw new Error(`${url} called directly: ${JSON.stringify(result.statusCodes)}`);
   return result;
+}
+
+// ---------------------------------------------------------------------------- B0
+/**
+ * Production builds: each service started once more beside the running system, compiled
+ * (what `pnpm start` and the images run) and through tsx (development), in turn; the time
+ * from spawn to its first ready /readyz and its RSS after 3 s idle.
+ */
+async function b0(system: BenchSystem) {
+  for (const name of SERVICE_NAMES) {
+    const samples: Record<Build, { readyMs: number[]; rss: number[] }> = { compiled: { readyMs: [], rss: [] }, tsx: { readyMs: [], rss: [] } };
+    for (let run = 0; run < RUNS; run++) {
+      for (const build of (run % 2 ? ['tsx', 'compiled'] : ['compiled', 'tsx']) as Build[]) {
+        const sample = await measureStartup(name, system.envs[name], build);
+        samples[build].readyMs.push(sample.readyMs);
+        samples[build].rss.push(sample.idleRssMiB);
+      }
+    }
+    say(`B0 ${name}: ready ${median(samples.compiled.readyMs).toFixed(0)} ms compiled vs ${median(samples.tsx.readyMs).toFixed(0)} ms tsx`);
+    const scenario = `B0 ${name}, compiled`;
+    row({ scenario, metric: 'start-up to /readyz, ms', runs: samples.compiled.readyMs, ceilingName: 'through tsx', ceiling: median(samples.tsx.readyMs), target: 'below tsx', met: (_v, r) => r! < 1 });
+    row({ scenario, metric: 'idle RSS MiB', runs: samples.compiled.rss, ceilingName: 'through tsx', ceiling: median(samples.tsx.rss), target: 'below tsx', met: (_v, r) => r! < 1 });
+  }
 }
 
 // ---------------------------------------------------------------------------- B1, B2
@@ -291,7 +328,10 @@ COMMIT;
 `;
   const bodies = q.slice(-WRITE_QUEUES).map((id) => JSON.stringify({ queue_id: id, title: 'Benchmark issue', description: 'made by B3' }));
   const patchIssues = await someIssues(system, 400, 11);
-  const api = { create: [] as number[], patch: [] as number[], createP99: [] as number[], patchP99: [] as number[], keyed: [] as number[], keyedP99: [] as number[] };
+  const api = {
+    create: [] as number[], patch: [] as number[], createP99: [] as number[], patchP99: [] as number[], keyed: [] as number[], keyedP99: [] as number[],
+    comment: [] as number[], commentP99: [] as number[], worklog: [] as number[], worklogP99: [] as number[],
+  };
   const sql = { create: [] as number[], patch: [] as number[] };
   // CPU per operation of every process (services, Postgres, Redis, broker, load generator).
   const cpu = cpuTally(CPU_SCOPE);
@@ -324,6 +364,18 @@ COMMIT;
     api.patch.push(patched.requestsPerSecond);
     api.patchP99.push(patched.p99);
     if ((patched.statusCodes['200'] ?? 0) !== patched.total) say(`B3 PATCH: ${JSON.stringify(patched.statusCodes)} errors ${patched.errors}`);
+    // A comment and a worklog, each on issues of the write queues picked afresh every run
+    // (the issues B1, B4 and B5 read keep their size; no issue nears its 5,000 comments).
+    for (const [kind, path, body] of [
+      ['comment', 'comments', '{"body":"Benchmark comment"}'],
+      ['worklog', 'worklogs', '{"minutes":15,"description":"Benchmark work"}'],
+    ] as const) {
+      const keys = await writeQueueIssueKeys(system, 400);
+      const added = await cpu.measure(kind, () => load({ kind: 'throughput', url: `${system.gateway.url}/api/v1/issues/{key}/${path}`, method: 'POST', headers: token, keys, body, connections: 20, durationSeconds: SECONDS }), (r) => r.total);
+      api[kind].push(added.requestsPerSecond);
+      api[`${kind}P99`].push(added.p99);
+      if ((added.statusCodes['201'] ?? 0) !== added.total) say(`B3 ${kind}: ${JSON.stringify(added.statusCodes)} errors ${added.errors}`);
+    }
     sql.create.push((await cpu.measure('sqlCreate', () => pgbench(system, createSql, 20, SECONDS), (r) => r.transactions)).tps);
     sql.patch.push((await cpu.measure('sqlPatch', () => pgbench(system, patchSql, 20, SECONDS), (r) => r.transactions)).tps);
     say(`B3 run ${run + 1}: POST ${api.create.at(-1)!.toFixed(0)} vs ${sql.create.at(-1)!.toFixed(0)} tps; PATCH ${api.patch.at(-1)!.toFixed(0)} vs ${sql.patch.at(-1)!.toFixed(0)} tps`);
@@ -334,6 +386,11 @@ COMMIT;
   row({ scenario: 'B3 POST /issues, Idempotency-Key', metric: 'p99 ms (20 conn.)', runs: api.keyedP99, ceilingName: '', ceiling: null, target: '≤ 50 ms', met: (v) => v <= 50 });
   row({ scenario: 'B3 PATCH versioned', metric: 'req/s (20 conn.)', runs: api.patch, ceilingName: 'pgbench same tx', ceiling: median(sql.patch), target: '≥ 0.4×', met: (_v, r) => r! >= 0.4 });
   row({ scenario: 'B3 PATCH versioned', metric: 'p99 ms (20 conn.)', runs: api.patchP99, ceilingName: '', ceiling: null, target: '≤ 50 ms', met: (v) => v <= 50 });
+  for (const [kind, scenario] of [['comment', 'B3 POST comment'], ['worklog', 'B3 POST worklog']] as const) {
+    row({ scenario, metric: 'req/s (20 conn.)', runs: api[kind], ceilingName: '', ceiling: null, target: '(the rate of the p99 below)', met: () => null });
+    row({ scenario, metric: 'p99 ms (20 conn.)', runs: api[`${kind}P99`], ceilingName: '', ceiling: null, target: '≤ 50 ms', met: (v) => v <= 50 });
+    row({ scenario, metric: CPU_METRIC, runs: cpu.runs(kind), ceilingName: 'PATCH versioned, ms per request', ceiling: median(cpu.runs('patch')), target: EXPLAINS, met: () => null, note: cpu.note(kind) });
+  }
   const cpuNote = (api: string, sql: string) => `${cpu.note(api)}; pgbench: ${cpu.note(sql)}`;
   row({ scenario: 'B3 POST /issues', metric: CPU_METRIC, runs: cpu.runs('create'), ceilingName: 'pgbench, ms per tx', ceiling: median(cpu.runs('sqlCreate')), target: EXPLAINS, met: () => null, note: cpuNote('create', 'sqlCreate') });
   row({ scenario: 'B3 POST /issues, Idempotency-Key', metric: CPU_METRIC, runs: cpu.runs('createKeyed'), ceilingName: 'POST without a key', ceiling: median(cpu.runs('create')), target: EXPLAINS, met: () => null, note: cpu.note('createKeyed') });

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { Client } from 'pg';
 import { devSigningKey, issueTicket, type Signer, type UserPrincipal } from '@tracker/kit';
-import { startService, type ServiceProcess } from '@tracker/system-tests-support';
+import { startService, type ServiceName, type ServiceProcess } from '@tracker/system-tests-support';
 import { freePort } from '@tracker/testing';
 import { ensureDatabase, readSeeded, REPO_ROOT, resetSchemas, SCHEMAS, seedIssues, writeSeeded, type Seeded } from './seed';
 
@@ -30,6 +30,8 @@ export interface BenchSystem {
   agent: ServiceProcess;
   gateway: ServiceProcess;
   statisticsEnv: Record<string, string>;
+  /** The env each service was started with (B0 starts more copies of them). */
+  envs: Record<ServiceName, Record<string, string>>;
   /** The seeded admin, as the gateway vouches for them when a service is called directly. */
   principal: UserPrincipal;
   /**
@@ -72,8 +74,10 @@ export async function startBenchSystem(options: BenchOptions): Promise<BenchSyst
     await resetSchemas(db);
   }
   const started: ServiceProcess[] = [];
-  const start = async (name: Parameters<typeof startService>[0], extra: Record<string, string>) => {
-    const service = await startService(name, { ...env, ...extra }, { readyTimeoutMs: 60_000, nodeArgs: profileArgs(name) });
+  const envs = {} as Record<ServiceName, Record<string, string>>;
+  const start = async (name: ServiceName, extra: Record<string, string>) => {
+    envs[name] = { ...env, ...extra };
+    const service = await startService(name, envs[name], { readyTimeoutMs: 60_000, nodeArgs: profileArgs(name) });
     started.push(service);
     return service;
   };
@@ -85,9 +89,10 @@ export async function startBenchSystem(options: BenchOptions): Promise<BenchSyst
     const statisticsPort = await freePort();
     const statisticsUrl = `http://127.0.0.1:${statisticsPort}`;
     // The agent needs no database: only the services its tools call (and Redis, for replay checks).
+    envs.agent = { LOG_LEVEL: env.LOG_LEVEL, REDIS_URL: env.REDIS_URL, ...upstreams, STATISTICS_URL: statisticsUrl };
     const agent = await startService(
       'agent',
-      { LOG_LEVEL: env.LOG_LEVEL, REDIS_URL: env.REDIS_URL, ...upstreams, STATISTICS_URL: statisticsUrl },
+      envs.agent,
       { readyTimeoutMs: 60_000, nodeArgs: profileArgs('agent') },
     );
     started.push(agent);
@@ -113,6 +118,7 @@ export async function startBenchSystem(options: BenchOptions): Promise<BenchSyst
     }
     const s = seeded!;
     const statisticsEnv = { ...env, DATABASE_SCHEMA: SCHEMAS.statistics, ACCESS_URL: access.url, ISSUES_URL: issues.url };
+    envs.statistics = statisticsEnv;
     let statistics = await startService('statistics', statisticsEnv, { port: statisticsPort, readyTimeoutMs: 60_000, nodeArgs: profileArgs('statistics') });
     started.push(statistics);
     const principal: UserPrincipal = { kind: 'user', userId: s.userId, workspaceId: s.workspaceId, workspaceRole: 'admin', tokenId: 1 };
@@ -129,6 +135,7 @@ export async function startBenchSystem(options: BenchOptions): Promise<BenchSyst
       agent,
       gateway,
       statisticsEnv,
+      envs,
       principal,
       ticket: (audience, method, path, body) =>
         issueTicket(gatewayKey, { audience, method, path, body: body === undefined ? undefined : Buffer.from(body), user: principal }),

@@ -83,10 +83,34 @@ test('the bundle holds production dependencies only, and the build fails if a de
   expect(run).toMatch(/process\.exit\(1\)/);
 });
 
-test('images still migrate with prisma-offline and run the service through tsx as a production dependency', () => {
-  expect(runtime.body).toContainEqual({ keyword: 'CMD', args: '["node", "--import", "tsx", "src/main.ts"]' });
+test('images still migrate with prisma-offline and run the compiled service, without tsx', () => {
+  // node itself in exec form (no wrapper process: SIGTERM reaches the service), on the bundle.
+  expect(runtime.body.filter((i) => i.keyword === 'CMD')).toEqual([{ keyword: 'CMD', args: '["node", "dist/main.js"]' }]);
   for (const service of ['access', 'issues', 'statistics']) {
     const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'services', service, 'package.json'), 'utf8'));
-    expect([service, pkg.dependencies['@tracker/prisma-offline'], pkg.dependencies.tsx]).toEqual([service, 'workspace:*', expect.any(String)]);
+    expect([service, pkg.dependencies?.['@tracker/prisma-offline']]).toEqual([service, 'workspace:*']);
   }
+  // tsx runs the sources in development and the tests only: never a production dependency.
+  for (const service of ['gateway', 'access', 'issues', 'statistics', 'agent']) {
+    const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'services', service, 'package.json'), 'utf8'));
+    expect([service, pkg.dependencies?.tsx, pkg.devDependencies?.tsx]).toEqual([service, undefined, expect.any(String)]);
+  }
+});
+
+test('the bundle stage compiles the service and copies its dist into /out', () => {
+  const bundle = stages.find((s) => s.name === 'bundle')!;
+  const run = bundle.body.filter((i) => i.keyword === 'RUN').map((i) => i.args).join('\n');
+  const at = (pattern: RegExp) => pattern.exec(run)?.index ?? -1;
+  const build = at(/\bnode scripts\/build\.mjs "\$\{?SERVICE\}?"/);
+  const deploy = at(/\bpnpm --filter "@tracker\/\$\{SERVICE\}" deploy\b/);
+  const copy = at(/\bcp -R "services\/\$\{?SERVICE\}?\/dist" \/out\/dist\b/);
+  const check = at(/\btest -f \/out\/dist\/main\.js\b/);
+  expect([build, deploy, copy, check].every((index) => index >= 0)).toBe(true);
+  // Built, then deployed (pnpm deploy leaves dist out), then copied in and checked.
+  expect(build).toBeLessThan(copy);
+  expect(deploy).toBeLessThan(copy);
+  expect(copy).toBeLessThan(check);
+  expect(run).not.toMatch(/\btsx\b/);
+  // Nothing in the final stage runs TypeScript.
+  expect(runtime.body.map((i) => i.args).join('\n')).not.toMatch(/\btsx\b|\.ts\b/);
 });

@@ -141,7 +141,7 @@ function shuffled<T>(items: T[], seed: number): T[] {
 
 test('a rebuild from scratch by the operator command, while writes go on, ends identical to the source', async () => {
   const board = await seedBoard(system, workspace, 'REBUILD', 30);
-  const rebuild = promisify(execFile)(process.execPath, ['--import', 'tsx', 'src/cli/rebuild.ts'], {
+  const rebuild = promisify(execFile)(process.execPath, ['dist/cli/rebuild.js'], {
     cwd: path.resolve(__dirname, '../../../services/statistics'),
     env: { PATH: process.env.PATH ?? '', ...system.statisticsEnv, LOG_LEVEL: 'silent' },
   });

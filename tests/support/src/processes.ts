@@ -20,7 +20,10 @@ export interface ServiceProcess {
 
 const REPO_ROOT = path.resolve(__dirname, '../../..');
 
-/** Starts a service the way `pnpm start` does (tsx, its own folder) and waits for /healthz. */
+/**
+ * Starts a service the way `pnpm start` does (its compiled JavaScript, dist/main.js, built
+ * by the suites' global setup; its own folder) and waits for /healthz.
+ */
 export async function startService(
   name: ServiceName,
   env: Record<string, string>,
@@ -30,7 +33,7 @@ export async function startService(
   // The system may hand the just-released port out again: two listeners on one port fail to start.
   let metricsPort = await freePort();
   while (metricsPort === port) metricsPort = await freePort();
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), '--import', 'tsx', 'src/main.ts'], {
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), 'dist/main.js'], {
     cwd: path.join(REPO_ROOT, 'services', name),
     env: { PATH: process.env.PATH ?? '', NODE_ENV: 'test', LOG_LEVEL: 'info', ...env, PORT: String(port), METRICS_PORT: String(metricsPort), HOST: '127.0.0.1' },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -208,9 +208,9 @@ export async function startSystem(
     startGateway,
     startAgent,
     async admin(...args) {
-      // What `pnpm -s admin` runs (tsx, from the repository root), without the launcher
-      // processes of pnpm and tsx: it seeds every user of every test (admin-cli.test runs the real thing).
-      const { stdout } = await run(process.execPath, ['--import', 'tsx', 'services/access/src/cli/main.ts', ...args, '--json'], {
+      // The command line as the access image runs it (compiled: dist/cli/main.js), without
+      // pnpm's launcher: it seeds every user of every test (admin-cli.test runs `pnpm -s admin`).
+      const { stdout } = await run(process.execPath, ['services/access/dist/cli/main.js', ...args, '--json'], {
         cwd: REPO_ROOT,
         env: { ...process.env, ...withKey('access', accessEnv), LOG_LEVEL: 'silent' },
       });
