@@ -13,7 +13,7 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import autocannon from 'autocannon';
-import { devSigningKey, issueTicket, PRINCIPAL_HEADER, type Signer, type UserPrincipal } from '@tracker/kit';
+import { devSigningKey, devTrustedKeysText, issueTicket, parseTrustedKeys, PRINCIPAL_HEADER, type Signer, type TicketKeys, type UserPrincipal } from '@tracker/kit';
 import { answerTally, type AnswerCheck } from './checks';
 
 export interface LoadJob {
@@ -104,13 +104,14 @@ function rotation(job: LoadJob, first: number, step: number) {
   };
 }
 
-let gatewayKey: ReturnType<typeof devSigningKey> | undefined;
+let gatewayKeys: TicketKeys | undefined;
 
 /** The ticket header for one request of `job`, or none. */
 function ticketHeaders(job: LoadJob, method: string, path: string, body: string | undefined): Record<string, string> {
   if (!job.ticket) return {};
-  gatewayKey ??= devSigningKey('gateway');
-  return { [PRINCIPAL_HEADER]: issueTicket(gatewayKey, { audience: job.ticket.audience, method, path, body: body === undefined ? undefined : Buffer.from(body), user: job.ticket.user }) };
+  // Tagged as the gateway tags them (principal.ts), with the gateway's development keys.
+  gatewayKeys ??= { key: devSigningKey('gateway'), trusted: parseTrustedKeys(devTrustedKeysText()) };
+  return { [PRINCIPAL_HEADER]: issueTicket(gatewayKeys, { audience: job.ticket.audience, method, path, body: body === undefined ? undefined : Buffer.from(body), user: job.ticket.user }) };
 }
 
 async function throughput(job: LoadJob): Promise<LoadResult> {

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { Client } from 'pg';
-import { devSigningKey, issueTicket, type Signer, type UserPrincipal } from '@tracker/kit';
+import { devSigningKey, devTrustedKeysText, issueTicket, parseTrustedKeys, type Signer, type UserPrincipal } from '@tracker/kit';
 import { startService, type ServiceName, type ServiceProcess } from '@tracker/system-tests-support';
 import { freePort } from '@tracker/testing';
 import { ensureDatabase, readSeeded, REPO_ROOT, resetSchemas, SCHEMAS, seedIssues, writeSeeded, type Seeded } from './seed';
@@ -122,7 +122,7 @@ export async function startBenchSystem(options: BenchOptions): Promise<BenchSyst
     let statistics = await startService('statistics', statisticsEnv, { port: statisticsPort, readyTimeoutMs: 60_000, nodeArgs: profileArgs('statistics') });
     started.push(statistics);
     const principal: UserPrincipal = { kind: 'user', userId: s.userId, workspaceId: s.workspaceId, workspaceRole: 'admin', tokenId: 1 };
-    const gatewayKey = devSigningKey('gateway');
+    const gatewayKeys = { key: devSigningKey('gateway'), trusted: parseTrustedKeys(devTrustedKeysText()) };
     const queueIds = (await db.query(`SELECT id FROM "${SCHEMAS.issues}".queues WHERE workspace_id = $1 ORDER BY id`, [s.workspaceId])).rows.map((r) => r.id as number);
 
     const system: BenchSystem = {
@@ -138,7 +138,7 @@ export async function startBenchSystem(options: BenchOptions): Promise<BenchSyst
       envs,
       principal,
       ticket: (audience, method, path, body) =>
-        issueTicket(gatewayKey, { audience, method, path, body: body === undefined ? undefined : Buffer.from(body), user: principal }),
+        issueTicket(gatewayKeys, { audience, method, path, body: body === undefined ? undefined : Buffer.from(body), user: principal }),
       queueIds,
       restartStatistics: async (stop) => {
         if (stop) {

@@ -7,7 +7,7 @@ import { dependencyUnavailable, UpstreamUnavailableError } from './internal-clie
 import { jsonBody, receivedBodyDigest } from './json-body';
 import type { Logger } from './logger';
 import { httpMetrics, type Metrics } from './metrics';
-import { checkTicket, PRINCIPAL_HEADER, type Principal, type UserPrincipal } from './principal';
+import { checkTicket, PRINCIPAL_HEADER, type Principal, type TicketKeys, type UserPrincipal } from './principal';
 import type { SeenTickets } from './seen-tickets';
 import type { Signer, TrustedKeys } from './signing';
 import { fieldErrors } from './validation';
@@ -28,8 +28,11 @@ export interface BaseAppOptions {
 
 export interface ServiceAppOptions extends BaseAppOptions {
   name: Signer;
-  /** The public keys tickets are verified with (signing.ts). */
-  trusted: TrustedKeys;
+  /**
+   * What tickets are checked with (principal.ts): the service's own keys (config's
+   * InternalKeys) for tagged and signed tickets; public keys alone accept signed ones only.
+   */
+  keys: TicketKeys | TrustedKeys;
   /** Where accepted tickets are remembered, shared by the replicas (each ticket is good once). */
   seenTickets: SeenTickets;
   /**
@@ -181,7 +184,7 @@ function checkTicketHeader(options: ServiceAppOptions, kind: Principal['kind']) 
   const callers = Object.entries(options.internalCallers ?? {}).map(([route, allowed]) => ({ match: routeMatcher(route), allowed }));
   return (req: Request, res: Response, next: NextFunction) => {
     const path = req.originalUrl;
-    const check = checkTicket(req.header(PRINCIPAL_HEADER), options.trusted, { audience: options.name, method: req.method, path });
+    const check = checkTicket(req.header(PRINCIPAL_HEADER), options.keys, { audience: options.name, method: req.method, path });
     if (!check.ok || check.principal.kind !== kind) {
       logOf(res).info({ reason: check.ok ? `a ${check.principal.kind} ticket on a ${kind} path` : check.reason }, 'ticket refused');
       return next(new AppError('unauthorized', REFUSED));

@@ -1,3 +1,4 @@
+import { KeyObject } from 'node:crypto';
 import { z } from 'zod';
 import { statementTimeoutEnv } from './database-errors';
 import { DEV_PUBLIC_KEYS, devSeedOf, devTrustedKeysText, parseTrustedKeys, SIGNERS, signingKeyFromSeed, type Signer, type SigningKey, type TrustedKeys } from './signing';
@@ -20,6 +21,8 @@ export function loadConfig<S extends z.ZodType>(
 }
 
 function deepFreeze<T>(value: T): T {
+  // A key is a handle Node fills in on first use (its type, cached on the object): left unfrozen.
+  if (value instanceof KeyObject) return value;
   if (value && typeof value === 'object') {
     for (const inner of Object.values(value)) deepFreeze(inner);
     Object.freeze(value);

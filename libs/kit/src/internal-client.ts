@@ -1,7 +1,7 @@
 import http from 'node:http';
 import { AppError } from './errors';
-import { issueTicket, PRINCIPAL_HEADER, type UserPrincipal } from './principal';
-import type { Signer, SigningKey } from './signing';
+import { issueTicket, PRINCIPAL_HEADER, type TicketKeys, type UserPrincipal } from './principal';
+import type { Signer } from './signing';
 
 export class UpstreamUnavailableError extends Error {}
 
@@ -27,7 +27,7 @@ export interface ServiceClient {
 }
 
 /** Calls to one service over keep-alive connections, in bounded time, each with its own ticket. */
-export function serviceClient(options: { baseUrl: string; audience: Signer; key: SigningKey; timeoutMs: number }): ServiceClient {
+export function serviceClient(options: { baseUrl: string; audience: Signer; keys: TicketKeys; timeoutMs: number }): ServiceClient {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 256, timeout: 30_000 });
   const base = new URL(options.baseUrl);
   return {
@@ -44,7 +44,7 @@ export function serviceClient(options: { baseUrl: string; audience: Signer; key:
             timeout: options.timeoutMs,
             headers: {
               ...headers,
-              [PRINCIPAL_HEADER]: issueTicket(options.key, { audience: options.audience, method, path, body: payload, user, onBehalfOf }),
+              [PRINCIPAL_HEADER]: issueTicket(options.keys, { audience: options.audience, method, path, body: payload, user, onBehalfOf }),
               ...(requestId ? { 'x-request-id': requestId } : {}),
               ...(payload ? { 'content-type': 'application/json', 'content-length': payload.length } : {}),
             },
@@ -74,7 +74,7 @@ export interface InternalClient {
  * Service-to-service calls, as the service whose key signs them. A target that is down,
  * slow or failing (5xx) is an UpstreamUnavailableError, which routes turn into 503.
  */
-export function internalClient(options: { baseUrl: string; audience: Signer; key: SigningKey; timeoutMs: number }): InternalClient {
+export function internalClient(options: { baseUrl: string; audience: Signer; keys: TicketKeys; timeoutMs: number }): InternalClient {
   const client = serviceClient(options);
   const host = new URL(options.baseUrl).host;
   return {

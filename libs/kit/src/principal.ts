@@ -1,13 +1,20 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { isSigner, signPayload, verifiedPayload, type Signer, type SigningKey, type TrustedKeys } from './signing';
+import { isSigner, macPayload, macVerifiedPayload, sharedKeys, signPayload, verifiedPayload, type Signer, type SigningKey, type TrustedKeys } from './signing';
 
 /**
- * Every call to a service carries a ticket in this header: who is calling, signed by
- * the part that vouches for it (signing.ts), and bound to the one request it was made
+ * Every call to a service carries a ticket in this header: who is calling, vouched for by
+ * the part that issued it (signing.ts), and bound to the one request it was made
  * for: its method, path and query, a digest of its body, the service it is addressed to
  * (`aud`), when it was issued and a unique id. Services verify all of it and accept each
- * ticket once (tickets.ts), so a captured header opens no other route, method, body or
+ * ticket once (seen-tickets.ts), so a captured header opens no other route, method, body or
  * service, and cannot be replayed.
+ *
+ * A ticket is tagged (HMAC-SHA256, `m1.`) under the key its issuer shares with the
+ * service it is addressed to, which only those two parts can derive (signing.ts
+ * sharedKeys), and that service alone checks it. Tickets to the agent are signed
+ * (Ed25519, `v1.`) instead: the agent hands the gateway's ticket on as its proof (`act`)
+ * to services that do not hold the key the gateway shares with the agent. A signed ticket
+ * is accepted everywhere (tests and the bench make them with a signing key alone).
  *
  * - A user, as the gateway authenticated them: signed by the gateway alone.
  * - A user through the agent: signed by the agent, carrying the gateway's ticket for the
@@ -48,9 +55,22 @@ export interface TicketRequest {
 
 export const bodyDigest = (body: Uint8Array | undefined) => createHash('sha256').update(body ?? new Uint8Array()).digest('base64url');
 
-export function issueTicket(key: SigningKey, request: TicketRequest, now = Date.now()): string {
+/** A part's own key and the public keys it trusts (config's InternalKeys): what tagging and checking tickets need. */
+export interface TicketKeys {
+  key: SigningKey;
+  trusted: TrustedKeys;
+}
+
+const isTicketKeys = (keys: SigningKey | TicketKeys | TrustedKeys): keys is TicketKeys => 'trusted' in keys && 'key' in keys;
+
+/** The receiver of a ticket to the agent passes it on as proof, so those are signed; the others tagged (above). */
+const signedFor = (audience: Signer) => audience === 'agent';
+
+/** A ticket for one request: tagged with `keys` (the services), signed with a bare signing key (tests, bench). */
+export function issueTicket(keys: SigningKey | TicketKeys, request: TicketRequest, now = Date.now()): string {
+  const key = isTicketKeys(keys) ? keys.key : keys;
   const iat = Math.floor(now / 1000);
-  return signPayload(key, {
+  const claims = {
     use: 'ticket',
     iss: key.signer,
     aud: request.audience,
@@ -62,7 +82,8 @@ export function issueTicket(key: SigningKey, request: TicketRequest, now = Date.
     iat,
     exp: iat + TICKET_TTL_SECONDS,
     jti: randomBytes(12).toString('base64url'),
-  });
+  };
+  return isTicketKeys(keys) && !signedFor(request.audience) ? macPayload(sharedKeys(keys.key, keys.trusted).with(request.audience), claims) : signPayload(key, claims);
 }
 
 /** The request a ticket is checked against, as the service received it. */
@@ -79,13 +100,22 @@ export type TicketCheck =
   | { ok: false; reason: string };
 
 /**
- * Verifies a ticket against the request it arrived with. Replays are not detected here
- * (that needs memory shared by the service's replicas: tickets.ts).
+ * Verifies a ticket against the request it arrived with: a tagged one with the keys this
+ * service shares (`keys` being TicketKeys), a signed one with the public keys trusted.
+ * Replays are not detected here (that needs memory shared by the service's replicas:
+ * seen-tickets.ts).
  */
-export function checkTicket(header: string | undefined, trusted: TrustedKeys, request: ReceivedRequest, now = Date.now()): TicketCheck {
+export function checkTicket(header: string | undefined, keys: TrustedKeys | TicketKeys, request: ReceivedRequest, now = Date.now()): TicketCheck {
   if (!header || header.length > MAX_HEADER_LENGTH) return { ok: false, reason: 'no ticket' };
+  const trusted = isTicketKeys(keys) ? keys.trusted : keys;
   const issuer = claimedIssuer(header);
-  const claims = issuer && verifiedPayload(header, issuer, trusted, MAX_HEADER_LENGTH);
+  const claims = !issuer
+    ? null
+    : header.startsWith('m1.')
+      ? isTicketKeys(keys) && !signedFor(request.audience)
+        ? macVerifiedPayload(header, sharedKeys(keys.key, keys.trusted).with(issuer), MAX_HEADER_LENGTH)
+        : null
+      : verifiedPayload(header, issuer, trusted, MAX_HEADER_LENGTH);
   // Signed texts of other kinds (cache entries, events) never pass for a ticket.
   if (!claims || claims.use !== 'ticket' || claims.iss !== issuer) return { ok: false, reason: 'bad signature' };
   const timing = timingProblem(claims, now);

@@ -1,6 +1,6 @@
-import { sign } from 'node:crypto';
+import { randomBytes, sign } from 'node:crypto';
 import { bodyDigest, checkTicket, CLOCK_SKEW_SECONDS, issueTicket, TICKET_TTL_SECONDS, type ReceivedRequest, type TicketRequest, type UserPrincipal } from '../src/principal';
-import { devSigningKey, devTrustedKeysText, parseTrustedKeys, signingKeyFromSeed, SIGNERS, type SigningKey } from '../src/signing';
+import { devSigningKey, devTrustedKeysText, macPayload, parseTrustedKeys, sharedKeys, signingKeyFromSeed, SIGNERS, type SigningKey } from '../src/signing';
 
 const NOW = 1_700_000_000_000;
 const trusted = parseTrustedKeys(devTrustedKeysText());
@@ -170,5 +170,87 @@ describe('issueTicket / checkTicket', () => {
         expect(reasonOf(issueTicket(devSigningKey('statistics'), { ...request, user: undefined, onBehalfOf: gatewayToAgent }, NOW))).toBe('not a principal its signer may vouch for');
       });
     });
+  });
+});
+
+describe('tagged tickets (a key shared by the two parts of one hop)', () => {
+  const keysOf = (signer: (typeof SIGNERS)[number], trustedKeys = trusted) => ({ key: devSigningKey(signer), trusted: trustedKeys });
+  const issuesKeys = keysOf('issues');
+  const check = (header: string, keys: Parameters<typeof checkTicket>[1] = issuesKeys, expected = received) => {
+    const result = checkTicket(header, keys, expected, NOW);
+    return result.ok ? result.principal : result.reason;
+  };
+
+  test('when the gateway tags a ticket for the issues service, then it is no signature and the issues service gets the user', () => {
+    const ticket = issueTicket(keysOf('gateway'), request, NOW);
+    expect(ticket).toMatch(/^m1\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{43}$/);
+    expect(check(ticket)).toEqual(user);
+  });
+
+  test('when a service tags a call to another, then that service accepts it as the caller', () => {
+    const call: TicketRequest = { audience: 'access', method: 'GET', path: '/internal/acl/users/7' };
+    const ticket = issueTicket(keysOf('statistics'), call, NOW);
+    expect(check(ticket, keysOf('access'), { audience: 'access', method: 'GET', path: '/internal/acl/users/7', bodyDigest: bodyDigest(undefined) })).toEqual({ kind: 'service', service: 'statistics' });
+  });
+
+  test('when a tagged ticket is checked by any part but the one it is addressed to, then it is refused (no other part holds the pair key)', () => {
+    const ticket = issueTicket(keysOf('gateway'), request, NOW);
+    for (const other of SIGNERS.filter((s) => s !== 'issues')) {
+      expect(check(ticket, keysOf(other), { ...received, audience: other })).not.toEqual(user);
+    }
+    // With public keys alone (no private key of its own), nobody can check a tagged ticket.
+    expect(check(ticket, trusted)).toBe('bad signature');
+  });
+
+  test('when a part that is not the gateway tags a ticket claiming to be the gateway, then the service refuses it', () => {
+    // statistics shares a key with issues, but not the gateway's key with issues.
+    const [, payload] = issueTicket(keysOf('gateway'), request, NOW).split('.');
+    const claims = JSON.parse(Buffer.from(payload!, 'base64url').toString());
+    const forged = macPayload(sharedKeys(devSigningKey('statistics'), trusted).with('issues'), claims);
+    expect(check(forged)).toBe('bad signature');
+    // The same tag under the gateway–issues pair key passes: only the key was wrong above.
+    expect(check(macPayload(sharedKeys(gateway, trusted).with('issues'), claims))).toEqual(user);
+  });
+
+  test('when any byte of a tagged ticket changes, or its tag is missing, doubled in form or not base64url, then it is refused', () => {
+    const [head, payload, tag] = issueTicket(keysOf('gateway'), request, NOW).split('.') as [string, string, string];
+    const claims = JSON.parse(Buffer.from(payload, 'base64url').toString());
+    const changedPayload = Buffer.from(JSON.stringify({ ...claims, p: '/api/v1/issues?x=2' })).toString('base64url');
+    expect(check(`${head}.${changedPayload}.${tag}`)).toBe('bad signature');
+    expect(check(`${head}.${payload}`)).toBe('bad signature');
+    expect(check(`${head}.${payload}.${tag.slice(0, -1)}A`)).toBe('bad signature');
+    expect(check(`${head}.${payload}.${tag}=`)).toBe('bad signature');
+    expect(check(`v1.${payload}.${tag}`)).toBe('bad signature');
+    expect(check(`${head}.${payload}.${tag}.${tag}.${tag}.${tag}.${tag}`)).toBe('bad signature');
+  });
+
+  test('when the issues service rotates its key, then tickets carry a tag for each of its trusted keys and either half of the rotation accepts them', () => {
+    const next = signingKeyFromSeed('issues', randomBytes(32).toString('base64url'));
+    const rotating = parseTrustedKeys(`${devTrustedKeysText()},issues:${next.publicKey}`);
+    const ticket = issueTicket(keysOf('gateway', rotating), request, NOW);
+    expect(ticket.split('.')).toHaveLength(4);
+    expect(check(ticket, { key: devSigningKey('issues'), trusted: rotating })).toEqual(user);
+    expect(check(ticket, { key: next, trusted: rotating })).toEqual(user);
+  });
+
+  test('when the gateway calls the agent, then the ticket is signed, since the agent hands it on as its proof', () => {
+    const toAgent: TicketRequest = { audience: 'agent', method: 'POST', path: '/mcp', body, user };
+    const ticket = issueTicket(keysOf('gateway'), toAgent, NOW);
+    expect(ticket.startsWith('v1.')).toBe(true);
+    const onward = issueTicket(keysOf('agent'), { ...request, user: undefined, onBehalfOf: ticket }, NOW);
+    expect(onward.startsWith('m1.')).toBe(true);
+    expect(check(onward)).toEqual(user);
+  });
+
+  test('when a tagged ticket is addressed to the agent, then the agent refuses it (its tickets must be signed)', () => {
+    const [, payload] = issueTicket(keysOf('gateway'), request, NOW).split('.');
+    const claims = JSON.parse(Buffer.from(payload!, 'base64url').toString());
+    const agentKeys = keysOf('agent');
+    const tagged = macPayload(sharedKeys(devSigningKey('gateway'), trusted).with('agent'), { ...claims, aud: 'agent' });
+    expect(check(tagged, agentKeys, { ...received, audience: 'agent' })).toBe('bad signature');
+  });
+
+  test('when a signed ticket arrives at a service holding its own keys, then it is still accepted', () => {
+    expect(check(issueTicket(gateway, request, NOW))).toEqual(user);
   });
 });

@@ -2,8 +2,8 @@ import { devSigningKey, devTrustedKeysText, parseTrustedKeys } from '../src/sign
 import { issueTicket, PRINCIPAL_HEADER, type Principal } from '../src/principal';
 import { inProcessSeenTickets } from '../src/seen-tickets';
 
-/** What a test service app needs to check tickets: it is "issues" and trusts the development keys. */
-export const ticketOptions = () => ({ name: 'issues' as const, trusted: parseTrustedKeys(devTrustedKeysText()), seenTickets: inProcessSeenTickets() });
+/** What a test service app needs to check tickets: it is "issues" with its development key and trusts the others'. */
+export const ticketOptions = () => ({ name: 'issues' as const, keys: { key: devSigningKey('issues'), trusted: parseTrustedKeys(devTrustedKeysText()) }, seenTickets: inProcessSeenTickets() });
 
 const MARK = 'as:';
 

@@ -17,12 +17,15 @@ export function ticketFor(as: Principal, request: { audience: Signer; method: st
 
 const DEV_TRUSTED = parseTrustedKeys(devTrustedKeysText());
 
+/** A part's development keys as it checks the tickets sent to it (tagged ones need its own key). */
+export const devTicketKeys = (signer: Signer) => ({ key: devSigningKey(signer), trusted: DEV_TRUSTED });
+
 /**
  * For a fake service: the service whose valid ticket, made for this very request, came
  * with it (null for none, a user's, or one made for another request).
  */
 export function serviceCallerOf(req: IncomingMessage, rawBody: Uint8Array, audience: Signer): Signer | null {
-  const check = checkTicket(req.headers[PRINCIPAL_HEADER] as string | undefined, DEV_TRUSTED, {
+  const check = checkTicket(req.headers[PRINCIPAL_HEADER] as string | undefined, devTicketKeys(audience), {
     audience,
     method: req.method ?? '',
     path: req.url ?? '',

@@ -34,7 +34,7 @@ export function createAccessService(config: AccessConfig, options: { isShuttingD
     name: 'access',
     logger,
     metrics,
-    trusted: config.internal.trusted,
+    keys: config.internal,
     seenTickets: redisSeenTickets(redis, logger),
     internalCallers: {
       'POST /internal/auth/resolve': ['gateway'],

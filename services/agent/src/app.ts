@@ -24,7 +24,7 @@ export function createAgentService(config: AgentConfig, options: { isShuttingDow
     name: 'agent',
     logger,
     metrics,
-    trusted: config.internal.trusted,
+    keys: config.internal,
     seenTickets: redisSeenTickets(redis, logger),
     isShuttingDown: options.isShuttingDown,
     // No store of its own: a service it calls being away is that tool's 503, not a reason

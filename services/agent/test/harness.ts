@@ -4,8 +4,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv-provider.js';
 import type { JsonSchemaType, JsonSchemaValidator, jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
-import { bodyDigest, checkTicket, devTrustedKeysText, parseTrustedKeys, PRINCIPAL_HEADER, serve, type Principal, type RunningServer, type Signer, type UserPrincipal } from '@tracker/kit';
-import { issueFixture, signedClient, ticketedFetch, ticketFor } from '@tracker/testing';
+import { bodyDigest, checkTicket, PRINCIPAL_HEADER, serve, type Principal, type RunningServer, type Signer, type UserPrincipal } from '@tracker/kit';
+import { devTicketKeys, issueFixture, signedClient, ticketedFetch, ticketFor } from '@tracker/testing';
 import { createAgentService, type AgentService } from '../src/app';
 import { loadAgentConfig } from '../src/config';
 
@@ -134,11 +134,10 @@ export const mcpHeaders = (caller: UserPrincipal, extra: Record<string, string> 
   ...extra,
 });
 
-const DEV_TRUSTED = parseTrustedKeys(devTrustedKeysText());
 
 /** Whom the ticket on a request a fake upstream received vouches for, checked as `audience` would (null: not valid). */
 export function vouchedFor(request: Received, audience: Signer): Principal | null {
-  const check = checkTicket(request.headers[PRINCIPAL_HEADER] as string | undefined, DEV_TRUSTED, {
+  const check = checkTicket(request.headers[PRINCIPAL_HEADER] as string | undefined, devTicketKeys(audience), {
     audience,
     method: request.method,
     path: request.url,

@@ -25,7 +25,7 @@ export function createGatewayService(config: GatewayConfig, options: { isShuttin
   const redis = createRedis(config.redis.url, logger, { commandTimeoutMs: config.redis.timeoutMs });
   const deps: GatewayDeps = {
     store: authStore(redis, config.internal.trusted, logger),
-    access: accessClient({ baseUrl: config.upstreams.access, key: config.internal.key, timeoutMs: config.auth.timeoutMs }),
+    access: accessClient({ baseUrl: config.upstreams.access, keys: config.internal, timeoutMs: config.auth.timeoutMs }),
     blockedClients: blockedClients(),
     limits: { requestsPerToken: config.rateLimit.perMinute, failuresPerClient: config.auth.failuresPerMinute },
     clock: () => new Date(),

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import { randomInt } from 'node:crypto';
-import { bodyDigest, checkTicket, devTrustedKeysText, INTERNAL_HEADERS, parseTrustedKeys, PRINCIPAL_HEADER, type Signer, type UserPrincipal } from '@tracker/kit';
-import { testRedisUrl, ticketFor } from '@tracker/testing';
+import { bodyDigest, checkTicket, INTERNAL_HEADERS, PRINCIPAL_HEADER, type Signer, type UserPrincipal } from '@tracker/kit';
+import { devTicketKeys, testRedisUrl, ticketFor } from '@tracker/testing';
 import {
   closedPortUrl,
   newToken,
@@ -55,7 +55,6 @@ beforeEach(() => {
   access.setDown(false);
 });
 
-const TRUSTED = parseTrustedKeys(devTrustedKeysText());
 
 /** A client address no other test uses. */
 const newClient = () => `10.${randomInt(256)}.${randomInt(256)}.${randomInt(1, 255)}`;
@@ -180,12 +179,15 @@ describe('a request with a valid token is forwarded with a ticket for exactly th
     expect(forwarded!.headers['x-request-id']).toBe('trace-gw-1');
     const ticket = forwarded!.headers[PRINCIPAL_HEADER] as string;
     const request = { audience: 'issues' as const, method: 'POST', path, bodyDigest: bodyDigest(Buffer.from(body)) };
-    expect(checkTicket(ticket, TRUSTED, request)).toEqual(expect.objectContaining({ ok: true, principal }));
+    expect(checkTicket(ticket, devTicketKeys('issues'), request)).toEqual(expect.objectContaining({ ok: true, principal }));
     // Good for nothing else: another service, method, URL or body.
-    expect(checkTicket(ticket, TRUSTED, { ...request, audience: 'statistics' })).toEqual({ ok: false, reason: 'addressed to another service' });
-    expect(checkTicket(ticket, TRUSTED, { ...request, method: 'PUT' })).toEqual({ ok: false, reason: 'made for another request' });
-    expect(checkTicket(ticket, TRUSTED, { ...request, path: '/api/v1/issues/search' })).toEqual({ ok: false, reason: 'made for another request' });
-    expect(checkTicket(ticket, TRUSTED, { ...request, bodyDigest: bodyDigest(Buffer.from('{}')) })).toEqual({ ok: false, reason: 'made for another request' });
+    // Another service cannot even check it (tagged under the key the gateway shares with issues) ...
+    expect(checkTicket(ticket, devTicketKeys('statistics'), { ...request, audience: 'statistics' })).toEqual({ ok: false, reason: 'bad signature' });
+    // ... and its claims name issues alone.
+    expect(checkTicket(ticket, devTicketKeys('issues'), { ...request, audience: 'statistics' })).toEqual({ ok: false, reason: 'addressed to another service' });
+    expect(checkTicket(ticket, devTicketKeys('issues'), { ...request, method: 'PUT' })).toEqual({ ok: false, reason: 'made for another request' });
+    expect(checkTicket(ticket, devTicketKeys('issues'), { ...request, path: '/api/v1/issues/search' })).toEqual({ ok: false, reason: 'made for another request' });
+    expect(checkTicket(ticket, devTicketKeys('issues'), { ...request, bodyDigest: bodyDigest(Buffer.from('{}')) })).toEqual({ ok: false, reason: 'made for another request' });
   });
 
   test.each([
@@ -197,7 +199,7 @@ describe('a request with a valid token is forwarded with a ticket for exactly th
     expect((await send(path, { token })).status).toBe(200);
     const [forwarded] = upstream.received;
     expect(forwarded!.url).toBe(path);
-    const check = checkTicket(forwarded!.headers[PRINCIPAL_HEADER] as string, TRUSTED, { audience, method: 'GET', path, bodyDigest: bodyDigest(Buffer.alloc(0)) });
+    const check = checkTicket(forwarded!.headers[PRINCIPAL_HEADER] as string, devTicketKeys(audience), { audience, method: 'GET', path, bodyDigest: bodyDigest(Buffer.alloc(0)) });
     expect(check).toEqual(expect.objectContaining({ ok: true, principal }));
   });
 
@@ -214,7 +216,7 @@ describe('a request with a valid token is forwarded with a ticket for exactly th
     expect(forwarded!.headers.authorization).toBeUndefined();
     expect(forwarded!.headers.cookie).toBeUndefined();
     for (const name of INTERNAL_HEADERS) expect(forwarded!.headers[name]).not.toBe(forged);
-    const check = checkTicket(forwarded!.headers[PRINCIPAL_HEADER] as string, TRUSTED, { audience: 'issues', method: 'GET', path, bodyDigest: bodyDigest(Buffer.alloc(0)) });
+    const check = checkTicket(forwarded!.headers[PRINCIPAL_HEADER] as string, devTicketKeys('issues'), { audience: 'issues', method: 'GET', path, bodyDigest: bodyDigest(Buffer.alloc(0)) });
     expect(check).toEqual(expect.objectContaining({ ok: true, principal }));
   });
 
@@ -241,7 +243,7 @@ describe('a request with a valid token is forwarded with a ticket for exactly th
     expect(forwarded!.body.toString('utf8')).toBe(body);
     expect(forwarded!.headers['content-length']).toBe(String(body.length));
     expect(forwarded!.headers['transfer-encoding']).toBeUndefined();
-    const check = checkTicket(forwarded!.headers[PRINCIPAL_HEADER] as string, TRUSTED, { audience: 'issues', method: 'POST', path, bodyDigest: bodyDigest(Buffer.from(body)) });
+    const check = checkTicket(forwarded!.headers[PRINCIPAL_HEADER] as string, devTicketKeys('issues'), { audience: 'issues', method: 'POST', path, bodyDigest: bodyDigest(Buffer.from(body)) });
     expect(check).toEqual(expect.objectContaining({ ok: true, principal }));
   });
 });

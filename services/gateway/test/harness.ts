@@ -1,7 +1,8 @@
 import http from 'node:http';
 import { randomBytes } from 'node:crypto';
-import { bodyDigest, checkTicket, devTrustedKeysText, parseTrustedKeys, PRINCIPAL_HEADER, serve, type RunningServer, type UserPrincipal } from '@tracker/kit';
+import { bodyDigest, checkTicket, PRINCIPAL_HEADER, serve, type RunningServer, type UserPrincipal } from '@tracker/kit';
 import { hashToken } from '@tracker/authz';
+import { devTicketKeys } from '@tracker/testing';
 import { createGatewayService, type GatewayService } from '../src/app';
 import { loadGatewayConfig } from '../src/config';
 
@@ -34,7 +35,6 @@ export interface FakeAccessForGateway {
 }
 
 export async function startFakeAccessForGateway(): Promise<FakeAccessForGateway> {
-  const trusted = parseTrustedKeys(devTrustedKeysText());
   const tokens = new Map<string, UserPrincipal>();
   let resolves = 0;
   let down = false;
@@ -47,7 +47,7 @@ export async function startFakeAccessForGateway(): Promise<FakeAccessForGateway>
         res.writeHead(status, { 'content-type': 'application/json' });
         res.end(JSON.stringify(json));
       };
-      const ticket = checkTicket(req.headers[PRINCIPAL_HEADER] as string | undefined, trusted, {
+      const ticket = checkTicket(req.headers[PRINCIPAL_HEADER] as string | undefined, devTicketKeys('access'), {
         audience: 'access',
         method: req.method!,
         path: req.url!,

@@ -25,7 +25,7 @@ export function createIssuesService(config: IssuesConfig, options: { isShuttingD
   const pool = createPool(config.database, logger);
   const redis = createRedis(config.redis.url, logger);
   const access = accessClient(
-    internalClient({ baseUrl: config.access.url, audience: 'access', key: config.internal.key, timeoutMs: config.access.timeoutMs }),
+    internalClient({ baseUrl: config.access.url, audience: 'access', keys: config.internal, timeoutMs: config.access.timeoutMs }),
   );
   const deps: IssuesDeps = {
     store: createStore(pool),
@@ -38,7 +38,7 @@ export function createIssuesService(config: IssuesConfig, options: { isShuttingD
     name: 'issues',
     logger,
     metrics,
-    trusted: config.internal.trusted,
+    keys: config.internal,
     seenTickets: redisSeenTickets(redis, logger),
     // The snapshot holds every workspace's issues: the statistics replica alone reads it.
     internalCallers: {

@@ -53,7 +53,7 @@ export function createStatisticsService(
   const pool = createPool(config.database, logger);
   const redis = createRedis(config.redis.url, logger);
   const client = (baseUrl: string, audience: 'access' | 'issues', timeoutMs: number) =>
-    internalClient({ baseUrl, audience, key: config.internal.key, timeoutMs });
+    internalClient({ baseUrl, audience, keys: config.internal, timeoutMs });
   const access = accessClient(client(config.access.url, 'access', config.access.timeoutMs));
   const clock = options.clock ?? (() => new Date());
   const replica = replicaStore(pool, { bulkStatementTimeoutMs: config.database.rebuildStatementTimeoutMs });
@@ -77,7 +77,7 @@ export function createStatisticsService(
     name: 'statistics',
     logger,
     metrics,
-    trusted: config.internal.trusted,
+    keys: config.internal,
     seenTickets: redisSeenTickets(redis, logger),
     isShuttingDown: options.isShuttingDown,
     readiness: {

@@ -9,7 +9,7 @@ import type { OwningService, ServiceClients } from '../domain/deps';
  */
 export function serviceClients(config: AgentConfig): ServiceClients {
   const client = (audience: OwningService, baseUrl: string) =>
-    serviceClient({ baseUrl, audience, key: config.internal.key, timeoutMs: config.upstreamTimeoutMs });
+    serviceClient({ baseUrl, audience, keys: config.internal, timeoutMs: config.upstreamTimeoutMs });
   return {
     access: client('access', config.upstreams.access),
     issues: client('issues', config.upstreams.issues),

@@ -1,8 +1,8 @@
-import { internalClient, UpstreamUnavailableError, type SigningKey, type UserPrincipal } from '@tracker/kit';
+import { internalClient, UpstreamUnavailableError, type TicketKeys, type UserPrincipal } from '@tracker/kit';
 import type { TokenResolver } from '../domain/deps';
 
 /** Asks the access service who owns a token hash (on a cache miss or with Redis away). */
-export function accessClient(options: { baseUrl: string; key: SigningKey; timeoutMs: number }): TokenResolver {
+export function accessClient(options: { baseUrl: string; keys: TicketKeys; timeoutMs: number }): TokenResolver {
   const client = internalClient({ ...options, audience: 'access' });
   return {
     async resolve(tokenHash, requestId) {

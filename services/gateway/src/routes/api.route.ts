@@ -47,7 +47,7 @@ export function apiRoutes(router: Router, deps: GatewayDeps, config: GatewayConf
       delete req.headers['transfer-encoding'];
     }
     // Good for this request only: its method, URL, body and service (libs/kit principal.ts).
-    req.headers[PRINCIPAL_HEADER] = issueTicket(config.internal.key, { audience: upstream, method: req.method, path: req.originalUrl, body: body ?? undefined, user: principal });
+    req.headers[PRINCIPAL_HEADER] = issueTicket(config.internal, { audience: upstream, method: req.method, path: req.originalUrl, body: body ?? undefined, user: principal });
     req.headers['x-request-id'] = res.locals.requestId;
     delete req.headers.authorization;
     delete req.headers.cookie;
