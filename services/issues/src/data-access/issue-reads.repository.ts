@@ -1,7 +1,7 @@
 import type { IssueReadsRepository } from '../domain/ports';
 import { ISSUE_READ_LIMITS } from '@tracker/contracts';
 import { prepared, type Sql } from '@tracker/kit';
-import type { IssueAttachments, IssueListName, IssueLists, IssueRecord, ListPageOf } from '../domain/model';
+import type { IssueAttachments, IssueDetails, IssueListName, IssueLists, IssueRecord, ListPageOf } from '../domain/model';
 
 /**
  * The issue read, the hottest path of the service (every read, and the first step of
@@ -122,7 +122,7 @@ const countOf = (list: ListSql, extra: string, limit: string) => `(SELECT count(
 
 /**
  * The newest of each list (read backwards along the key, then put oldest first) and the
- * counts, in one round trip. $2 how many of each, $3 the count cap, $4 the history text
+ * counts, of the issue $1. $2 how many of each, $3 the count cap, $4 the history text
  * limit, $5 the readable queues.
  */
 const ATTACHMENTS = `SELECT ${(Object.keys(LISTS) as IssueListName[])
@@ -133,6 +133,16 @@ const ATTACHMENTS = `SELECT ${(Object.keys(LISTS) as IssueListName[])
     return `(SELECT coalesce(json_agg(t.j ORDER BY t.k), '[]') FROM (${newest}) t) AS ${name}, ${countOf(list, extra, '$3')} AS "${name}Total"`;
   })
   .join(',\n')}`;
+
+/**
+ * An issue by key with its attachments (GET /issues/{key}) in one statement: $1 the
+ * workspace, $2 the key, then ATTACHMENTS' parameters one place on ($3 how many of each,
+ * $4 the count cap, $5 the history text limit, $6 the readable queues), its issue id
+ * being the found row's.
+ */
+const FIND_WITH_ATTACHMENTS = `
+  WITH found AS (SELECT ${ISSUE_RECORD_COLUMNS} FROM issues i WHERE i.workspace_id = $1 AND i.key = $2)
+  SELECT found.*, a.* FROM found CROSS JOIN LATERAL (${ATTACHMENTS.replace(/\$([1-5])\b/g, (_, n: string) => (n === '1' ? 'found.id' : `$${Number(n) + 1}`))}) a`;
 
 /** One page of a list: $2 after this key, $3 rows (one more than asked, to know whether more follow), $4 the count cap, $5 the list's extra. */
 const pageSql = (list: ListSql) => {
@@ -148,6 +158,18 @@ const PAGES = Object.fromEntries((Object.keys(LISTS) as IssueListName[]).map((na
 type Row = Record<string, unknown>;
 const dated = (list: ListSql) => (row: Row) => (list.dated ? { ...row, [list.dated]: new Date(row[list.dated] as string) } : row);
 
+/** The columns ATTACHMENTS adds: each list and its total. */
+const ATTACHMENT_COLUMNS = new Set((Object.keys(LISTS) as IssueListName[]).flatMap((name) => [name, `${name}Total`]));
+
+/** An ATTACHMENTS row as IssueAttachments. */
+function attachmentsOf(row: Row): IssueAttachments {
+  const lists = Object.fromEntries(
+    (Object.keys(LISTS) as IssueListName[]).map((name) => [name, (row[name] as Row[]).map(dated(LISTS[name]))]),
+  ) as unknown as Omit<IssueAttachments, 'totals'>;
+  const totals = Object.fromEntries((Object.keys(LISTS) as IssueListName[]).map((name) => [name, row[`${name}Total`] as number])) as IssueAttachments['totals'];
+  return { ...lists, totals };
+}
+
 export function issueReadsRepository(sql: Sql): IssueReadsRepository {
   return {
     async findByKey(workspaceId: number, key: string): Promise<IssueRecord | null> {
@@ -155,17 +177,23 @@ export function issueReadsRepository(sql: Sql): IssueReadsRepository {
     },
 
     /**
-     * The newest `embedded` comments, worklogs, history entries, links and subtasks of an
-     * issue (oldest first), and how many there are up to ISSUE_READ_LIMITS.counted, in one
-     * round trip. Links and subtasks only in `readable` queues (null: every queue).
+     * The issue (as findByKey) with the newest ISSUE_READ_LIMITS.embedded of its comments,
+     * worklogs, history entries, links and subtasks (oldest first) and how many there are up
+     * to ISSUE_READ_LIMITS.counted, in one round trip: the read of GET /issues/{key}. Links
+     * and subtasks only in `readable` queues (null: every queue).
      */
-    async attachments(id: number, readable: number[] | null, embedded: number = ISSUE_READ_LIMITS.embedded): Promise<IssueAttachments> {
-      const [row] = await prepared<Row>(sql, 'issues.attachments', ATTACHMENTS, [id, embedded, ISSUE_READ_LIMITS.counted, ISSUE_READ_LIMITS.historyText, readable]);
-      const lists = Object.fromEntries(
-        (Object.keys(LISTS) as IssueListName[]).map((name) => [name, (row![name] as Row[]).map(dated(LISTS[name]))]),
-      ) as unknown as Omit<IssueAttachments, 'totals'>;
-      const totals = Object.fromEntries((Object.keys(LISTS) as IssueListName[]).map((name) => [name, row![`${name}Total`] as number])) as IssueAttachments['totals'];
-      return { ...lists, totals };
+    async findWithAttachments(workspaceId: number, key: string, readable: number[] | null): Promise<IssueDetails | null> {
+      const [row] = await prepared<Row>(sql, 'issues.find-with-attachments', FIND_WITH_ATTACHMENTS, [
+        workspaceId,
+        key,
+        ISSUE_READ_LIMITS.embedded,
+        ISSUE_READ_LIMITS.counted,
+        ISSUE_READ_LIMITS.historyText,
+        readable,
+      ]);
+      if (!row) return null;
+      const record = Object.fromEntries(Object.entries(row).filter(([column]) => !ATTACHMENT_COLUMNS.has(column))) as unknown as IssueRecord;
+      return { ...record, ...attachmentsOf(row) };
     },
 
     /** Up to `limit` items of a list after the key `afterId`, oldest first, the count, and the key the next page starts after. */

@@ -1,6 +1,6 @@
 import type { CallerAccess } from '@tracker/authz';
 import type { IssuesDeps } from './deps';
-import { readableIssue } from './guards';
+import { readableIssue, readableIssueLoaded } from './guards';
 import type { IssueDetails, IssueListName, IssueLists, ListPageOf, RequestContext } from './model';
 
 /** The queues whose issues the caller may see as links and subtasks: null for every queue (a workspace admin). */
@@ -12,8 +12,7 @@ const readableFilter = (access: CallerAccess) => (access.isWorkspaceAdmin ? null
  * (ISSUE_READ_LIMITS: the read stays bounded however much the issue holds).
  */
 export async function getIssue(deps: IssuesDeps, ctx: RequestContext, key: string): Promise<IssueDetails> {
-  const { issue, access } = await readableIssue(deps, ctx, key);
-  return { ...issue, ...(await deps.store.reads.attachments(issue.id, readableFilter(access))) };
+  return readableIssueLoaded(deps, ctx, key, (found, access) => deps.store.reads.findWithAttachments(ctx.workspaceId, found, readableFilter(access)));
 }
 
 /** One page of a list of a readable issue (GET /issues/{key}/comments, …), oldest first. */

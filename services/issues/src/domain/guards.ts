@@ -18,6 +18,24 @@ export async function readableIssue(deps: IssuesDeps, ctx: RequestContext, rawKe
   return { issue, access };
 }
 
+/**
+ * As readableIssue, for a read that depends on the caller's rights (what it loads is
+ * shaped by `access`): the rights first, then `load`, one round trip.
+ */
+export async function readableIssueLoaded<T extends { queueId: number }>(
+  deps: IssuesDeps,
+  ctx: RequestContext,
+  rawKey: string,
+  load: (key: string, access: CallerAccess) => Promise<T | null>,
+): Promise<T> {
+  const parsed = parseIssueKey(rawKey);
+  // As above, the access lookup runs even for a malformed key.
+  const access = await accessOf(deps.grants, ctx);
+  const issue = parsed ? await load(parsed.key, access) : null;
+  if (!issue || !access.canRead(issue.queueId)) throw issuesErrors.issueNotFound();
+  return issue;
+}
+
 /** As readableIssue, and 403 unless the caller has read-write or admin on the queue. */
 export async function writableIssue(deps: IssuesDeps, ctx: RequestContext, rawKey: string) {
   const found = await readableIssue(deps, ctx, rawKey);

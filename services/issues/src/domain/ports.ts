@@ -5,7 +5,7 @@ import type { IssuePatch } from './issue-update.rules';
 import type {
   CommentRecord,
   FieldChange,
-  IssueAttachments,
+  IssueDetails,
   IssueFields,
   IssueListName,
   IssueLists,
@@ -69,7 +69,8 @@ export interface OutboxRepository {
 /** Port: the issue read (an issue, the newest of its lists, and pages of each list). */
 export interface IssueReadsRepository {
   findByKey(workspaceId: number, key: string): Promise<IssueRecord | null>;
-  attachments(id: number, readable: number[] | null, embedded?: number): Promise<IssueAttachments>;
+  /** The issue with its attachments (links and subtasks only in `readable` queues; null: all), in one round trip. */
+  findWithAttachments(workspaceId: number, key: string, readable: number[] | null): Promise<IssueDetails | null>;
   page<L extends IssueListName>(name: L, id: number, afterId: number, limit: number, readable: number[] | null): Promise<ListPageOf<IssueLists[L]>>;
 }
 
