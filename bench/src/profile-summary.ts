@@ -6,13 +6,17 @@
  * sample is charged to the nearest package or source file on its stack, so Node's own
  * work (sockets, HTTP parsing, streams) counts for the library that asked for it; stacks
  * with no such frame are "(node) ..." by their outermost Node module. Then the busiest
- * functions by self time.
+ * functions by self time. Frames in a compiled service (services/<name>/dist/*.js) are
+ * first mapped through its source map to the package or source file they came from.
  */
 import fs from 'node:fs';
+import { SourceMap } from 'node:module';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 interface ProfileNode {
   id: number;
-  callFrame: { functionName: string; url: string; lineNumber: number };
+  callFrame: { functionName: string; url: string; lineNumber: number; columnNumber?: number };
   children?: number[];
 }
 interface Profile {
@@ -32,7 +36,30 @@ export function ownerOf(url: string): string | null {
   return SOURCE.exec(url)?.[1] ?? url;
 }
 
+/** Points frames of bundled files (with a .map beside them) at their original files and lines. */
+export function mapBundledFrames(profile: Profile): Profile {
+  const maps = new Map<string, SourceMap | null>();
+  const mapOf = (file: string) => {
+    if (!maps.has(file)) {
+      const mapFile = `${file}.map`;
+      maps.set(file, fs.existsSync(mapFile) ? new SourceMap(JSON.parse(fs.readFileSync(mapFile, 'utf8'))) : null);
+    }
+    return maps.get(file)!;
+  };
+  for (const node of profile.nodes) {
+    const { url, lineNumber, columnNumber } = node.callFrame;
+    if (!/^file:.*\/dist\/.*\.js$/.test(url)) continue;
+    const file = fileURLToPath(url);
+    const entry = mapOf(file)?.findEntry(lineNumber, columnNumber ?? 0) as { originalSource?: string; originalLine?: number } | undefined;
+    if (!entry?.originalSource) continue;
+    const original = entry.originalSource.startsWith('file:') ? fileURLToPath(entry.originalSource) : path.resolve(path.dirname(file), entry.originalSource);
+    node.callFrame = { ...node.callFrame, url: `file://${original}`, lineNumber: entry.originalLine ?? lineNumber };
+  }
+  return profile;
+}
+
 export function summarize(profile: Profile, fromS = 0, toS = Infinity) {
+  mapBundledFrames(profile);
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const parent = new Map<number, number>();
   for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);

@@ -144,3 +144,35 @@ export async function updateIssueSafely(
   }
   throw new UpdateConflictError(key, maxAttempts);
 }
+
+export type Statistics = Schemas['StatisticsResult'];
+
+export interface DashboardStatisticsOptions {
+  /** How many requests are in flight at once. Default 6: the widgets are independent, and the statistics service answers several at a time. */
+  concurrency?: number;
+}
+
+/**
+ * The statistics of each widget's filters (`POST /api/v1/statistics`), in the widgets'
+ * order: the requests a dashboard's widgets need, sent `concurrency` at a time rather than
+ * one after another. The first error ends it (a TrackerApiError), as a dashboard whose
+ * widgets cannot all be drawn is reported once.
+ */
+export async function dashboardStatistics(
+  client: TrackerClient,
+  widgets: ReadonlyArray<{ filters: Schemas['WidgetFilters'] }>,
+  options: DashboardStatisticsOptions = {},
+): Promise<Statistics[]> {
+  const results = new Array<Statistics>(widgets.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < widgets.length) {
+      const index = next++;
+      const answer = await client.POST('/api/v1/statistics', { body: widgets[index]!.filters as Schemas['Filters'] });
+      if (answer.error) throw new TrackerApiError(answer.response.status, answer.error as Problem);
+      results[index] = answer.data;
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(options.concurrency ?? 6, widgets.length)) }, worker));
+  return results;
+}

@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { createTrackerClient, TrackerApiError, updateIssueSafely, UpdateConflictError, type IssueDetails } from '../src';
+import { createTrackerClient, dashboardStatistics, TrackerApiError, updateIssueSafely, UpdateConflictError, type IssueDetails } from '../src';
 
 test('the committed types are those generated from the current OpenAPI document', () => {
   const committed = fs.readFileSync(path.join(__dirname, '../src/api.d.ts'), 'utf8');
@@ -185,5 +185,49 @@ describe('POSTs of the client', () => {
     const { seen, post } = fakePosts([422]);
     expect((await post()).response.status).toBe(422);
     expect(seen).toHaveLength(1);
+  });
+});
+
+describe('dashboardStatistics', () => {
+  /** A fake POST /api/v1/statistics answering each filter's `label` as its total, after `delayMs`; counts requests in flight. */
+  function fakeStatistics(options: { delayMs?: number; failOn?: string } = {}) {
+    let inFlight = 0;
+    let mostInFlight = 0;
+    const bodies: unknown[] = [];
+    const fetch = async (input: Request) => {
+      const body = (await input.json()) as { label: string };
+      bodies.push(body);
+      inFlight += 1;
+      mostInFlight = Math.max(mostInFlight, inFlight);
+      await new Promise((resolve) => setTimeout(resolve, options.delayMs ?? 5));
+      inFlight -= 1;
+      if (body.label === options.failOn) {
+        return new Response(JSON.stringify({ code: 'forbidden', status: 403, detail: 'No.', title: 'Forbidden', type: 'x' }), { status: 403, headers: { 'content-type': 'application/problem+json' } });
+      }
+      return new Response(JSON.stringify({ total: Number(body.label) }), { status: 200, headers: { 'content-type': 'application/json' } });
+    };
+    return { client: createTrackerClient({ baseUrl: 'http://tracker.test', token: 'trk_test', fetch }), bodies, mostInFlight: () => mostInFlight };
+  }
+  const widgets = (n: number) => Array.from({ length: n }, (_, i) => ({ filters: { label: String(i) } as never }));
+
+  test('when a dashboard has 30 widgets, then each gets its own statistics, in the widgets\' order, 6 requests at a time', async () => {
+    const fake = fakeStatistics();
+    const results = await dashboardStatistics(fake.client, widgets(30));
+    expect(results.map((r) => r.total)).toEqual(Array.from({ length: 30 }, (_, i) => i));
+    expect(fake.bodies).toHaveLength(30);
+    expect(fake.mostInFlight()).toBe(6);
+  });
+
+  test('when a concurrency is given, then no more requests than that are in flight; an empty dashboard sends nothing', async () => {
+    const fake = fakeStatistics();
+    await dashboardStatistics(fake.client, widgets(7), { concurrency: 2 });
+    expect(fake.mostInFlight()).toBe(2);
+    expect(await dashboardStatistics(fake.client, [])).toEqual([]);
+    expect(fake.bodies).toHaveLength(7);
+  });
+
+  test('when a widget\'s statistics are refused, then the call fails with that problem', async () => {
+    const fake = fakeStatistics({ failOn: '3' });
+    await expect(dashboardStatistics(fake.client, widgets(10))).rejects.toMatchObject({ status: 403 });
   });
 });
