@@ -39,6 +39,12 @@ export const commonEnv = {
   INTERNAL_SIGNING_KEY: z.string().optional(),
   /** Every part's public keys, `signer:key,...`; unset outside production: the development keys. */
   INTERNAL_TRUSTED_KEYS: z.string().optional(),
+  /**
+   * How this part vouches for its tickets (principal.ts): `tagged` (HMAC under the key it
+   * shares with the receiver) or `signed` (Ed25519, which a service from before tagged
+   * tickets also accepts: for a rolling upgrade, until every part runs this version).
+   */
+  INTERNAL_TICKETS: z.enum(['tagged', 'signed']).default('tagged'),
   /** Port of the separate /metrics listener (Prometheus); unset = none. */
   METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(120_000).default(10_000),
@@ -103,15 +109,18 @@ export interface InternalKeys {
   key: SigningKey;
   /** Whom it believes. */
   trusted: TrustedKeys;
+  /** Whether its tickets are tagged (the default) or signed (INTERNAL_TICKETS). */
+  tagTickets: boolean;
 }
 
-type KeyEnv = { NODE_ENV?: string; INTERNAL_SIGNING_KEY?: string; INTERNAL_TRUSTED_KEYS?: string };
+type KeyEnv = { NODE_ENV?: string; INTERNAL_SIGNING_KEY?: string; INTERNAL_TRUSTED_KEYS?: string; INTERNAL_TICKETS?: string };
 
 /** The keys of `signer` as configured, development keys where unset (refused in production by serviceEnv). */
 export function internalKeysOf(signer: Signer, env: KeyEnv): InternalKeys {
   return {
     key: signingKeyFromSeed(signer, env.INTERNAL_SIGNING_KEY ?? devSeedOf(signer)),
     trusted: parseTrustedKeys(env.INTERNAL_TRUSTED_KEYS ?? devTrustedKeysText()),
+    tagTickets: env.INTERNAL_TICKETS !== 'signed',
   };
 }
 

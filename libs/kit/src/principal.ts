@@ -59,6 +59,8 @@ export const bodyDigest = (body: Uint8Array | undefined) => createHash('sha256')
 export interface TicketKeys {
   key: SigningKey;
   trusted: TrustedKeys;
+  /** false: sign every ticket (INTERNAL_TICKETS=signed, during a rolling upgrade from signed-only parts). */
+  tagTickets?: boolean;
 }
 
 const isTicketKeys = (keys: SigningKey | TicketKeys | TrustedKeys): keys is TicketKeys => 'trusted' in keys && 'key' in keys;
@@ -83,7 +85,7 @@ export function issueTicket(keys: SigningKey | TicketKeys, request: TicketReques
     exp: iat + TICKET_TTL_SECONDS,
     jti: randomBytes(12).toString('base64url'),
   };
-  return isTicketKeys(keys) && !signedFor(request.audience) ? macPayload(sharedKeys(keys.key, keys.trusted).with(request.audience), claims) : signPayload(key, claims);
+  return isTicketKeys(keys) && keys.tagTickets !== false && !signedFor(request.audience) ? macPayload(sharedKeys(keys.key, keys.trusted).with(request.audience), claims) : signPayload(key, claims);
 }
 
 /** The request a ticket is checked against, as the service received it. */

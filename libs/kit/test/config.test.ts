@@ -70,10 +70,16 @@ describe('loadConfig', () => {
       http: { host: '127.0.0.1', port: 8081, shutdownGraceMs: 10_000 },
       log: { level: 'info' },
       database: { url: DEFAULT_DATABASE_URL },
-      internal: { key: expect.objectContaining({ signer: 'access', publicKey: devSigningKey('access').publicKey }), trusted: expect.any(Map) },
+      internal: { key: expect.objectContaining({ signer: 'access', publicKey: devSigningKey('access').publicKey }), trusted: expect.any(Map), tagTickets: true },
     });
     expect(exit).not.toHaveBeenCalled();
     expect(stderr).not.toHaveBeenCalled();
+  });
+
+  test('when INTERNAL_TICKETS is signed, then the part signs its tickets; anything but tagged or signed is refused', () => {
+    expect(loadConfig(Env, { INTERNAL_TICKETS: 'signed' }, exit).internal.tagTickets).toBe(false);
+    expect(loadConfig(Env, { INTERNAL_TICKETS: 'tagged' }, exit).internal.tagTickets).toBe(true);
+    expect(failingLoad({ INTERNAL_TICKETS: 'none' })).toContain('INTERNAL_TICKETS');
   });
 
   test('when values are given as strings, then numbers are coerced and the rest kept', () => {

@@ -254,3 +254,13 @@ describe('tagged tickets (a key shared by the two parts of one hop)', () => {
     expect(check(issueTicket(gateway, request, NOW))).toEqual(user);
   });
 });
+
+describe('INTERNAL_TICKETS=signed (a rolling upgrade)', () => {
+  test('when a part is set to sign its tickets, then it signs them, and a service holding its own keys accepts them', () => {
+    const ticket = issueTicket({ key: gateway, trusted, tagTickets: false }, request, NOW);
+    expect(ticket.startsWith('v1.')).toBe(true);
+    expect(checkTicket(ticket, { key: devSigningKey('issues'), trusted }, received, NOW)).toEqual(expect.objectContaining({ ok: true, principal: user }));
+    // What a service from before tagged tickets checks with: the public keys alone.
+    expect(checkTicket(ticket, trusted, received, NOW)).toEqual(expect.objectContaining({ ok: true, principal: user }));
+  });
+});
