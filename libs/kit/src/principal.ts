@@ -16,10 +16,10 @@ import { isSigner, macPayload, macVerifiedPayload, sharedKeys, signPayload, veri
  * to services that do not hold the key the gateway shares with the agent. A signed ticket
  * is accepted everywhere (tests and the bench make them with a signing key alone).
  *
- * - A user, as the gateway authenticated them: signed by the gateway alone.
- * - A user through the agent: signed by the agent, carrying the gateway's ticket for the
- *   user's /mcp request (`act`), so the agent can act only for a user calling it now.
- * - A service calling another service's /internal API: signed by itself; what it may
+ * - A user, as the gateway authenticated them: issued by the gateway alone.
+ * - A user through the agent: issued by the agent, carrying the gateway's signed ticket for
+ *   the user's /mcp request (`act`), so the agent can act only for a user calling it now.
+ * - A service calling another service's /internal API: issued by itself; what it may
  *   call there is the callee's list (ServiceAppOptions.internalCallers).
  */
 export const PRINCIPAL_HEADER = 'x-tracker-principal';
