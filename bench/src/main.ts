@@ -32,9 +32,22 @@ const ONLY = (args.find((a) => a.startsWith('--only='))?.slice(7) ?? args[args.i
   .filter((s) => /^B\d$/.test(s));
 const RUNS = QUICK ? 3 : 5;
 const SECONDS = QUICK ? 4 : 10;
-const ISSUES = LARGE ? 1_000_000 : 100_000;
+/** `--issues N` / `--queues N`: the seeded workspace's size (scale.ts runs several). */
+function sizeArg(name: string, fallback: number): number {
+  const at = args.indexOf(name);
+  if (at < 0) return fallback;
+  const value = Number(args[at + 1]);
+  if (!Number.isInteger(value) || value < 100 || value > 10_000_000) throw new Error(`${name} takes a whole number from 100 to 10,000,000`);
+  return value;
+}
+const ISSUES = sizeArg('--issues', LARGE ? 1_000_000 : 100_000);
+const QUEUES = sizeArg('--queues', 100);
 // Each size has its own database, seeded once and kept, so switching modes does not reseed.
-const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? `postgresql://postgres@127.0.0.1:5432/tracker_bench${LARGE ? '_large' : ''}`;
+const DATABASE_NAME =
+  QUEUES === 100 && ISSUES === 100_000 ? 'tracker_bench' : QUEUES === 100 && ISSUES === 1_000_000 ? 'tracker_bench_large' : `tracker_bench_${ISSUES}_${QUEUES}q`;
+const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? `postgresql://postgres@127.0.0.1:5432/${DATABASE_NAME}`;
+/** `--rows-json FILE`: the rows also written there (scale.ts reads them). */
+const ROWS_JSON = args.includes('--rows-json') ? args[args.indexOf('--rows-json') + 1] : undefined;
 
 /** The processes CPU is counted for: this run's (see cpu.ts), not other runs' on the machine. */
 const CPU_SCOPE = { parentPid: process.pid, database: decodeURIComponent(new URL(DATABASE_URL).pathname.slice(1)) };
@@ -71,7 +84,7 @@ async function main() {
     redisUrl: process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379/0',
     amqpUrl: process.env.BENCH_AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672',
     issues: ISSUES,
-    queues: 100,
+    queues: QUEUES,
   };
   say(`mode: ${QUICK ? 'quick' : 'full'}${LARGE ? ', large' : ''}; ${RUNS} runs of ${SECONDS} s per figure`);
   // The services run compiled, as `pnpm start` and the images run them.
@@ -109,7 +122,7 @@ async function main() {
   const text = [
     `# Benchmark results`,
     '',
-    `${new Date().toISOString()} · ${QUICK ? '--quick' : 'full'}${LARGE ? ' --large' : ''} · ${ISSUES.toLocaleString('en')} issues · ${RUNS} runs × ${SECONDS} s · took ${minutes} min`,
+    `${new Date().toISOString()} · ${QUICK ? '--quick' : 'full'}${LARGE ? ' --large' : ''} · ${ISSUES.toLocaleString('en')} issues in ${QUEUES.toLocaleString('en')} queues · ${RUNS} runs × ${SECONDS} s · took ${minutes} min`,
     `Machine: ${cores} × ${cpu}, ${memoryGiB} GiB RAM, ${postgresVersion}, Node ${process.version}; load generator, services, Postgres, Redis and RabbitMQ share it; load average at the end ${load1}`,
     '',
     table(rows),
@@ -118,8 +131,10 @@ async function main() {
   process.stdout.write(`\n${text}`);
   const dir = path.join(__dirname, '../results');
   fs.mkdirSync(dir, { recursive: true });
-  fs.writeFileSync(path.join(dir, 'latest.md'), text);
+  // A run of scale.ts is one column of its table, not the latest results.
+  if (!ROWS_JSON) fs.writeFileSync(path.join(dir, 'latest.md'), text);
   fs.writeFileSync(path.join(dir, `run-${new Date().toISOString().replace(/[:.]/g, '-')}.json`), JSON.stringify(rows, null, 2));
+  if (ROWS_JSON) fs.writeFileSync(ROWS_JSON, JSON.stringify(rows, null, 2));
 }
 
 /** Issue keys spread over the workspace, with their current versions. */

@@ -70,3 +70,33 @@ export function table(rows: readonly Row[]): string {
   );
   return [header, line, ...body.map((b) => `| ${b} |`)].join('\n');
 }
+
+/** One size's rows for the scale table; `group` says which scenarios it ran (columns of one group sit together). */
+export interface ScaleColumn {
+  label: string;
+  group: string;
+  rows: readonly Row[];
+}
+
+/**
+ * The scale table: one line per scenario and metric, one column per size of its group
+ * (B1 and B3 by issues, B5 by queues), each cell the median of that size's runs. Sizes
+ * may name a scenario differently only by the size in parentheses (B4's "(100k)").
+ */
+export function scaleTable(columns: readonly ScaleColumn[]): string {
+  const groups = [...new Set(columns.map((c) => c.group))];
+  const out: string[] = [];
+  for (const group of groups) {
+    const inGroup = columns.filter((c) => c.group === group);
+    const keyOf = (r: Row) => `${r.scenario.replace(/ \(\d+k\)$/, '')} | ${r.metric}`;
+    const keys = [...new Set(inGroup.flatMap((c) => c.rows.map(keyOf)))];
+    out.push(`| scenario | metric | ${inGroup.map((c) => c.label).join(' | ')} |`);
+    out.push(`|---|---|${inGroup.map(() => '---:').join('|')}|`);
+    for (const key of keys) {
+      const cells = inGroup.map((c) => fmt(c.rows.find((r) => keyOf(r) === key)?.value ?? null));
+      out.push(`| ${key} | ${cells.join(' | ')} |`);
+    }
+    out.push('');
+  }
+  return out.join('\n').trimEnd();
+}

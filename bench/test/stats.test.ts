@@ -1,4 +1,4 @@
-import { median, percentile, ratioOf, table, type Row } from '../src/stats';
+import { median, percentile, ratioOf, scaleTable, table, type Row } from '../src/stats';
 
 describe('bench figures', () => {
   it('takes the median of odd and even counts, unsorted', () => {
@@ -29,5 +29,35 @@ describe('bench figures', () => {
     expect(lines).toHaveLength(4);
     expect(lines[2]).toBe('| B1 | req/s | 1234 | bare | 5000 | 0.25× | ≥ 0.45× | **no** | 1200 / 1234 / 1300 |');
     expect(lines[3]).toBe('| B7 | recovery s | 1.50 | – | – | – | ≤ 5 s | yes | 1.50 |');
+  });
+});
+
+describe('scaleTable', () => {
+  const rowOf = (scenario: string, metric: string, value: number): Row => ({ scenario, metric, value, ceilingName: '', ceiling: null, ratio: null, target: '', met: null, runs: [value] });
+
+  test('one line per scenario and metric, one column per size of its group, a dash where a size has no figure', () => {
+    const table = scaleTable([
+      { label: '10k issues', group: 'B1,B3', rows: [rowOf('B1 GET issue, via gateway', 'req/s', 1200), rowOf('B3 POST /issues', 'p99 ms', 40)] },
+      { label: '1M issues', group: 'B1,B3', rows: [rowOf('B1 GET issue, via gateway', 'req/s', 1100)] },
+      { label: '5,000 queues', group: 'B5', rows: [rowOf('B5 statistics, 2000 issues', 'p50 ms', 9.5)] },
+    ]);
+    expect(table.split('\n')).toEqual([
+      '| scenario | metric | 10k issues | 1M issues |',
+      '|---|---|---:|---:|',
+      '| B1 GET issue, via gateway | req/s | 1200 | 1100 |',
+      '| B3 POST /issues | p99 ms | 40.0 | – |',
+      '',
+      '| scenario | metric | 5,000 queues |',
+      '|---|---|---:|',
+      '| B5 statistics, 2000 issues | p50 ms | 9.50 |',
+    ]);
+  });
+
+  test('a scenario named with its size in parentheses is one line across sizes', () => {
+    const table = scaleTable([
+      { label: '100k', group: 'B4', rows: [rowOf('B4 search (100k)', 'p95 ms', 41)] },
+      { label: '1M', group: 'B4', rows: [rowOf('B4 search (1000k)', 'p95 ms', 180)] },
+    ]);
+    expect(table.split('\n')[2]).toBe('| B4 search | p95 ms | 41.0 | 180 |');
   });
 });
