@@ -330,7 +330,8 @@ INSERT INTO outbox_events (event_id, type, routing_key, workspace_id, aggregate_
   VALUES (gen_random_uuid(), 'issue.created', 'tracker.issue.created', ${ws}, 'issue', :new_id, 1, '{"bench":true,"title":"pgbench issue"}', now());
 COMMIT;
 `;
-  const [lo, hi] = [system.seeded.issues > 1000 ? 1000 : 1, system.seeded.issues > 1000 ? 100_000 : system.seeded.issues];
+  // Seeded issues have ids 1 to the count (B3's own creations come after): PATCH the first 100,000 past the first 1,000.
+  const [lo, hi] = [system.seeded.issues > 1000 ? 1000 : 1, Math.min(system.seeded.issues, 100_000)];
   const patchSql = `
 \\set iid random(${lo}, ${hi})
 BEGIN;
