@@ -619,6 +619,9 @@ async function replicaLag(system: BenchSystem, rate: number, seconds: number, is
   return { lags, lost: pending.size };
 }
 
+/** Writes made while the statistics service is away, for B6's backlog drain. */
+const BACKLOG_EVENTS = 4000;
+
 async function b6(system: BenchSystem) {
   const rate = 200;
   const seconds = QUICK ? 4 : 10;
@@ -633,44 +636,58 @@ async function b6(system: BenchSystem) {
   }
   row({ scenario: 'B6 event lag at 200 writes/s', metric: 'p99 ms', runs: lagP99, ceilingName: 'amqplib confirm round trip p99', ceiling: median(amqpP99), ratio: null, target: '≤ 250 ms', met: (v) => v <= 250 });
 
-  // Backlog: the consumer away while writes go on, then how fast it catches up.
+  // Backlog: the consumer away while writes go on, then how fast it catches up. The rate
+  // is counted from the first event seen applied to the last, so the process's start-up
+  // (a fast consumer drains much of the backlog before /readyz answers) is not in it.
   const drains: number[] = [];
   for (let run = 0; run < (QUICK ? 1 : 3); run++) {
     await system.restartStatistics(true);
-    const backlog = await someIssues(system, 1000, 31 + run);
+    // someIssues gives about 1,000 per offset (ids of one residue mod 97).
+    const backlog = (await Promise.all([0, 1, 2, 3].map((k) => someIssues(system, BACKLOG_EVENTS / 4, 31 + 4 * run + k)))).flat();
     const headers = { authorization: `Bearer ${system.seeded.token}`, 'content-type': 'application/json' };
     const versions = new Map<number, number>();
+    // A new title each time: an unchanged title is no write (and no event) on a database an earlier bench run wrote.
+    const startedAt = Date.now();
     const queue = [...backlog];
     await Promise.all(
       Array.from({ length: 10 }, async () => {
         for (let issue = queue.shift(); issue; issue = queue.shift()) {
-          const res = await fetch(`${system.gateway.url}/api/v1/issues/${issue.key}`, { method: 'PATCH', headers, body: JSON.stringify({ title: `Backlog ${run}` }) });
+          const res = await fetch(`${system.gateway.url}/api/v1/issues/${issue.key}`, { method: 'PATCH', headers, body: JSON.stringify({ title: `Backlog ${run} ${startedAt}` }) });
           const body = (await res.json()) as { version?: number };
           if (body.version) versions.set(issue.id, body.version);
         }
       }),
     );
     await sleep(1000); // the relay has published everything
+    const ids = [...versions.keys()];
+    const appliedNow = async () =>
+      (
+        await system.db.query(`SELECT count(*)::int AS n FROM "${SCHEMAS.statistics}".issues i JOIN unnest($1::int[], $2::int[]) AS w(id, v) ON w.id = i.id WHERE i.version >= w.v`, [
+          ids,
+          ids.map((id) => versions.get(id)),
+        ])
+      ).rows[0].n as number;
+    const progress: Array<{ at: number; applied: number }> = [];
+    let restarted = false;
+    const watching = (async () => {
+      const deadline = Date.now() + 90_000;
+      while (Date.now() < deadline) {
+        const applied = await appliedNow();
+        if (applied > 0 || restarted) progress.push({ at: Date.now(), applied });
+        if (applied >= ids.length) return;
+        await sleep(5);
+      }
+    })();
     const restartedAt = Date.now();
     await system.restartStatistics(false);
+    restarted = true;
     const healthyAt = Date.now();
-    const ids = [...versions.keys()];
-    const deadline = Date.now() + 60_000;
-    let doneAt = NaN;
-    while (Date.now() < deadline) {
-      const seen = await system.db.query(`SELECT count(*)::int AS n FROM "${SCHEMAS.statistics}".issues i JOIN unnest($1::int[], $2::int[]) AS w(id, v) ON w.id = i.id WHERE i.version >= w.v`, [
-        ids,
-        ids.map((id) => versions.get(id)),
-      ]);
-      if (seen.rows[0].n >= ids.length) {
-        doneAt = Date.now();
-        break;
-      }
-      await sleep(20);
-    }
-    const perSecond = ids.length / ((doneAt - healthyAt) / 1000);
+    await watching;
+    const first = progress.find((p) => p.applied > 0);
+    const last = progress.at(-1);
+    const perSecond = first && last && last.applied >= ids.length && last.at > first.at ? (ids.length - first.applied) / ((last.at - first.at) / 1000) : NaN;
     drains.push(perSecond);
-    say(`B6 backlog run ${run + 1}: ${ids.length} events drained in ${doneAt - healthyAt} ms after the restart (${healthyAt - restartedAt} ms to start)`);
+    say(`B6 backlog run ${run + 1}: ${ids.length} events; ${first?.applied ?? 0} seen applied first, at ${first ? first.at - restartedAt : NaN} ms; all at ${last ? last.at - restartedAt : NaN} ms after the restart (${healthyAt - restartedAt} ms to /readyz)`);
   }
   row({ scenario: 'B6 backlog drain', metric: 'events/s', runs: drains, ceilingName: 'write rate', ceiling: rate, target: '≥ 5×', met: (_v, r) => r! >= 5 });
 }

@@ -1,5 +1,6 @@
 export * from './app';
 export * from './backoff';
+export * from './batching';
 export * from './config';
 export * from './database-errors';
 export * from './errors';

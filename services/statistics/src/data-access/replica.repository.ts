@@ -14,7 +14,7 @@ import { inTransaction, rowCountOf, rowsOf, sql, type Sql } from '@tracker/kit';
 function replicaWriter(c: Sql): ReplicaWriter {
   return {
     async applyQueues(rows, eventAt) {
-      if (rows.length === 0) return 0;
+      if (rows.length === 0) return [];
       const queues = rows.map(({ revision, queue: q }) => ({
         id: q.id,
         workspace_id: q.workspace_id,
@@ -35,7 +35,7 @@ function replicaWriter(c: Sql): ReplicaWriter {
           revision = EXCLUDED.revision, event_at = EXCLUDED.event_at, created_at = EXCLUDED.created_at, updated_at = EXCLUDED.updated_at
         WHERE EXCLUDED.revision > queues.revision AND EXCLUDED.workspace_id = queues.workspace_id
         RETURNING id`);
-      if (applied.length === 0) return 0;
+      if (applied.length === 0) return [];
       // The statuses belong to the queue state that won; the queue row stays locked
       // until commit, so a concurrent newer state writes its statuses after these.
       const won = new Set(applied.map((r) => r.id));
@@ -51,15 +51,15 @@ function replicaWriter(c: Sql): ReplicaWriter {
           FROM jsonb_to_recordset(${JSON.stringify(statuses)}::jsonb) AS r(id int, queue_id int, name text, category text, position int)
           ON CONFLICT (id) DO UPDATE SET queue_id = EXCLUDED.queue_id, name = EXCLUDED.name, category = EXCLUDED.category, position = EXCLUDED.position`);
       }
-      return applied.length;
+      return [...won];
     },
 
     async applyIssues(rows, eventAt) {
-      if (rows.length === 0) return 0;
+      if (rows.length === 0) return [];
       // The event's issue state as it is (its fields are the replica's columns), with the revision it is at.
       const issues = rows.map(({ revision, issue }) => ({ ...issue, description: issue.description ?? null, revision }));
       // A state without `description` (it is optional in IssueState) keeps the stored text.
-      return rowCountOf(c, sql`
+      const written = await rowsOf<{ id: number }>(c, sql`
         INSERT INTO issues (id, workspace_id, queue_id, key, title, description, status_id, status_category, assignee_id, parent_id,
                             priority, type, labels, due_date, estimate_minutes, spent_minutes, version, revision, event_at, created_at, updated_at)
         SELECT r.id, r.workspace_id, r.queue_id, r.key, r.title, r.description, r.status_id, r.status_category::status_category,
@@ -76,21 +76,25 @@ function replicaWriter(c: Sql): ReplicaWriter {
           priority = EXCLUDED.priority, type = EXCLUDED.type, labels = EXCLUDED.labels, due_date = EXCLUDED.due_date,
           estimate_minutes = EXCLUDED.estimate_minutes, spent_minutes = EXCLUDED.spent_minutes, version = EXCLUDED.version,
           revision = EXCLUDED.revision, event_at = EXCLUDED.event_at, created_at = EXCLUDED.created_at, updated_at = EXCLUDED.updated_at
-        WHERE EXCLUDED.revision > issues.revision AND EXCLUDED.workspace_id = issues.workspace_id`);
+        WHERE EXCLUDED.revision > issues.revision AND EXCLUDED.workspace_id = issues.workspace_id
+        RETURNING id`);
+      return written.map((r) => r.id);
     },
 
     async addComments(rows, eventAt) {
-      if (rows.length === 0) return 0;
+      if (rows.length === 0) return [];
       const comments = rows.map((r) => ({ id: r.id, issue_id: r.issueId, body: r.body }));
       // A snapshot comment may belong to an issue created after the issue pages were read:
       // skipped (its comment.added event brings it), never a foreign-key failure.
-      return rowCountOf(c, sql`
+      const written = await rowsOf<{ id: number }>(c, sql`
         INSERT INTO comments (id, issue_id, body, event_at)
         SELECT r.id, r.issue_id, r.body, ${eventAt}::timestamptz
         FROM jsonb_to_recordset(${JSON.stringify(comments)}::jsonb) AS r(id int, issue_id int, body text)
         WHERE EXISTS (SELECT 1 FROM issues i WHERE i.id = r.issue_id)
         ON CONFLICT (id) DO UPDATE SET body = EXCLUDED.body, event_at = EXCLUDED.event_at
-        WHERE comments.body IS NULL AND EXCLUDED.body IS NOT NULL`);
+        WHERE comments.body IS NULL AND EXCLUDED.body IS NOT NULL
+        RETURNING id`);
+      return written.map((r) => r.id);
     },
 
     async heldWorkspaces(refs) {

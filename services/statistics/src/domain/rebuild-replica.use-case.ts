@@ -62,7 +62,7 @@ export async function rebuildReplica(deps: RebuildDeps, options: RebuildOptions)
     const from: number = after;
     const page = await attempt(`queues after ${from}`, () => snapshot.queues(from, options.pageSize));
     result.queues += page.rows.length;
-    result.applied += await replica.transaction((w) => w.applyQueues(page.rows, null), { bulk: true });
+    result.applied += (await replica.transaction((w) => w.applyQueues(page.rows, null), { bulk: true })).length;
     after = page.nextAfterId;
   }
   for (let after: number | null = 0; after !== null; ) {
@@ -70,7 +70,7 @@ export async function rebuildReplica(deps: RebuildDeps, options: RebuildOptions)
     const from: number = after;
     const page = await attempt(`issues after ${from}`, () => snapshot.issues(from, options.pageSize));
     result.issues += page.rows.length;
-    result.applied += await replica.transaction((w) => w.applyIssues(page.rows, null), { bulk: true });
+    result.applied += (await replica.transaction((w) => w.applyIssues(page.rows, null), { bulk: true })).length;
     after = page.nextAfterId;
   }
   for (let after: number | null = 0; after !== null; ) {
@@ -78,7 +78,7 @@ export async function rebuildReplica(deps: RebuildDeps, options: RebuildOptions)
     const from: number = after;
     const page = await attempt(`comments after ${from}`, () => snapshot.comments(from, options.pageSize));
     result.comments += page.rows.length;
-    result.applied += await replica.transaction((w) => w.addComments(page.rows, null), { bulk: true });
+    result.applied += (await replica.transaction((w) => w.addComments(page.rows, null), { bulk: true })).length;
     after = page.nextAfterId;
   }
   await replica.markBuilt(snapshotAt);

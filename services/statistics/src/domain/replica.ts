@@ -29,17 +29,18 @@ export interface CommentRow {
  * Port: writes to the replica. Every write applies a row only when its revision is
  * newer than the stored one, decided by the database in the writing statement, so
  * concurrent, repeated and reordered writes converge on the newest state.
- * `eventAt` is the occurred_at of the event that carries the rows (null: snapshot).
+ * `eventAt` is the occurred_at of the newest event that carries the rows (null: snapshot).
+ * Each answers the ids of the rows it wrote.
  */
 export interface ReplicaWriter {
-  applyQueues(rows: QueueRow[], eventAt: Date | null): Promise<number>;
-  applyIssues(rows: IssueRow[], eventAt: Date | null): Promise<number>;
+  applyQueues(rows: QueueRow[], eventAt: Date | null): Promise<number[]>;
+  applyIssues(rows: IssueRow[], eventAt: Date | null): Promise<number[]>;
   /**
    * Comments never change: inserted once by id (a missing text is filled in later). A
    * comment of an issue the replica does not hold is skipped (never the case for an
    * event, whose issue state is applied first).
    */
-  addComments(rows: CommentRow[], eventAt: Date | null): Promise<number>;
+  addComments(rows: CommentRow[], eventAt: Date | null): Promise<number[]>;
   /** What the replica holds about these rows (workspace-rule.ts): their workspaces, and each comment's issue. */
   heldWorkspaces(refs: ReplicaRefs): Promise<HeldWorkspaces>;
 }
