@@ -13,6 +13,9 @@ import fs from 'node:fs';
 
 const TICKS_PER_SECOND = 100;
 
+/** The group of the bench's own load generator, whose CPU is not the system's. */
+export const LOAD_GENERATOR = 'load generator';
+
 /** Which processes are this run's: children of `parentPid`, backends of `database`. */
 export interface CpuScope {
   parentPid: number;
@@ -32,8 +35,9 @@ function groupOf(pid: string, scope: CpuScope): string | null {
     if (comm === 'beam.smp') return 'rabbitmq';
     if (parentOf(pid) !== scope.parentPid) return null;
     if (comm === 'pgbench') return 'pgbench';
-    if (cmdline.includes('loader.ts')) return 'load generator';
+    if (cmdline.includes('loader.ts')) return LOAD_GENERATOR;
     if (cmdline.includes('bare-server.ts')) return 'bare server';
+    if (cmdline.includes('floor-server.ts')) return cmdline.includes('floor-server.ts proxy') ? 'floor proxy' : 'floor service';
     if (cmdline.includes('dist/main.js') || cmdline.includes('src/main.ts')) {
       const service = /services\/(\w+)/.exec(fs.readlinkSync(`/proc/${pid}/cwd`))?.[1];
       return service ?? null;
@@ -94,17 +98,22 @@ export function sampleCpu(scope: CpuScope = { parentPid: process.pid }, interval
   };
 }
 
-/** "issues 1.20, postgres 0.90, ..." in ms per operation, largest first. */
-export function perOperation(cpu: Map<string, number>, operations: number): { totalMs: number; text: string } {
+/**
+ * "issues 1.20, postgres 0.90, ..." in ms per operation, largest first; the total, and
+ * the total without the load generator (what serving the requests cost).
+ */
+export function perOperation(cpu: Map<string, number>, operations: number): { totalMs: number; servingMs: number; text: string } {
   const entries = [...cpu.entries()].map(([g, s]) => [g, (s * 1000) / Math.max(1, operations)] as const).filter(([, ms]) => ms >= 0.01);
   entries.sort((a, b) => b[1] - a[1]);
   const totalMs = entries.reduce((sum, [, ms]) => sum + ms, 0);
-  return { totalMs, text: entries.map(([g, ms]) => `${g} ${ms.toFixed(2)}`).join(', ') };
+  const servingMs = entries.filter(([g]) => g !== LOAD_GENERATOR).reduce((sum, [, ms]) => sum + ms, 0);
+  return { totalMs, servingMs, text: entries.map(([g, ms]) => `${g} ${ms.toFixed(2)}`).join(', ') };
 }
 
 /** CPU per operation of named measurements over several runs: each run's total and the last breakdown. */
 export function cpuTally(scope: CpuScope = { parentPid: process.pid }) {
   const runs = new Map<string, number[]>();
+  const serving = new Map<string, number[]>();
   const notes = new Map<string, string>();
   return {
     async measure<T>(name: string, work: () => Promise<T>, operations: (result: T) => number): Promise<T> {
@@ -112,10 +121,13 @@ export function cpuTally(scope: CpuScope = { parentPid: process.pid }) {
       const result = await work();
       const per = perOperation(sampler.stop(), operations(result));
       runs.set(name, [...(runs.get(name) ?? []), per.totalMs]);
+      serving.set(name, [...(serving.get(name) ?? []), per.servingMs]);
       notes.set(name, per.text);
       return result;
     },
     runs: (name: string) => runs.get(name) ?? [],
+    /** Each run's CPU per operation without the load generator's. */
+    servingRuns: (name: string) => serving.get(name) ?? [],
     note: (name: string) => notes.get(name) ?? '',
   };
 }

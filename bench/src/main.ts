@@ -66,6 +66,7 @@ function row(r: Omit<Row, 'value' | 'ratio' | 'met'> & { value?: number; ratio?:
 }
 
 const CPU_METRIC = 'CPU ms per request, all processes';
+const SERVING_CPU_METRIC = 'CPU ms per request, all but the load generator';
 const EXPLAINS = '(explains the ratio)';
 
 /** One load job in its own process. */
@@ -204,8 +205,12 @@ async function b1b2(system: BenchSystem, cleanups: Array<() => Promise<unknown>>
   const { freePort } = await import('@tracker/testing');
   const barePort = await freePort();
   const bare = await startHelper('bare-server.ts', [String(barePort), bodyFile]);
+  // The floor (floor-server.ts): the same round trips with none of the project's handling.
+  const [floorPort, floorProxyPort] = [await freePort(), await freePort()];
+  const floor = await startHelper('floor-server.ts', ['service', String(floorPort), bodyFile, DATABASE_URL, SCHEMAS.issues, system.env.REDIS_URL!, String(system.seeded.workspaceId), issue!.key]);
+  const floorProxy = await startHelper('floor-server.ts', ['proxy', String(floorProxyPort), `http://127.0.0.1:${floorPort}`, system.env.REDIS_URL!]);
   cleanups.push(async () => {
-    bare.kill('SIGTERM');
+    for (const helper of [bare, floor, floorProxy]) helper.kill('SIGTERM');
     fs.rmSync(bodyFile, { force: true });
   });
   const token = { authorization: `Bearer ${system.seeded.token}` };
@@ -218,6 +223,8 @@ async function b1b2(system: BenchSystem, cleanups: Array<() => Promise<unknown>>
   const malformed = { authorization: `Bearer ${'-'.repeat(system.seeded.token.length)}` };
   const targets: Record<string, () => Pick<LoadJob, 'url' | 'headers' | 'ticket'> & { expect: string }> = {
     bare: () => ({ url: `http://127.0.0.1:${barePort}${path}`, headers: {}, expect: '200' }),
+    floor: () => ({ url: `http://127.0.0.1:${floorPort}${path}`, headers: {}, expect: '200' }),
+    floorProxy: () => ({ url: `http://127.0.0.1:${floorProxyPort}${path}`, headers: {}, expect: '200' }),
     direct: () => ({ url: `${system.issues.url}${path}`, headers: {}, ticket: { audience: 'issues', user: system.principal }, expect: '200' }),
     gateway: () => ({ url: `${system.gateway.url}${path}`, headers: token, expect: '200' }),
     ...(wants('B2') && {
@@ -255,6 +262,14 @@ async function b1b2(system: BenchSystem, cleanups: Array<() => Promise<unknown>>
     const scenario = `B1 GET issue, ${name === 'direct' ? 'service direct' : 'via gateway'}`;
     const note = `${cpu.note(name)}; ${ceiling}: ${cpu.note(ceiling)}`;
     row({ scenario, metric: CPU_METRIC, runs: cpu.runs(name), ceilingName: `${ceiling}, ms per request`, ceiling: median(cpu.runs(ceiling)), target: EXPLAINS, met: () => null, note });
+  }
+  // The targets count what serving costs (the load generator's share left out), beside the
+  // floor: the same Redis and Postgres round trips and HTTP hops with no project code.
+  for (const [name, floorName, limit] of [['direct', 'floor', 0.4], ['gateway', 'floorProxy', 0.7]] as const) {
+    const scenario = `B1 GET issue, ${name === 'direct' ? 'service direct' : 'via gateway'}`;
+    const note = `${cpu.note(name)}; floor: ${cpu.note(floorName)}`;
+    const floorLabel = name === 'direct' ? 'floor: node:http, Redis SET NX, the statement' : 'floor: + node:http proxy, Redis pipeline';
+    row({ scenario, metric: SERVING_CPU_METRIC, runs: cpu.servingRuns(name), ceilingName: floorLabel, ceiling: median(cpu.servingRuns(floorName)), target: `≤ ${limit} ms`, met: (v) => v <= limit, note });
   }
   if (rps.authenticated) {
     // Per run: CPU of an authenticated request minus CPU of one refused before any lookup.

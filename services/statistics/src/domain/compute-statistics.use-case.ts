@@ -1,9 +1,9 @@
-import { SEARCH_LIMIT, type Filters } from '@tracker/contracts';
+import { accessOf } from '@tracker/authz';
+import { SEARCH_LIMIT, toSearchCriteria, type Filters } from '@tracker/contracts';
 import type { StatisticsDeps } from './deps';
-import { allReadable, builtReplicaAndAccess, readableScope } from './guards';
-import { statisticsErrors } from './statistics.errors';
+import { allReadable, readableScope } from './guards';
 import type { RequestContext, StatisticsFigures } from './model';
-import { toSearchCriteria } from '@tracker/contracts';
+import { statisticsErrors } from './statistics.errors';
 
 export interface Statistics {
   figures: StatisticsFigures;
@@ -16,14 +16,26 @@ export interface Statistics {
  * them (the most recently updated), computed by the replica in one query. An empty id
  * list selects nothing (filter-criteria.ts): every figure is zero, and the replica
  * answers so without a query (named queues are still checked).
+ *
+ * The replica's status is read while the figures are computed (one round trip less on
+ * every request): figures of a replica that turns out not to be built are dropped, and
+ * the answer is the same 503 as before any of them.
  */
 export async function computeStatistics(deps: StatisticsDeps, ctx: RequestContext, filters: Filters): Promise<Statistics> {
-  const { status, access } = await builtReplicaAndAccess(deps, ctx);
-  const named = filters.queue_ids?.length ? [...new Set(filters.queue_ids)] : null;
-  const criteria = toSearchCriteria(filters, ctx, named ?? readableScope(access), deps.clock());
-  // The check of named queues and the figures run together (one round trip less): the
-  // figures only ever count the caller's workspace, and are dropped when the check fails.
-  const [readable, figures] = await Promise.all([named ? allReadable(deps, ctx, access, named) : true, deps.replica.figures(criteria)]);
+  const [status, { readable, figures }] = await Promise.all([deps.replica.status(), readableFigures(deps, ctx, filters)]);
+  if (!status.built) throw statisticsErrors.unavailable('the read replica is being built');
   if (!readable) throw statisticsErrors.queueNotAccessible('queue_ids');
   return { figures, truncated: figures.matched > SEARCH_LIMIT, asOf: status.asOf };
+}
+
+/**
+ * The caller's rights, then the figures beside the check of named queues (together: the
+ * figures only ever count the caller's workspace, and are dropped when the check fails).
+ */
+async function readableFigures(deps: StatisticsDeps, ctx: RequestContext, filters: Filters): Promise<{ readable: boolean; figures: StatisticsFigures }> {
+  const access = await accessOf(deps.grants, ctx);
+  const named = filters.queue_ids?.length ? [...new Set(filters.queue_ids)] : null;
+  const criteria = toSearchCriteria(filters, ctx, named ?? readableScope(access), deps.clock());
+  const [readable, figures] = await Promise.all([named ? allReadable(deps, ctx, access, named) : true, deps.replica.figures(criteria)]);
+  return { readable, figures };
 }

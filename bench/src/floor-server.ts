@@ -1,0 +1,75 @@
+/**
+ * The floor of a read, measured beside B1: what the kernel, Node's HTTP stack, the
+ * drivers, Redis and Postgres cost for the round trips a GET /issues/{key} makes, with
+ * none of the project's request handling. Own processes, like the services:
+ *
+ * - `service <port> <body file> <database url> <schema> <redis url> <workspace id> <key>`:
+ *   per request one Redis `SET … PX … NX` (the issues service marks each ticket seen),
+ *   the issues service's own statement for the issue (its repository, prepared), then the
+ *   bytes the service answered for it.
+ * - `proxy <port> <upstream url> <redis url>`: per request one Redis pipeline of three
+ *   commands (the gateway's: cached principal, freshness key, rate-limit counter), then
+ *   the request forwarded over a keep-alive agent and the answer piped back.
+ */
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import http from 'node:http';
+import { Redis } from 'ioredis';
+import { Pool } from 'pg';
+import { issueReadsRepository } from '@tracker/issues/src/data-access/issue-reads.repository';
+
+const [role, port, ...args] = process.argv.slice(2);
+
+function listen(server: http.Server): void {
+  server.keepAliveTimeout = 65_000;
+  server.listen(Number(port), '127.0.0.1', () => process.stdout.write('listening\n'));
+  process.on('SIGTERM', () => server.close(() => process.exit(0)));
+}
+
+function failed(res: http.ServerResponse, error: unknown): void {
+  res.writeHead(500, { 'content-type': 'text/plain' });
+  res.end(String(error));
+}
+
+if (role === 'service') {
+  const [file, databaseUrl, schema, redisUrl, workspaceId, key] = args;
+  const body = fs.readFileSync(file!);
+  const pool = new Pool({ connectionString: databaseUrl, max: 10, options: `-c search_path="${schema}"` });
+  const reads = issueReadsRepository(pool);
+  const redis = new Redis(redisUrl!);
+  listen(
+    http.createServer((req, res) => {
+      req.resume();
+      void (async () => {
+        await redis.set(`floor:seen:${randomUUID()}`, '1', 'PX', 30_000, 'NX');
+        const issue = await reads.findWithAttachments(Number(workspaceId), key!, null);
+        if (!issue) throw new Error(`no issue ${key}`);
+        res.writeHead(200, { 'content-type': 'application/json', 'content-length': body.length });
+        res.end(body);
+      })().catch((error: unknown) => failed(res, error));
+    }),
+  );
+} else if (role === 'proxy') {
+  const [upstream, redisUrl] = args;
+  const target = new URL(upstream!);
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1024 });
+  const redis = new Redis(redisUrl!);
+  listen(
+    http.createServer((req, res) => {
+      void (async () => {
+        await redis.pipeline().get('floor:principal').exists('floor:fresh').incr('floor:rate').exec();
+        const forwarded = http.request(
+          { host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers, agent },
+          (answer) => {
+            res.writeHead(answer.statusCode ?? 502, answer.headers);
+            answer.pipe(res);
+          },
+        );
+        forwarded.on('error', (error) => failed(res, error));
+        req.pipe(forwarded);
+      })().catch((error: unknown) => failed(res, error));
+    }),
+  );
+} else {
+  throw new Error(`floor-server: unknown role ${role}`);
+}
