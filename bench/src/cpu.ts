@@ -37,7 +37,7 @@ function groupOf(pid: string, scope: CpuScope): string | null {
     if (comm === 'pgbench') return 'pgbench';
     if (cmdline.includes('loader.ts')) return LOAD_GENERATOR;
     if (cmdline.includes('bare-server.ts')) return 'bare server';
-    if (cmdline.includes('floor-server.ts')) return cmdline.includes('floor-server.ts proxy') ? 'floor proxy' : 'floor service';
+    if (cmdline.includes('floor-server.ts')) return `floor ${/floor-server\.ts (\w+)/.exec(cmdline)?.[1] ?? 'server'}`;
     if (cmdline.includes('dist/main.js') || cmdline.includes('src/main.ts')) {
       const service = /services\/(\w+)/.exec(fs.readlinkSync(`/proc/${pid}/cwd`))?.[1];
       return service ?? null;
@@ -102,18 +102,19 @@ export function sampleCpu(scope: CpuScope = { parentPid: process.pid }, interval
  * "issues 1.20, postgres 0.90, ..." in ms per operation, largest first; the total, and
  * the total without the load generator (what serving the requests cost).
  */
-export function perOperation(cpu: Map<string, number>, operations: number): { totalMs: number; servingMs: number; text: string } {
+export function perOperation(cpu: Map<string, number>, operations: number): { totalMs: number; servingMs: number; byGroup: Map<string, number>; text: string } {
   const entries = [...cpu.entries()].map(([g, s]) => [g, (s * 1000) / Math.max(1, operations)] as const).filter(([, ms]) => ms >= 0.01);
   entries.sort((a, b) => b[1] - a[1]);
   const totalMs = entries.reduce((sum, [, ms]) => sum + ms, 0);
   const servingMs = entries.filter(([g]) => g !== LOAD_GENERATOR).reduce((sum, [, ms]) => sum + ms, 0);
-  return { totalMs, servingMs, text: entries.map(([g, ms]) => `${g} ${ms.toFixed(2)}`).join(', ') };
+  return { totalMs, servingMs, byGroup: new Map(entries), text: entries.map(([g, ms]) => `${g} ${ms.toFixed(2)}`).join(', ') };
 }
 
 /** CPU per operation of named measurements over several runs: each run's total and the last breakdown. */
 export function cpuTally(scope: CpuScope = { parentPid: process.pid }) {
   const runs = new Map<string, number[]>();
   const serving = new Map<string, number[]>();
+  const groups = new Map<string, Array<Map<string, number>>>();
   const notes = new Map<string, string>();
   return {
     async measure<T>(name: string, work: () => Promise<T>, operations: (result: T) => number): Promise<T> {
@@ -122,12 +123,15 @@ export function cpuTally(scope: CpuScope = { parentPid: process.pid }) {
       const per = perOperation(sampler.stop(), operations(result));
       runs.set(name, [...(runs.get(name) ?? []), per.totalMs]);
       serving.set(name, [...(serving.get(name) ?? []), per.servingMs]);
+      groups.set(name, [...(groups.get(name) ?? []), per.byGroup]);
       notes.set(name, per.text);
       return result;
     },
     runs: (name: string) => runs.get(name) ?? [],
     /** Each run's CPU per operation without the load generator's. */
     servingRuns: (name: string) => serving.get(name) ?? [],
+    /** Each run's CPU per operation of one group of processes (0 where it used none). */
+    groupRuns: (name: string, group: string) => (groups.get(name) ?? []).map((byGroup) => byGroup.get(group) ?? 0),
     note: (name: string) => notes.get(name) ?? '',
   };
 }

@@ -10,10 +10,19 @@
  * - `proxy <port> <upstream url> <redis url>`: per request one Redis pipeline of three
  *   commands (the gateway's: cached principal, freshness key, rate-limit counter), then
  *   the request forwarded over a keep-alive agent and the answer piped back.
+ * - `mcp <port> <answer file>`: the MCP SDK alone, as its stateless example runs it (a
+ *   Server and a Streamable HTTP transport with JSON answers per request, the validator
+ *   shared as the agent shares it), answering every tool call with the issue in the file
+ *   as the agent's get_issue does (structuredContent and its JSON text), with no call
+ *   behind it.
  */
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { CallToolRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv-provider.js';
 import { Redis } from 'ioredis';
 import { Pool } from 'pg';
 import { issueReadsRepository } from '@tracker/issues/src/data-access/issue-reads.repository';
@@ -67,6 +76,25 @@ if (role === 'service') {
         );
         forwarded.on('error', (error) => failed(res, error));
         req.pipe(forwarded);
+      })().catch((error: unknown) => failed(res, error));
+    }),
+  );
+} else if (role === 'mcp') {
+  const [file] = args;
+  const issue = JSON.parse(fs.readFileSync(file!, 'utf8')) as Record<string, unknown>;
+  const answer = { content: [{ type: 'text' as const, text: JSON.stringify(issue) }], structuredContent: issue };
+  const jsonSchemaValidator = new AjvJsonSchemaValidator();
+  listen(
+    http.createServer((req, res) => {
+      void (async () => {
+        const chunks: Buffer[] = [];
+        for await (const chunk of req) chunks.push(chunk as Buffer);
+        const server = new Server({ name: 'floor', version: '0.0.0' }, { capabilities: { tools: { listChanged: false } }, jsonSchemaValidator });
+        server.setRequestHandler(CallToolRequestSchema, () => answer);
+        const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+        res.on('close', () => void server.close());
+        await server.connect(transport);
+        await transport.handleRequest(req, res, JSON.parse(Buffer.concat(chunks).toString('utf8')));
       })().catch((error: unknown) => failed(res, error));
     }),
   );
