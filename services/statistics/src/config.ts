@@ -24,7 +24,7 @@ const Env = serviceEnv('statistics', {
   /** Overrides the consumer's queue name (src/consumers/index.ts); tests use their own. */
   EVENTS_QUEUE: amqpName.optional(),
   /** Deliveries handled at once; each is one short transaction. */
-  EVENTS_PREFETCH: z.coerce.number().int().min(1).max(500).default(200),
+  EVENTS_PREFETCH: z.coerce.number().int().min(1).max(500).default(300),
   EVENTS_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(100).default(5),
   EVENTS_RETRY_DELAY_MS: ms(0, 600_000, 1000),
 })

@@ -9,7 +9,7 @@ import { WorkspaceConflictError } from '../domain/workspace-rule';
  * (apply-event.use-case.ts: applyEvents); a few such transactions run at once, and the
  * events arriving meanwhile wait for the next. One event alone is applied at once.
  */
-export const REPLICA_BATCH = { maxSize: 50, maxInFlight: 4 } as const;
+export const REPLICA_BATCH = { maxSize: 100, maxInFlight: 3 } as const;
 
 /**
  * Keeps the replica current. A failure throws, so the consumer library retries the
