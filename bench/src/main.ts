@@ -256,6 +256,16 @@ async function b1b2(system: BenchSystem, cleanups: Array<() => Promise<unknown>>
   const gatewayMed = median(rps.gateway!);
   row({ scenario: 'B1 GET issue, service direct', metric: 'req/s (10 conn.)', runs: rps.direct!, ceilingName: 'bare node:http', ceiling: bareMed, target: '≥ 0.45×', met: (_v, r) => r! >= 0.45 });
   row({ scenario: 'B1 GET issue, via gateway', metric: 'req/s (10 conn.)', runs: rps.gateway!, ceilingName: 'service direct', ceiling: directMed, target: '≥ 0.65×', met: (_v, r) => r! >= 0.65 });
+  row({
+    scenario: 'B1 floor: node:http proxy, then node:http service',
+    metric: 'req/s (10 conn.)',
+    runs: rps.floorProxy!,
+    ceilingName: 'B1 via gateway',
+    ceiling: gatewayMed,
+    target: EXPLAINS,
+    met: () => null,
+    note: `the service alone: ${rps.floor!.map((r) => r.toFixed(0)).join(' / ')}`,
+  });
   const hops = p50.gateway.map((g, i) => g - p50.direct[i]!);
   row({ scenario: 'B1 gateway hop', metric: 'added p50 ms (1 conn.)', runs: hops, ceilingName: 'service direct p50 ms', ceiling: median(p50.direct), ratio: null, target: '≤ 1 ms', met: (v) => v <= 1 });
   for (const [name, ceiling] of [['direct', 'bare'], ['gateway', 'direct']] as const) {
