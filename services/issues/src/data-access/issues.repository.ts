@@ -35,6 +35,17 @@ const toJson = (value: unknown) => (value === null || value === undefined ? null
 const historyColumns = (changes: readonly FieldChange[]) => [changes.map((ch) => ch.field), changes.map((ch) => toJson(ch.from)), changes.map((ch) => toJson(ch.to))];
 
 export function issuesRepository(c: Sql): IssuesRepository {
+  async function maxPosition(statusId: number, exceptIssueId?: number): Promise<number | null> {
+    // Issue ids start at 1, so 0 excludes nothing.
+    const rows = await prepared<{ max: number | null }>(
+      c,
+      'issues.max-position',
+      `SELECT max(position) AS max FROM issues WHERE status_id = $1 AND id <> $2`,
+      [statusId, exceptIssueId ?? 0],
+    );
+    return rows[0]!.max;
+  }
+
   return {
     async findInWorkspace(workspaceId: number, id: number): Promise<IssueRecord | null> {
       const rows = await prepared<IssueRecord>(
@@ -64,18 +75,25 @@ export function issuesRepository(c: Sql): IssuesRepository {
     },
 
     /**
-     * Hands out the queue's next issue number. The counter row stays locked until
-     * commit, so concurrent creations in one queue get consecutive numbers and a
-     * rolled-back creation's number is never seen by anyone.
+     * Hands out the queue's next issue number and locks the status a new issue enters,
+     * in one statement. The counter row stays locked until commit, so concurrent
+     * creations in one queue get consecutive numbers and a rolled-back creation's number
+     * is never seen by anyone. The status row is locked after the queue row (its scan
+     * needs the counter's row first), the order every creation takes them in; the end
+     * position is read by a later statement (maxPosition), as lockedMaxPosition explains.
      */
-    async nextNumber(queueId: number): Promise<{ number: number; queueKey: string }> {
-      const rows = await prepared<{ number: number; queueKey: string }>(
+    async nextNumberLockingStatus(queueId: number, statusId: number): Promise<{ number: number; queueKey: string }> {
+      const rows = await prepared<{ number: number; queueKey: string; locked: number }>(
         c,
-        'issues.next-number',
-        `UPDATE queues SET issue_counter = issue_counter + 1 WHERE id = $1 RETURNING issue_counter AS number, key AS "queueKey"`,
-        [queueId],
+        'issues.next-number-locking-status',
+        `WITH counter AS (UPDATE queues SET issue_counter = issue_counter + 1 WHERE id = $1 RETURNING id, issue_counter, key),
+              locked AS (SELECT 1 FROM statuses WHERE id = $2 AND queue_id = (SELECT id FROM counter) FOR NO KEY UPDATE)
+         SELECT counter.issue_counter AS number, counter.key AS "queueKey", (SELECT count(*)::int FROM locked) AS locked FROM counter`,
+        [queueId, statusId],
       );
-      return rows[0]!;
+      const row = rows[0];
+      if (!row || row.locked !== 1) throw new Error(`queue ${queueId} has no status ${statusId} to lock`);
+      return { number: row.number, queueKey: row.queueKey };
     },
 
     async statusInQueue(queueId: number, statusId: number): Promise<StatusRecord | null> {
@@ -98,15 +116,10 @@ export function issuesRepository(c: Sql): IssuesRepository {
      */
     async lockedMaxPosition(statusId: number, exceptIssueId?: number): Promise<number | null> {
       await prepared(c, 'issues.lock-status', `SELECT 1 FROM statuses WHERE id = $1 FOR NO KEY UPDATE`, [statusId]);
-      // Issue ids start at 1, so 0 excludes nothing.
-      const rows = await prepared<{ max: number | null }>(
-        c,
-        'issues.max-position',
-        `SELECT max(position) AS max FROM issues WHERE status_id = $1 AND id <> $2`,
-        [statusId, exceptIssueId ?? 0],
-      );
-      return rows[0]!.max;
+      return maxPosition(statusId, exceptIssueId);
     },
+
+    maxPosition,
 
     /**
      * Serialises parent changes within a workspace, so two concurrent PATCHes

@@ -32,7 +32,7 @@ export async function createIssue(deps: IssuesDeps, ctx: RequestContext, input: 
       const parent = await tx.issues.findInWorkspace(ctx.workspaceId, input.parent_id);
       if (!parent || !access.canRead(parent.queueId)) throw issuesErrors.invalidField('parent_id', 'must be an issue you can read');
     }
-    const { number, queueKey } = await tx.issues.nextNumber(queue.id);
+    const { number, queueKey } = await tx.issues.nextNumberLockingStatus(queue.id, status.id);
     const key = formatIssueKey(queueKey, number);
     const at = deps.clock();
     const issue = await tx.issues.create({
@@ -43,7 +43,7 @@ export async function createIssue(deps: IssuesDeps, ctx: RequestContext, input: 
       title: input.title,
       description: input.description,
       status_id: status.id,
-      position: endPosition(await tx.issues.lockedMaxPosition(status.id)),
+      position: endPosition(await tx.issues.maxPosition(status.id)),
       assignee_id: input.assignee_id,
       parent_id: input.parent_id,
       priority: input.priority,

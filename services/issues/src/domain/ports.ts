@@ -45,9 +45,13 @@ export interface QueuesRepository {
 export interface IssuesRepository {
   findInWorkspace(workspaceId: number, id: number): Promise<IssueRecord | null>;
   lock(id: number): Promise<IssueRecord>;
-  nextNumber(queueId: number): Promise<{ number: number; queueKey: string }>;
+  /** The queue's next issue number and key, with the status `statusId` (of that queue) locked for the end position read next. */
+  nextNumberLockingStatus(queueId: number, statusId: number): Promise<{ number: number; queueKey: string }>;
   statusInQueue(queueId: number, statusId: number): Promise<StatusRecord | null>;
+  /** The status locked, then its largest position: where a write that ends there takes its turn. */
   lockedMaxPosition(statusId: number, exceptIssueId?: number): Promise<number | null>;
+  /** The largest position in a status this transaction holds locked. */
+  maxPosition(statusId: number, exceptIssueId?: number): Promise<number | null>;
   lockHierarchy(workspaceId: number): Promise<void>;
   ancestorIds(id: number): Promise<number[]>;
   create(input: IssueFields & { workspaceId: number; queueId: number; number: number; key: string; createdBy: number; at: Date }): Promise<IssueRecord>;
