@@ -143,3 +143,25 @@ describe('events applied together', () => {
     expect(transactions()).toBe(0);
   });
 });
+
+describe('events applied together while the database is unavailable', () => {
+  test('when the batch cannot reach the database, then every event fails at once with that error, with no attempt per event', async () => {
+    const ws = h.workspace();
+    const queue = queueState(ws.id, 'BTD');
+    const batch = [issueState(queue), issueState(queue), issueState(queue)].map((issue) => event('issue.created', ws.id, issue.id, 1, { issue }));
+    const down = new Error('timeout exceeded when trying to connect'); // node-postgres: no pool connection in time
+    let transactions = 0;
+    const unreachable: ReplicaStore = {
+      ...h.service.replica,
+      transaction: () => {
+        transactions += 1;
+        return Promise.reject(down);
+      },
+    };
+
+    const results = await applyEvents(unreachable, batch);
+
+    expect(results).toEqual(batch.map(() => ({ ok: false, error: down })));
+    expect(transactions).toBe(1);
+  });
+});

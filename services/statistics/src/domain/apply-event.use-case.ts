@@ -1,5 +1,5 @@
 import type { EventEnvelope } from '@tracker/events';
-import type { ItemResult } from '@tracker/kit';
+import { isDatabaseUnavailable, type ItemResult } from '@tracker/kit';
 import type { CommentRow, IssueRow, QueueRow, ReplicaStore } from './replica';
 import { replicaRefsOf, workspaceConflict, WorkspaceConflictError, type HeldWorkspaces, type ReplicaRefs } from './workspace-rule';
 
@@ -25,14 +25,17 @@ export async function applyEvent(replica: ReplicaStore, event: EventEnvelope): P
  * state among them is written (with the same revision rule), so the replica ends as if
  * they had been applied one by one, in a few statements instead of a transaction each.
  * If any of them is refused or fails, they are applied one at a time instead, in order,
- * so that only that one is refused (or retried) and the others are applied.
+ * so that only that one is refused (or retried) and the others are applied. When the
+ * database is unavailable every event fails at once with that error (each is retried
+ * later), rather than waiting for the database once per event.
  */
 export async function applyEvents(replica: ReplicaStore, events: EventEnvelope[]): Promise<ItemResult<ApplyOutcome>[]> {
   if (events.length > 1) {
     try {
       return (await applyTogether(replica, events)).map((value) => ({ ok: true, value }));
-    } catch {
-      // One at a time below: each event's own outcome or error.
+    } catch (error) {
+      if (isDatabaseUnavailable(error)) return events.map(() => ({ ok: false, error }));
+      // Otherwise one at a time below: each event's own outcome or error.
     }
   }
   const results: ItemResult<ApplyOutcome>[] = [];
