@@ -23,11 +23,33 @@ const REPO_ROOT = path.resolve(__dirname, '../../..');
 /**
  * Starts a service the way `pnpm start` does (its compiled JavaScript, dist/main.js, built
  * by the suites' global setup; its own folder) and waits for /healthz.
+ *
+ * Ports are found free and then released for the service to bind, so another process
+ * (a replica started beside it, another test file's service) may take one in between:
+ * a service that could not bind a port starts again (its metrics port, and its port when
+ * none was given, chosen anew), up to three times.
  */
 export async function startService(
   name: ServiceName,
   env: Record<string, string>,
   options: { port?: number; readyTimeoutMs?: number; nodeArgs?: string[] } = {},
+): Promise<ServiceProcess> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnce(name, env, options);
+    } catch (error) {
+      if (!(error instanceof PortTakenError) || attempt >= 3) throw error;
+    }
+  }
+}
+
+/** A service that exited because a port it was given was taken meanwhile. */
+class PortTakenError extends Error {}
+
+async function startOnce(
+  name: ServiceName,
+  env: Record<string, string>,
+  options: { port?: number; readyTimeoutMs?: number; nodeArgs?: string[] },
 ): Promise<ServiceProcess> {
   const port = options.port ?? (await freePort());
   // The system may hand the just-released port out again: two listeners on one port fail to start.
@@ -54,7 +76,8 @@ export async function startService(
   while (!(await healthy(url))) {
     if (finished || Date.now() > deadline) {
       child.kill('SIGKILL');
-      throw new Error(`${name} did not become healthy on port ${port}:\n${output.slice(-4000)}`);
+      const message = `${name} did not become healthy on port ${port}:\n${output.slice(-4000)}`;
+      throw finished && /EADDRINUSE/.test(output) ? new PortTakenError(message) : new Error(message);
     }
     await new Promise((r) => setTimeout(r, 100));
   }
