@@ -76,10 +76,11 @@ async function applyTogether(replica: ReplicaStore, events: EventEnvelope[]): Pr
   });
 
   // An event is applied when a row it carried was written: its state won (newest in the batch and newer than the stored one), or its comment was new.
+  const sent = new Set<object>([...queues, ...issues, ...comments]);
   const wrote = (write: EventWrite) =>
-    (write.queue !== undefined && queues.includes(write.queue) && written.queues.has(write.queue.queue.id)) ||
-    (write.issue !== undefined && issues.includes(write.issue) && written.issues.has(write.issue.issue.id)) ||
-    (write.comment !== undefined && comments.includes(write.comment) && written.comments.has(write.comment.id));
+    (write.queue !== undefined && sent.has(write.queue) && written.queues.has(write.queue.queue.id)) ||
+    (write.issue !== undefined && sent.has(write.issue) && written.issues.has(write.issue.issue.id)) ||
+    (write.comment !== undefined && sent.has(write.comment) && written.comments.has(write.comment.id));
   return writes.map((write) => (write === null ? 'ignored' : wrote(write) ? 'applied' : 'stale'));
 }
 
