@@ -10,6 +10,10 @@
  * - `proxy <port> <upstream url> <redis url>`: per request one Redis pipeline of three
  *   commands (the gateway's: cached principal, freshness key, rate-limit counter), then
  *   the request forwarded over a keep-alive agent and the answer piped back.
+ * - `statistics <port> <database url> <schema> <redis url> <workspace id> <user id>`: the
+ *   floor of B5, per request the body read and parsed, one Redis `SET … PX … NX`, then
+ *   the figures of the body's filters by the statistics service's own repository (one
+ *   statement) and their JSON.
  * - `mcp <port> <answer file>`: the MCP SDK alone, as its stateless example runs it (a
  *   Server and a Streamable HTTP transport with JSON answers per request, the validator
  *   shared as the agent shares it), answering every tool call with the issue in the file
@@ -25,7 +29,9 @@ import { CallToolRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv-provider.js';
 import { Redis } from 'ioredis';
 import { Pool } from 'pg';
+import { toSearchCriteria, type Filters } from '@tracker/contracts';
 import { issueReadsRepository } from '@tracker/issues/src/data-access/issue-reads.repository';
+import { replicaReader } from '@tracker/statistics/src/data-access/statistics.repository';
 
 const [role, port, ...args] = process.argv.slice(2);
 
@@ -53,6 +59,26 @@ if (role === 'service') {
         await redis.set(`floor:seen:${randomUUID()}`, '1', 'PX', 30_000, 'NX');
         const issue = await reads.findWithAttachments(Number(workspaceId), key!, null);
         if (!issue) throw new Error(`no issue ${key}`);
+        res.writeHead(200, { 'content-type': 'application/json', 'content-length': body.length });
+        res.end(body);
+      })().catch((error: unknown) => failed(res, error));
+    }),
+  );
+} else if (role === 'statistics') {
+  const [databaseUrl, schema, redisUrl, workspaceId, userId] = args;
+  const pool = new Pool({ connectionString: databaseUrl, max: 10, options: `-c search_path="${schema}"` });
+  const replica = replicaReader(pool);
+  const redis = new Redis(redisUrl!);
+  const caller = { workspaceId: Number(workspaceId), userId: Number(userId) };
+  listen(
+    http.createServer((req, res) => {
+      void (async () => {
+        const chunks: Buffer[] = [];
+        for await (const chunk of req) chunks.push(chunk as Buffer);
+        const filters = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Filters;
+        await redis.set(`floor:seen:${randomUUID()}`, '1', 'PX', 30_000, 'NX');
+        const figures = await replica.figures(toSearchCriteria(filters, caller, filters.queue_ids ?? null, new Date()));
+        const body = Buffer.from(JSON.stringify(figures));
         res.writeHead(200, { 'content-type': 'application/json', 'content-length': body.length });
         res.end(body);
       })().catch((error: unknown) => failed(res, error));

@@ -106,7 +106,7 @@ async function main() {
     if (wants('B1') || wants('B2') || wants('B7')) b1Max = await b1b2(system, cleanups);
     if (wants('B3')) await b3(system);
     if (wants('B4')) await b4(system);
-    if (wants('B5')) await b5(system);
+    if (wants('B5')) await b5(system, cleanups);
     if (wants('B6')) await b6(system);
     if (wants('B7')) await b7(system, b1Max);
     if (wants('B8')) await b8(system, cleanups);
@@ -504,7 +504,7 @@ async function b4(system: BenchSystem) {
 }
 
 // ---------------------------------------------------------------------------- B5
-async function b5(system: BenchSystem) {
+async function b5(system: BenchSystem, cleanups: Array<() => Promise<unknown>>) {
   const headers = { authorization: `Bearer ${system.seeded.token}`, 'content-type': 'application/json' };
   const q = system.queueIds;
   // 2000 issues: two queues of 1000 (at 100k); widgets vary the filters as dashboards do.
@@ -522,8 +522,31 @@ async function b5(system: BenchSystem) {
   await db.query(`SET search_path TO ${SCHEMAS.statistics}`);
   const caller = { workspaceId: system.seeded.workspaceId, userId: system.seeded.userId };
   const sqls = widgets.map((w) => asPg(statisticsSql(toSearchCriteria(w as never, caller, w.queue_ids as number[], new Date()))));
-  const one = { api: [] as number[], direct: [] as number[], sql: [] as number[] };
-  const dash = { api: [] as number[], fanOut: [] as number[], sql: [] as number[] };
+  const one = { api: [] as number[], direct: [] as number[], floor: [] as number[], sql: [] as number[] };
+  const dash = { api: [] as number[], fanOut: [] as number[], floor: [] as number[], sql: [] as number[] };
+  // The floor (floor-server.ts statistics behind its proxy): the same request's round trips
+  // and statement with none of the project's handling, through two hops as via the gateway.
+  const { freePort } = await import('@tracker/testing');
+  const [floorPort, floorProxyPort] = [await freePort(), await freePort()];
+  const floor = await startHelper('floor-server.ts', ['statistics', String(floorPort), DATABASE_URL, SCHEMAS.statistics, system.env.REDIS_URL!, String(caller.workspaceId), String(caller.userId)]);
+  const floorProxy = await startHelper('floor-server.ts', ['proxy', String(floorProxyPort), `http://127.0.0.1:${floorPort}`, system.env.REDIS_URL!]);
+  cleanups.push(async () => {
+    for (const helper of [floor, floorProxy]) helper.kill('SIGTERM');
+  });
+  const floorUrl = `http://127.0.0.1:${floorProxyPort}/api/v1/statistics`;
+  const floorFetch = (body: unknown) =>
+    fetch(floorUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }).then(async (r) => {
+      await r.arrayBuffer();
+      if (r.status !== 200) throw new Error(`the floor answered ${r.status}`);
+    });
+  /** The dashboard's widgets through the floor, 6 in flight as the typed client sends them. */
+  const floorDashboard = async () => {
+    let next = 0;
+    const worker = async () => {
+      while (next < widgets.length) await floorFetch(widgets[next++]);
+    };
+    await Promise.all(Array.from({ length: 6 }, worker));
+  };
   // A client draws a dashboard's widgets at once: the typed client's dashboardStatistics, 6 requests at a time.
   const client = createTrackerClient({ baseUrl: system.gateway.url, token: system.seeded.token });
   const dashboardWidgets = widgets.map((filters) => ({ filters: filters as never }));
@@ -534,9 +557,12 @@ async function b5(system: BenchSystem) {
     });
   try {
     await agentFetch(widgets[0]);
+    await floorFetch(widgets[0]);
     for (let run = 0; run < RUNS; run++) {
       const single = await load({ kind: 'latency', url: `${system.gateway.url}/api/v1/statistics`, method: 'POST', headers, body: JSON.stringify(widgets[0]), connections: 1, durationSeconds: Math.max(2, SECONDS / 2) });
       one.api.push(single.p50);
+      const floorSingle = await load({ kind: 'latency', url: floorUrl, method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(widgets[0]), connections: 1, durationSeconds: Math.max(2, SECONDS / 2) });
+      one.floor.push(floorSingle.p50);
       one.direct.push((await serviceDirect(system, `${system.statistics.url}/api/v1/statistics`, 'statistics', widgets[0], Math.max(2, SECONDS / 2))).p50);
       const sqlTimes: number[] = [];
       for (let i = 0; i < 20; i++) {
@@ -548,6 +574,7 @@ async function b5(system: BenchSystem) {
       // The dashboard: its 30 widgets one after another, as one client renders it.
       const dApi: number[] = [];
       const dFanOut: number[] = [];
+      const dFloor: number[] = [];
       const dSql: number[] = [];
       for (let k = 0; k < (QUICK ? 3 : 5); k++) {
         let t = performance.now();
@@ -557,20 +584,26 @@ async function b5(system: BenchSystem) {
         await dashboardStatistics(client, dashboardWidgets);
         dFanOut.push(performance.now() - t);
         t = performance.now();
+        await floorDashboard();
+        dFloor.push(performance.now() - t);
+        t = performance.now();
         for (const s of sqls) await db.query(s.sql, s.values);
         dSql.push(performance.now() - t);
       }
       dash.api.push(median(dApi));
       dash.fanOut.push(median(dFanOut));
+      dash.floor.push(median(dFloor));
       dash.sql.push(median(dSql));
-      say(`B5 run ${run + 1}: one ${one.api.at(-1)!.toFixed(1)} vs ${one.sql.at(-1)!.toFixed(1)} ms; dashboard ${dash.fanOut.at(-1)!.toFixed(0)} (one by one ${dash.api.at(-1)!.toFixed(0)}) vs ${dash.sql.at(-1)!.toFixed(0)} ms`);
+      say(`B5 run ${run + 1}: one ${one.api.at(-1)!.toFixed(1)} (floor ${one.floor.at(-1)!.toFixed(1)}) vs ${one.sql.at(-1)!.toFixed(1)} ms; dashboard ${dash.fanOut.at(-1)!.toFixed(0)} (floor ${dash.floor.at(-1)!.toFixed(0)}, one by one ${dash.api.at(-1)!.toFixed(0)}) vs ${dash.sql.at(-1)!.toFixed(0)} ms`);
     }
   } finally {
     await db.end();
   }
   row({ scenario: 'B5 statistics, 2000 issues', metric: 'p50 ms', runs: one.api, ceilingName: 'same SQL direct ms', ceiling: median(one.sql), target: '≤ 1.3×', met: (_v, r) => r! <= 1.3 });
   row({ scenario: 'B5 statistics, service direct', metric: 'p50 ms', runs: one.direct, ceilingName: 'same SQL direct ms', ceiling: median(one.sql), target: '(locates the gap)', met: () => null });
+  row({ scenario: 'B5 statistics, floor: node:http proxy and service, Redis, the statement', metric: 'p50 ms', runs: one.floor, ceilingName: 'same SQL direct ms', ceiling: median(one.sql), target: EXPLAINS, met: () => null });
   row({ scenario: 'B5 dashboard, 30 widgets, 6 at a time (typed client)', metric: 'ms per dashboard', runs: dash.fanOut, ceilingName: 'same SQL direct ms, one after another', ceiling: median(dash.sql), target: '≤ 1.3×', met: (_v, r) => r! <= 1.3 });
+  row({ scenario: 'B5 dashboard, floor, 6 at a time', metric: 'ms per dashboard', runs: dash.floor, ceilingName: 'same SQL direct ms, one after another', ceiling: median(dash.sql), target: EXPLAINS, met: () => null });
   row({ scenario: 'B5 dashboard, 30 widgets, one after another', metric: 'ms per dashboard', runs: dash.api, ceilingName: 'same SQL direct ms, one after another', ceiling: median(dash.sql), target: '(as before: a client drawing one widget at a time)', met: () => null });
 }
 
@@ -903,6 +936,19 @@ async function b8(system: BenchSystem, cleanups: Array<() => Promise<unknown>>) 
     runs: cpu.groupRuns('mcp', 'agent'),
     ceilingName: 'floor: the MCP SDK alone (stateless, JSON answers)',
     ceiling: median(cpu.groupRuns('sdk', 'floor mcp')),
+    target: EXPLAINS,
+    met: () => null,
+  });
+  // The least a tool call can cost: the REST request it wraps plus the SDK answering it
+  // (the agent's own hop to the service, a second HTTP exchange, not even counted).
+  const sdkRuns = cpu.groupRuns('sdk', 'floor mcp');
+  const floorRuns = cpu.runs('rest').map((rest, i) => rest + sdkRuns[i]!);
+  row({
+    scenario: 'B8 floor: the REST request plus the MCP SDK alone',
+    metric: CPU_METRIC,
+    runs: floorRuns,
+    ceilingName: 'REST via gateway, ms per request',
+    ceiling: restCpu,
     target: EXPLAINS,
     met: () => null,
   });
