@@ -14,6 +14,13 @@
  *   floor of B5, per request the body read and parsed, one Redis `SET … PX … NX`, then
  *   the figures of the body's filters by the statistics service's own repository (one
  *   statement) and their JSON.
+ * - `create <port> <database url> <schema> <redis url> <workspace id> <user id>`: the floor
+ *   of B3's creation, per request the body read and parsed, one Redis `SET … PX … NX`, the
+ *   queue and its first status read, then the creation's transaction with the issues
+ *   service's own statements (its repository: the counter and the status lock, the end
+ *   position, the issue with its history) and an outbox row written as already published
+ *   (as pgbench's script writes it: no event pipeline behind the floor), and the new
+ *   issue's row as JSON.
  * - `mcp <port> <answer file>`: the MCP SDK alone, as its stateless example runs it (a
  *   Server and a Streamable HTTP transport with JSON answers per request, the validator
  *   shared as the agent shares it), answering every tool call with the issue in the file
@@ -31,6 +38,7 @@ import { Redis } from 'ioredis';
 import { Pool } from 'pg';
 import { toSearchCriteria, type Filters } from '@tracker/contracts';
 import { issueReadsRepository } from '@tracker/issues/src/data-access/issue-reads.repository';
+import { issuesRepository } from '@tracker/issues/src/data-access/issues.repository';
 import { replicaReader } from '@tracker/statistics/src/data-access/statistics.repository';
 
 const [role, port, ...args] = process.argv.slice(2);
@@ -80,6 +88,57 @@ if (role === 'service') {
         const figures = await replica.figures(toSearchCriteria(filters, caller, filters.queue_ids ?? null, new Date()));
         const body = Buffer.from(JSON.stringify(figures));
         res.writeHead(200, { 'content-type': 'application/json', 'content-length': body.length });
+        res.end(body);
+      })().catch((error: unknown) => failed(res, error));
+    }),
+  );
+} else if (role === 'create') {
+  const [databaseUrl, schema, redisUrl, workspaceId, userId] = args;
+  const pool = new Pool({ connectionString: databaseUrl, max: 10, options: `-c search_path="${schema}"` });
+  const redis = new Redis(redisUrl!);
+  const [ws, user] = [Number(workspaceId), Number(userId)];
+  const create = async (input: { queue_id: number; title: string; description: string }) => {
+    const queue = (
+      await pool.query<{ key: string; status_id: number }>({
+        name: 'floor.queue',
+        text: `SELECT q.key, (SELECT min(id) FROM statuses WHERE queue_id = q.id) AS status_id FROM queues q WHERE q.workspace_id = $1 AND q.id = $2`,
+        values: [ws, input.queue_id],
+      })
+    ).rows[0]!;
+    const client = await pool.connect();
+    try {
+      await client.query('BEGIN');
+      const issues = issuesRepository(client);
+      const { number, queueKey } = await issues.nextNumberLockingStatus(input.queue_id, queue.status_id);
+      const position = ((await issues.maxPosition(queue.status_id)) ?? 0) + 1;
+      const issue = await issues.create({
+        workspaceId: ws, queueId: input.queue_id, number, key: `${queueKey}-${number}`, title: input.title, description: input.description,
+        status_id: queue.status_id, position, assignee_id: null, parent_id: null, priority: 'normal', type: 'task', labels: [],
+        due_date: null, estimate_minutes: 0, createdBy: user, at: new Date(),
+      });
+      await client.query({
+        name: 'floor.outbox',
+        text: `INSERT INTO outbox_events (event_id, type, routing_key, workspace_id, aggregate_type, aggregate_id, aggregate_revision, payload, published_at)
+               VALUES (gen_random_uuid(), 'issue.created', 'tracker.issue.created', $1, 'issue', $2, 1, $3, now())`,
+        values: [ws, issue.id, JSON.stringify({ bench: true, issue })],
+      });
+      await client.query('COMMIT');
+      return issue;
+    } catch (error) {
+      await client.query('ROLLBACK');
+      throw error;
+    } finally {
+      client.release();
+    }
+  };
+  listen(
+    http.createServer((req, res) => {
+      void (async () => {
+        const chunks: Buffer[] = [];
+        for await (const chunk of req) chunks.push(chunk as Buffer);
+        await redis.set(`floor:seen:${randomUUID()}`, '1', 'PX', 30_000, 'NX');
+        const body = Buffer.from(JSON.stringify(await create(JSON.parse(Buffer.concat(chunks).toString('utf8')))));
+        res.writeHead(201, { 'content-type': 'application/json', 'content-length': body.length });
         res.end(body);
       })().catch((error: unknown) => failed(res, error));
     }),

@@ -104,7 +104,7 @@ async function main() {
   try {
     if (wants('B0')) await b0(system);
     if (wants('B1') || wants('B2') || wants('B7')) b1Max = await b1b2(system, cleanups);
-    if (wants('B3')) await b3(system);
+    if (wants('B3')) await b3(system, cleanups);
     if (wants('B4')) await b4(system);
     if (wants('B5')) await b5(system, cleanups);
     if (wants('B6')) await b6(system);
@@ -341,7 +341,7 @@ async function pgbench(system: BenchSystem, script: string, clients: number, sec
   }
 }
 
-async function b3(system: BenchSystem) {
+async function b3(system: BenchSystem, cleanups: Array<() => Promise<unknown>>) {
   const ws = system.seeded.workspaceId;
   const user = system.seeded.userId;
   const token = { authorization: `Bearer ${system.seeded.token}`, 'content-type': 'application/json' };
@@ -383,6 +383,17 @@ COMMIT;
     comment: [] as number[], commentP99: [] as number[], worklog: [] as number[], worklogP99: [] as number[],
   };
   const sql = { create: [] as number[], patch: [] as number[], createP99: [] as number[], patchP99: [] as number[] };
+  // The floor (floor-server.ts create behind its proxy): the creation's round trips and
+  // statements through two bare node:http hops, with none of the project's handling and no
+  // event pipeline behind it (its outbox row is written as published, as pgbench's is).
+  const { freePort } = await import('@tracker/testing');
+  const [floorPort, floorProxyPort] = [await freePort(), await freePort()];
+  const floor = await startHelper('floor-server.ts', ['create', String(floorPort), DATABASE_URL, SCHEMAS.issues, system.env.REDIS_URL!, String(ws), String(user)]);
+  const floorProxy = await startHelper('floor-server.ts', ['proxy', String(floorProxyPort), `http://127.0.0.1:${floorPort}`, system.env.REDIS_URL!]);
+  cleanups.push(async () => {
+    for (const helper of [floor, floorProxy]) helper.kill('SIGTERM');
+  });
+  const floorCreate = { create: [] as number[], createP99: [] as number[] };
   // CPU per operation of every process (services, Postgres, Redis, broker, load generator).
   const cpu = cpuTally(CPU_SCOPE);
   for (let run = 0; run < RUNS; run++) {
@@ -426,6 +437,14 @@ COMMIT;
       api[`${kind}P99`].push(added.p99);
       if ((added.statusCodes['201'] ?? 0) !== added.total) say(`B3 ${kind}: ${JSON.stringify(added.statusCodes)} errors ${added.errors}`);
     }
+    const floorCreated = await cpu.measure(
+      'floorCreate',
+      () => load({ kind: 'throughput', url: `http://127.0.0.1:${floorProxyPort}/api/v1/issues`, method: 'POST', headers: { 'content-type': 'application/json' }, bodies, connections: 20, durationSeconds: SECONDS }),
+      (r) => r.total,
+    );
+    floorCreate.create.push(floorCreated.requestsPerSecond);
+    floorCreate.createP99.push(floorCreated.p99);
+    if ((floorCreated.statusCodes['201'] ?? 0) !== floorCreated.total) say(`B3 floor POST: ${JSON.stringify(floorCreated.statusCodes)} errors ${floorCreated.errors}`);
     const sqlCreate = await cpu.measure('sqlCreate', () => pgbench(system, createSql, 20, SECONDS), (r) => r.transactions);
     sql.create.push(sqlCreate.tps);
     sql.createP99.push(sqlCreate.p99Ms);
@@ -437,6 +456,8 @@ COMMIT;
   row({ scenario: 'B3 POST /issues', metric: 'req/s (20 conn.)', runs: api.create, ceilingName: 'pgbench same tx', ceiling: median(sql.create), target: '≥ 0.5×', met: (_v, r) => r! >= 0.5 });
   // The ceiling: Postgres alone running the same transactions from as many connections, as fast as it can.
   row({ scenario: 'B3 POST /issues', metric: 'p99 ms (20 conn.)', runs: api.createP99, ceilingName: 'pgbench same tx, 20 clients, p99 ms', ceiling: median(sql.createP99), ratio: null, target: '≤ 50 ms', met: (v) => v <= 50 });
+  row({ scenario: 'B3 POST /issues, floor: node:http proxy and service, Redis, the statements', metric: 'req/s (20 conn.)', runs: floorCreate.create, ceilingName: 'pgbench same tx', ceiling: median(sql.create), target: EXPLAINS, met: () => null });
+  row({ scenario: 'B3 POST /issues, floor: node:http proxy and service, Redis, the statements', metric: 'p99 ms (20 conn.)', runs: floorCreate.createP99, ceilingName: 'pgbench same tx, 20 clients, p99 ms', ceiling: median(sql.createP99), ratio: null, target: EXPLAINS, met: () => null });
   row({ scenario: 'B3 POST /issues, Idempotency-Key', metric: 'req/s (20 conn.)', runs: api.keyed, ceilingName: 'POST without a key', ceiling: median(api.create), target: '≥ 0.8×', met: (_v, r) => r! >= 0.8 });
   row({ scenario: 'B3 POST /issues, Idempotency-Key', metric: 'p99 ms (20 conn.)', runs: api.keyedP99, ceilingName: '', ceiling: null, target: '≤ 50 ms', met: (v) => v <= 50 });
   row({ scenario: 'B3 PATCH versioned', metric: 'req/s (20 conn.)', runs: api.patch, ceilingName: 'pgbench same tx', ceiling: median(sql.patch), target: '≥ 0.4×', met: (_v, r) => r! >= 0.4 });
@@ -448,6 +469,7 @@ COMMIT;
   }
   const cpuNote = (api: string, sql: string) => `${cpu.note(api)}; pgbench: ${cpu.note(sql)}`;
   row({ scenario: 'B3 POST /issues', metric: CPU_METRIC, runs: cpu.runs('create'), ceilingName: 'pgbench, ms per tx', ceiling: median(cpu.runs('sqlCreate')), target: EXPLAINS, met: () => null, note: cpuNote('create', 'sqlCreate') });
+  row({ scenario: 'B3 POST /issues, floor: node:http proxy and service, Redis, the statements', metric: CPU_METRIC, runs: cpu.runs('floorCreate'), ceilingName: 'pgbench, ms per tx', ceiling: median(cpu.runs('sqlCreate')), target: EXPLAINS, met: () => null, note: cpu.note('floorCreate') });
   row({ scenario: 'B3 POST /issues, Idempotency-Key', metric: CPU_METRIC, runs: cpu.runs('createKeyed'), ceilingName: 'POST without a key', ceiling: median(cpu.runs('create')), target: EXPLAINS, met: () => null, note: cpu.note('createKeyed') });
   row({ scenario: 'B3 PATCH versioned', metric: CPU_METRIC, runs: cpu.runs('patch'), ceilingName: 'pgbench, ms per tx', ceiling: median(cpu.runs('sqlPatch')), target: EXPLAINS, met: () => null, note: cpuNote('patch', 'sqlPatch') });
 }
