@@ -15,7 +15,7 @@ export const queueState = (q: QueueRecord) => ({
 });
 
 /** The issue as its events carry it: the statistics replica keeps the status category (and the text, to filter by it). */
-export const issueState = (i: IssueRecord) => ({ ...issueWireFields(i), status_category: i.status.category });
+export const issueState = (i: IssueRecord) => Object.assign(issueWireFields(i), { status_category: i.status.category });
 
 const envelope = (ctx: RequestContext, aggregate: { id: number; workspaceId: number; revision: number }) => ({
   workspaceId: aggregate.workspaceId,
