@@ -54,17 +54,34 @@ function failed(res: http.ServerResponse, error: unknown): void {
   res.end(String(error));
 }
 
+/** A pool on one service's schema, as the services open theirs. */
+const schemaPool = (databaseUrl: string, schema: string) => new Pool({ connectionString: databaseUrl, max: 10, options: `-c search_path="${schema}"` });
+
+/** What a service does to accept a ticket once: one Redis `SET … PX … NX`. */
+const markSeen = (redis: Redis) => redis.set(`floor:seen:${randomUUID()}`, '1', 'PX', 30_000, 'NX');
+
+async function readJson<T>(req: http.IncomingMessage): Promise<T> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  return JSON.parse(Buffer.concat(chunks).toString('utf8')) as T;
+}
+
+function answerJson(res: http.ServerResponse, status: number, value: unknown): void {
+  const body = Buffer.from(JSON.stringify(value));
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': body.length });
+  res.end(body);
+}
+
 if (role === 'service') {
   const [file, databaseUrl, schema, redisUrl, workspaceId, key] = args;
   const body = fs.readFileSync(file!);
-  const pool = new Pool({ connectionString: databaseUrl, max: 10, options: `-c search_path="${schema}"` });
-  const reads = issueReadsRepository(pool);
+  const reads = issueReadsRepository(schemaPool(databaseUrl!, schema!));
   const redis = new Redis(redisUrl!);
   listen(
     http.createServer((req, res) => {
       req.resume();
       void (async () => {
-        await redis.set(`floor:seen:${randomUUID()}`, '1', 'PX', 30_000, 'NX');
+        await markSeen(redis);
         const issue = await reads.findWithAttachments(Number(workspaceId), key!, null);
         if (!issue) throw new Error(`no issue ${key}`);
         res.writeHead(200, { 'content-type': 'application/json', 'content-length': body.length });
@@ -74,27 +91,21 @@ if (role === 'service') {
   );
 } else if (role === 'statistics') {
   const [databaseUrl, schema, redisUrl, workspaceId, userId] = args;
-  const pool = new Pool({ connectionString: databaseUrl, max: 10, options: `-c search_path="${schema}"` });
-  const replica = replicaReader(pool);
+  const replica = replicaReader(schemaPool(databaseUrl!, schema!));
   const redis = new Redis(redisUrl!);
   const caller = { workspaceId: Number(workspaceId), userId: Number(userId) };
   listen(
     http.createServer((req, res) => {
       void (async () => {
-        const chunks: Buffer[] = [];
-        for await (const chunk of req) chunks.push(chunk as Buffer);
-        const filters = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Filters;
-        await redis.set(`floor:seen:${randomUUID()}`, '1', 'PX', 30_000, 'NX');
-        const figures = await replica.figures(toSearchCriteria(filters, caller, filters.queue_ids ?? null, new Date()));
-        const body = Buffer.from(JSON.stringify(figures));
-        res.writeHead(200, { 'content-type': 'application/json', 'content-length': body.length });
-        res.end(body);
+        const filters = await readJson<Filters>(req);
+        await markSeen(redis);
+        answerJson(res, 200, await replica.figures(toSearchCriteria(filters, caller, filters.queue_ids ?? null, new Date())));
       })().catch((error: unknown) => failed(res, error));
     }),
   );
 } else if (role === 'create') {
   const [databaseUrl, schema, redisUrl, workspaceId, userId] = args;
-  const pool = new Pool({ connectionString: databaseUrl, max: 10, options: `-c search_path="${schema}"` });
+  const pool = schemaPool(databaseUrl!, schema!);
   const redis = new Redis(redisUrl!);
   const [ws, user] = [Number(workspaceId), Number(userId)];
   const create = async (input: { queue_id: number; title: string; description: string }) => {
@@ -134,12 +145,9 @@ if (role === 'service') {
   listen(
     http.createServer((req, res) => {
       void (async () => {
-        const chunks: Buffer[] = [];
-        for await (const chunk of req) chunks.push(chunk as Buffer);
-        await redis.set(`floor:seen:${randomUUID()}`, '1', 'PX', 30_000, 'NX');
-        const body = Buffer.from(JSON.stringify(await create(JSON.parse(Buffer.concat(chunks).toString('utf8')))));
-        res.writeHead(201, { 'content-type': 'application/json', 'content-length': body.length });
-        res.end(body);
+        const input = await readJson<{ queue_id: number; title: string; description: string }>(req);
+        await markSeen(redis);
+        answerJson(res, 201, await create(input));
       })().catch((error: unknown) => failed(res, error));
     }),
   );
@@ -172,14 +180,13 @@ if (role === 'service') {
   listen(
     http.createServer((req, res) => {
       void (async () => {
-        const chunks: Buffer[] = [];
-        for await (const chunk of req) chunks.push(chunk as Buffer);
+        const message = await readJson<unknown>(req);
         const server = new Server({ name: 'floor', version: '0.0.0' }, { capabilities: { tools: { listChanged: false } }, jsonSchemaValidator });
         server.setRequestHandler(CallToolRequestSchema, () => answer);
         const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
         res.on('close', () => void server.close());
         await server.connect(transport);
-        await transport.handleRequest(req, res, JSON.parse(Buffer.concat(chunks).toString('utf8')));
+        await transport.handleRequest(req, res, message);
       })().catch((error: unknown) => failed(res, error));
     }),
   );
