@@ -169,6 +169,21 @@ async function serviceDirect(system: BenchSystem, url: string, audience: 'issues
   return result;
 }
 
+/**
+ * A floor (floor-server.ts `role` with its arguments after the port) behind the bare
+ * proxy, as a service sits behind the gateway: both URLs, stopped with the run.
+ */
+async function startFloorChain(system: BenchSystem, role: string, args: string[], cleanups: Array<() => Promise<unknown>>): Promise<{ service: string; proxy: string }> {
+  const { freePort } = await import('@tracker/testing');
+  const [servicePort, proxyPort] = [await freePort(), await freePort()];
+  const service = await startHelper('floor-server.ts', [role, String(servicePort), ...args]);
+  const proxy = await startHelper('floor-server.ts', ['proxy', String(proxyPort), `http://127.0.0.1:${servicePort}`, system.env.REDIS_URL!]);
+  cleanups.push(async () => {
+    for (const helper of [service, proxy]) helper.kill('SIGTERM');
+  });
+  return { service: `http://127.0.0.1:${servicePort}`, proxy: `http://127.0.0.1:${proxyPort}` };
+}
+
 // ---------------------------------------------------------------------------- B0
 /**
  * Production builds: each service started once more beside the running system, compiled
@@ -205,14 +220,12 @@ async function b1b2(system: BenchSystem, cleanups: Array<() => Promise<unknown>>
   const { freePort } = await import('@tracker/testing');
   const barePort = await freePort();
   const bare = await startHelper('bare-server.ts', [String(barePort), bodyFile]);
-  // The floor (floor-server.ts): the same round trips with none of the project's handling.
-  const [floorPort, floorProxyPort] = [await freePort(), await freePort()];
-  const floor = await startHelper('floor-server.ts', ['service', String(floorPort), bodyFile, DATABASE_URL, SCHEMAS.issues, system.env.REDIS_URL!, String(system.seeded.workspaceId), issue!.key]);
-  const floorProxy = await startHelper('floor-server.ts', ['proxy', String(floorProxyPort), `http://127.0.0.1:${floorPort}`, system.env.REDIS_URL!]);
   cleanups.push(async () => {
-    for (const helper of [bare, floor, floorProxy]) helper.kill('SIGTERM');
+    bare.kill('SIGTERM');
     fs.rmSync(bodyFile, { force: true });
   });
+  // The floor (floor-server.ts): the same round trips with none of the project's handling.
+  const floor = await startFloorChain(system, 'service', [bodyFile, DATABASE_URL, SCHEMAS.issues, system.env.REDIS_URL!, String(system.seeded.workspaceId), issue!.key], cleanups);
   const token = { authorization: `Bearer ${system.seeded.token}` };
   // B2: the gateway's whole authentication (token hash, one Redis round trip for the signed
   // cached principal and the rate-limit counter, its check) is the difference between a
@@ -223,8 +236,8 @@ async function b1b2(system: BenchSystem, cleanups: Array<() => Promise<unknown>>
   const malformed = { authorization: `Bearer ${'-'.repeat(system.seeded.token.length)}` };
   const targets: Record<string, () => Pick<LoadJob, 'url' | 'headers' | 'ticket'> & { expect: string }> = {
     bare: () => ({ url: `http://127.0.0.1:${barePort}${path}`, headers: {}, expect: '200' }),
-    floor: () => ({ url: `http://127.0.0.1:${floorPort}${path}`, headers: {}, expect: '200' }),
-    floorProxy: () => ({ url: `http://127.0.0.1:${floorProxyPort}${path}`, headers: {}, expect: '200' }),
+    floor: () => ({ url: `${floor.service}${path}`, headers: {}, expect: '200' }),
+    floorProxy: () => ({ url: `${floor.proxy}${path}`, headers: {}, expect: '200' }),
     direct: () => ({ url: `${system.issues.url}${path}`, headers: {}, ticket: { audience: 'issues', user: system.principal }, expect: '200' }),
     gateway: () => ({ url: `${system.gateway.url}${path}`, headers: token, expect: '200' }),
     ...(wants('B2') && {
@@ -386,13 +399,7 @@ COMMIT;
   // The floor (floor-server.ts create behind its proxy): the creation's round trips and
   // statements through two bare node:http hops, with none of the project's handling and no
   // event pipeline behind it (its outbox row is written as published, as pgbench's is).
-  const { freePort } = await import('@tracker/testing');
-  const [floorPort, floorProxyPort] = [await freePort(), await freePort()];
-  const floor = await startHelper('floor-server.ts', ['create', String(floorPort), DATABASE_URL, SCHEMAS.issues, system.env.REDIS_URL!, String(ws), String(user)]);
-  const floorProxy = await startHelper('floor-server.ts', ['proxy', String(floorProxyPort), `http://127.0.0.1:${floorPort}`, system.env.REDIS_URL!]);
-  cleanups.push(async () => {
-    for (const helper of [floor, floorProxy]) helper.kill('SIGTERM');
-  });
+  const floor = await startFloorChain(system, 'create', [DATABASE_URL, SCHEMAS.issues, system.env.REDIS_URL!, String(ws), String(user)], cleanups);
   const floorCreate = { create: [] as number[], createP99: [] as number[] };
   // CPU per operation of every process (services, Postgres, Redis, broker, load generator).
   const cpu = cpuTally(CPU_SCOPE);
@@ -439,7 +446,7 @@ COMMIT;
     }
     const floorCreated = await cpu.measure(
       'floorCreate',
-      () => load({ kind: 'throughput', url: `http://127.0.0.1:${floorProxyPort}/api/v1/issues`, method: 'POST', headers: { 'content-type': 'application/json' }, bodies, connections: 20, durationSeconds: SECONDS }),
+      () => load({ kind: 'throughput', url: `${floor.proxy}/api/v1/issues`, method: 'POST', headers: { 'content-type': 'application/json' }, bodies, connections: 20, durationSeconds: SECONDS }),
       (r) => r.total,
     );
     floorCreate.create.push(floorCreated.requestsPerSecond);
@@ -562,14 +569,8 @@ async function b5(system: BenchSystem, cleanups: Array<() => Promise<unknown>>) 
   const cpu = cpuTally(CPU_SCOPE);
   // The floor (floor-server.ts statistics behind its proxy): the same request's round trips
   // and statement with none of the project's handling, through two hops as via the gateway.
-  const { freePort } = await import('@tracker/testing');
-  const [floorPort, floorProxyPort] = [await freePort(), await freePort()];
-  const floor = await startHelper('floor-server.ts', ['statistics', String(floorPort), DATABASE_URL, SCHEMAS.statistics, system.env.REDIS_URL!, String(caller.workspaceId), String(caller.userId)]);
-  const floorProxy = await startHelper('floor-server.ts', ['proxy', String(floorProxyPort), `http://127.0.0.1:${floorPort}`, system.env.REDIS_URL!]);
-  cleanups.push(async () => {
-    for (const helper of [floor, floorProxy]) helper.kill('SIGTERM');
-  });
-  const floorUrl = `http://127.0.0.1:${floorProxyPort}/api/v1/statistics`;
+  const floor = await startFloorChain(system, 'statistics', [DATABASE_URL, SCHEMAS.statistics, system.env.REDIS_URL!, String(caller.workspaceId), String(caller.userId)], cleanups);
+  const floorUrl = `${floor.proxy}/api/v1/statistics`;
   const floorFetch = (body: unknown) =>
     fetch(floorUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }).then(async (r) => {
       await r.arrayBuffer();
