@@ -397,3 +397,55 @@ describe('when a service is away, the answer is 503 with Retry-After', () => {
     expect(upstream.received).toHaveLength(1);
   });
 });
+
+/**
+ * What the kit's base app gives every request holds for the proxied paths too, whether
+ * the gateway answers itself or the upstream does, and each is counted by route template.
+ */
+describe('every answer, proxied or not, carries the request id and the common headers', () => {
+  const common = (headers: Headers) => ({
+    requestId: /^[0-9a-f-]{36}$/.test(headers.get('x-request-id') ?? ''),
+    cacheControl: headers.get('cache-control'),
+    noSniff: headers.get('x-content-type-options'),
+  });
+  const expected = { requestId: true, cacheControl: 'no-store', noSniff: 'nosniff' };
+
+  test('when a request is forwarded, refused by the gateway, or served by express, then each answer has a request id, no-store and nosniff', async () => {
+    const forwarded = await send('/api/v1/issues/WEB-1', { token: knownToken().token });
+    const refused = await send('/api/v1/issues/WEB-1');
+    const unknown = await send('/nowhere');
+    const health = await send('/healthz');
+    expect([forwarded.status, refused.status, unknown.status, health.status]).toEqual([200, 401, 404, 200]);
+    for (const answer of [forwarded, refused, unknown, health]) expect(common(answer.headers)).toEqual(expected);
+    expect(refused.headers.get('content-type')).toBe('application/problem+json');
+  });
+
+  test('when the caller sends a malformed request id, then the answer and the upstream carry a fresh one instead', async () => {
+    const res = await send('/api/v1/issues/WEB-1', { token: knownToken().token, headers: { 'x-request-id': 'not ok!' } });
+    expect(common(res.headers)).toEqual(expected);
+    expect(upstream.received.at(-1)!.headers['x-request-id']).toBe(res.headers.get('x-request-id'));
+  });
+
+  test.each(['/api/v1/me', '/mcp', '/healthz'])('when OPTIONS %s is sent, then 404 problem+json and nothing is forwarded', async (path) => {
+    const res = await send(path, { method: 'OPTIONS', token: knownToken().token });
+    expect(res.status).toBe(404);
+    expect(res.headers.get('content-type')).toBe('application/problem+json');
+    expect(res.body).toEqual(problem('not_found', 'Not found', 404, `No route for OPTIONS ${path}.`));
+    expect(upstream.received).toHaveLength(0);
+  });
+
+  test('when the API prefix is sent in capitals, then it is an API request (express mounts paths case-insensitively): 401 without a token', async () => {
+    expect((await send('/API/V1/issues/WEB-1')).status).toBe(401);
+    expect((await send('/api/v1x/issues')).status).toBe(404);
+  });
+
+  test('when API requests are answered, then the metrics count them by route template and status', async () => {
+    const { token } = knownToken();
+    await send('/api/v1/issues/WEB-7/comments', { token });
+    await send('/api/v1/issues/WEB-8/comments');
+    const counted = await gw.gateway.metrics.http.requests.get();
+    const count = (status: string) => counted.values.find((v) => v.labels.route === '/api/v1/issues/:param/comments' && v.labels.status === status && v.labels.method === 'GET')?.value;
+    expect(count('200')).toBeGreaterThanOrEqual(1);
+    expect(count('401')).toBeGreaterThanOrEqual(1);
+  });
+});
