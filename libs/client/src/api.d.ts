@@ -428,6 +428,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/dashboards/{dashboard_id}/statistics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The statistics of every widget of a dashboard, in one request (at most 30)
+         * @description Rights needed: member who sees the dashboard (read on every queue its filters name).
+         *
+         *     Each entry is what POST /api/v1/statistics answers to the caller for that widget's filters (`mine` is the caller), whatever the widget's `type`, in the widgets' order and all from the same state of the statistics replica. One request draws the whole dashboard: the caller is authenticated and their rights read once, and the widgets are computed side by side.
+         */
+        get: operations["getDashboardStatistics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/openapi.json": {
         parameters: {
             query?: never;
@@ -1370,6 +1392,13 @@ export interface components {
             queues: components["schemas"]["StatisticsQueue"][];
             /** @description One entry per assignee with at least one counted issue: the unassigned (`assignee_id: null`) first, then by user id. */
             assignees: components["schemas"]["StatisticsAssignee"][];
+        };
+        /** @description The statistics of each widget of a dashboard, in the widgets' order. */
+        DashboardStatistics: {
+            /** @description The dashboard. */
+            dashboard_id: number;
+            /** @description One entry per widget, in the dashboard's order: the statistics of its filters, as POST /api/v1/statistics answers them to the caller. */
+            widgets: components["schemas"]["StatisticsResult"][];
         };
         /** @description A user of the workspace with their roles on one queue. */
         QueueMember: {
@@ -4309,6 +4338,100 @@ export interface operations {
             };
         };
     };
+    getDashboardStatistics: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description A dashboard id (an integer from 1 to 2147483647).
+                 * @example 1
+                 */
+                dashboard_id: components["parameters"]["DashboardId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The statistics of each widget. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "dashboard_id": 1,
+                     *       "widgets": [
+                     *         {
+                     *           "total": 2,
+                     *           "truncated": false,
+                     *           "as_of": "2026-11-02T10:25:00.000Z",
+                     *           "progress": {
+                     *             "open": 1,
+                     *             "progress": 1,
+                     *             "done": 0,
+                     *             "total": 2,
+                     *             "done_percent": 0
+                     *           },
+                     *           "time": {
+                     *             "estimate_minutes": 210,
+                     *             "spent_minutes": 75
+                     *           },
+                     *           "queues": [
+                     *             {
+                     *               "queue_id": 1,
+                     *               "key": "WEB",
+                     *               "open": 1,
+                     *               "progress": 1,
+                     *               "done": 0,
+                     *               "total": 2,
+                     *               "estimate_minutes": 210,
+                     *               "spent_minutes": 75
+                     *             }
+                     *           ],
+                     *           "assignees": [
+                     *             {
+                     *               "assignee_id": 1,
+                     *               "open": 1,
+                     *               "progress": 1,
+                     *               "done": 0,
+                     *               "total": 2,
+                     *               "estimate_minutes": 210,
+                     *               "spent_minutes": 75
+                     *             }
+                     *           ]
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DashboardStatistics"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            /** @description `service_unavailable`: A service this request needs is down or did not answer in time. `statistics_unavailable`: The statistics service is down, or its replica is being built. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ServiceUnavailableProblem"] | components["schemas"]["StatisticsUnavailableProblem"];
+                };
+            };
+        };
+    };
     getOpenApiDocument: {
         parameters: {
             query?: never;
@@ -4330,7 +4453,7 @@ export interface operations {
                      *       "openapi": "3.1.0",
                      *       "info": {
                      *         "title": "Tracker API",
-                     *         "version": "1.1.0"
+                     *         "version": "1.2.0"
                      *       },
                      *       "paths": {}
                      *     }

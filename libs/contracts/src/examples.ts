@@ -22,7 +22,7 @@ import type {
 import type { QueueMember, QueuePermission, QueuePermissionInput, QueuePermissions } from './permissions';
 import { PROBLEM_CODES, problemType, type ProblemCode } from './problem';
 import { STANDARD_STATUSES, type Queue, type QueueCreate, type QueueSettings, type Status } from './queues';
-import type { StatisticsResult } from './statistics';
+import type { DashboardStatistics, StatisticsResult } from './statistics';
 import type { Me, User, UserChanges } from './users';
 
 /**
@@ -219,6 +219,17 @@ export const REQUEST_EXAMPLES = {
   } satisfies In<typeof DashboardInput>,
 };
 
+/** What POST /statistics answers for WEB's two issues (and dashboard 1's only widget). */
+const statisticsOfWeb: StatisticsResult = {
+  total: 2,
+  truncated: false,
+  as_of: at('10:25'),
+  progress: { open: 1, progress: 1, done: 0, total: 2, done_percent: 0 },
+  time: { estimate_minutes: 210, spent_minutes: 75 },
+  queues: [{ queue_id: 1, key: 'WEB', open: 1, progress: 1, done: 0, total: 2, estimate_minutes: 210, spent_minutes: 75 }],
+  assignees: [{ assignee_id: 1, open: 1, progress: 1, done: 0, total: 2, estimate_minutes: 210, spent_minutes: 75 }],
+};
+
 /** The success answer of each operation, coherent with the world and the request examples. */
 export const RESPONSE_EXAMPLES = {
   getMe: { ...ada, workspace: { id: 1, name: 'Acme' } } satisfies Me,
@@ -254,16 +265,9 @@ export const RESPONSE_EXAMPLES = {
   updateIssue: web1Moved satisfies Issue,
   addComment: { id: 2, issue_id: 1, author_id: 1, body: REQUEST_EXAMPLES.addComment.body, created_at: at('10:20') } satisfies Comment,
   addWorklog: { id: 2, issue_id: 1, author_id: 1, minutes: 45, description: 'Code review', created_at: at('10:25') } satisfies Worklog,
-  getStatistics: {
-    total: 2,
-    truncated: false,
-    as_of: at('10:25'),
-    progress: { open: 1, progress: 1, done: 0, total: 2, done_percent: 0 },
-    time: { estimate_minutes: 210, spent_minutes: 75 },
-    queues: [{ queue_id: 1, key: 'WEB', open: 1, progress: 1, done: 0, total: 2, estimate_minutes: 210, spent_minutes: 75 }],
-    assignees: [{ assignee_id: 1, open: 1, progress: 1, done: 0, total: 2, estimate_minutes: 210, spent_minutes: 75 }],
-  } satisfies StatisticsResult,
+  getStatistics: statisticsOfWeb,
   listDashboards: [dashboard1] satisfies Dashboard[],
+  getDashboardStatistics: { dashboard_id: 1, widgets: [statisticsOfWeb] } satisfies DashboardStatistics,
   createDashboard: {
     ...dashboard1,
     id: 2,
@@ -280,7 +284,7 @@ export const RESPONSE_EXAMPLES = {
     ],
     updated_at: at('10:31'),
   } satisfies Dashboard,
-  getOpenApiDocument: { openapi: '3.1.0', info: { title: 'Tracker API', version: '1.1.0' }, paths: {} },
+  getOpenApiDocument: { openapi: '3.1.0', info: { title: 'Tracker API', version: '1.2.0' }, paths: {} },
 };
 
 /**

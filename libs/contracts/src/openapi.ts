@@ -31,7 +31,7 @@ import { PermissionChange, QueueMember, QueuePermission, QueuePermissionInput, Q
 import { FieldError, PROBLEM_CODES, Problems, type ProblemCode } from './problem';
 import { PATH_PARAMETERS, type PathParam } from './path-params';
 import { Queue, QueueCreate, QueueSettings, Status } from './queues';
-import { StatisticsAssignee, StatisticsProgress, StatisticsQueue, StatisticsResult } from './statistics';
+import { DashboardStatistics, StatisticsAssignee, StatisticsProgress, StatisticsQueue, StatisticsResult } from './statistics';
 import { Me, User, UserChanges } from './users';
 
 /**
@@ -46,7 +46,7 @@ import { Me, User, UserChanges } from './users';
  * fields may be added to them (the compatibility policy in `info.description`).
  */
 
-export const API_VERSION = '1.1.0';
+export const API_VERSION = '1.2.0';
 export const OPENAPI_PATH = '/api/v1/openapi.json';
 
 /** Who serves an operation: the gateway itself or the service it forwards to. */
@@ -123,6 +123,7 @@ const RESPONSE_SCHEMAS = {
     StatisticsResult,
     `Statistics over the matching readable issues. \`total\` counts every match; the breakdowns (\`progress\`, \`time\`, \`queues\`, \`assignees\`) cover at most ${SEARCH_LIMIT} of them (the most recently updated), and \`truncated\` says whether that cut the set. \`as_of\` tells how current the statistics replica is.`,
   ],
+  DashboardStatistics: [DashboardStatistics, 'The statistics of each widget of a dashboard, in the widgets\' order.'],
   QueueMember: [QueueMember, 'A user of the workspace with their roles on one queue.'],
   PermissionChange: [PermissionChange, 'One grant, change or revoke of an explicit role on a queue.'],
   QueuePermissions: [QueuePermissions, 'Who may do what on a queue, and how that came to be.'],
@@ -348,8 +349,9 @@ const WRITE_ONCE = `Safe to retry: send \`${IDEMPOTENCY_KEY_HEADER}\` and a repe
 const EMPTY_LISTS = 'An empty id list (`"queue_ids": []`, `status_ids`, `assignee_ids`) selects nothing; an absent one does not filter. Labels match exactly (case-sensitively).';
 
 /**
- * Every operation of /api/v1: the core operations (docs/decisions.md), the list operations that page through
- * what an issue read embeds only the newest of (EXTENSION_OPERATIONS), and the document itself.
+ * Every operation of /api/v1: the core operations (docs/decisions.md), those beyond them
+ * (EXTENSION_OPERATIONS: the list operations that page through what an issue read embeds
+ * only the newest of, a dashboard's statistics in one request), and the document itself.
  */
 export const API_OPERATIONS: readonly ApiOperation[] = [
   {
@@ -502,14 +504,23 @@ export const API_OPERATIONS: readonly ApiOperation[] = [
     success: { status: 200, description: 'The dashboard after the change.', schema: 'Dashboard' },
   },
   {
+    method: 'get', path: '/api/v1/dashboards/{dashboard_id}/statistics', operationId: 'getDashboardStatistics', tag: 'Dashboards', service: 'statistics',
+    summary: `The statistics of every widget of a dashboard, in one request (at most ${DASHBOARD_LIMITS.widgets})`, rights: 'member who sees the dashboard (read on every queue its filters name)',
+    notes:
+      'Each entry is what POST /api/v1/statistics answers to the caller for that widget\'s filters (`mine` is the caller), whatever the widget\'s `type`, in the widgets\' order and all from the same state of the statistics replica. ' +
+      'One request draws the whole dashboard: the caller is authenticated and their rights read once, and the widgets are computed side by side.',
+    errors: ['not_found'],
+    success: { status: 200, description: 'The statistics of each widget.', schema: 'DashboardStatistics' },
+  },
+  {
     method: 'get', path: OPENAPI_PATH, operationId: 'getOpenApiDocument', tag: 'Schema', service: 'gateway', public: true,
     summary: 'This OpenAPI 3.1 document', rights: 'none: served without a token',
     success: { status: 200, description: 'The document.' },
   },
 ];
 
-/** Operations beyond the core operations (docs/decisions.md): the issue list pages. */
-export const EXTENSION_OPERATIONS = ['listComments', 'listWorklogs', 'listHistory', 'listLinks', 'listSubtasks'] as const;
+/** Operations beyond the core operations (docs/decisions.md): the issue list pages and a dashboard's statistics in one request. */
+export const EXTENSION_OPERATIONS = ['listComments', 'listWorklogs', 'listHistory', 'listLinks', 'listSubtasks', 'getDashboardStatistics'] as const;
 
 /** Refusals any authenticated operation may answer (gateway and service alike). */
 const COMMON_ERRORS: ProblemCode[] = [

@@ -59,3 +59,15 @@ export const StatisticsResult = z.object({
   assignees: z.array(StatisticsAssignee).meta({ description: 'One entry per assignee with at least one counted issue: the unassigned (`assignee_id: null`) first, then by user id.' }),
 });
 export type StatisticsResult = z.infer<typeof StatisticsResult>;
+
+/**
+ * GET /dashboards/{dashboard_id}/statistics answer: what POST /statistics answers for each
+ * widget's filters, in the widgets' order, so a dashboard is drawn with one request.
+ */
+export const DashboardStatistics = z.object({
+  dashboard_id: Id.meta({ description: 'The dashboard.' }),
+  widgets: z
+    .array(StatisticsResult)
+    .meta({ description: 'One entry per widget, in the dashboard\'s order: the statistics of its filters, as POST /api/v1/statistics answers them to the caller.' }),
+});
+export type DashboardStatistics = z.infer<typeof DashboardStatistics>;

@@ -30,6 +30,8 @@ const CORE_OPERATIONS = [
 ];
 /** Beyond the core operations: the pages of what an issue read embeds only the newest of (services/issues/README.md). */
 const LIST_ENDPOINTS = ['comments', 'worklogs', 'history', 'links', 'subtasks'].map((list) => `GET /api/v1/issues/{key}/${list}`);
+/** Beyond the core operations too: a dashboard's statistics in one request (services/statistics/README.md). */
+const DASHBOARD_STATISTICS = 'GET /api/v1/dashboards/{dashboard_id}/statistics';
 const CREATIONS = ['POST /api/v1/queues', 'POST /api/v1/issues', 'POST /api/v1/issues/{key}/comments', 'POST /api/v1/issues/{key}/worklogs', 'POST /api/v1/dashboards'];
 
 const REQUEST_SCHEMA_NAMES = ['QueueCreate', 'QueueSettings', 'QueuePermissionInput', 'UserChanges', 'IssueCreate', 'IssueUpdate', 'CommentCreate', 'WorklogCreate', 'Filters', 'Widget', 'DashboardInput'];
@@ -49,11 +51,11 @@ function validateOpenApi(document: unknown): Promise<{ valid: boolean; version: 
 }
 
 describe('the OpenAPI document', () => {
-  test('when validated against the OpenAPI schemas, then it is a valid 3.1 document of version 1.1.0', async () => {
+  test('when validated against the OpenAPI schemas, then it is a valid 3.1 document of version 1.2.0', async () => {
     const result = await validateOpenApi(doc);
     expect(result).toEqual({ valid: true, version: '3.1', errors: null });
     expect(doc.openapi).toBe('3.1.0');
-    expect(doc.info.version).toBe('1.1.0');
+    expect(doc.info.version).toBe('1.2.0');
   });
 
   test('then info names the contact, an SPDX license and the compatibility policy of 1.x', () => {
@@ -72,10 +74,10 @@ describe('the OpenAPI document', () => {
     expect((await validateOpenApi(broken)).valid).toBe(false);
   });
 
-  test('then it documents exactly the core operations, the issue list pages and the document itself', () => {
-    expect(documented().map((o) => o.name).sort()).toEqual([...CORE_OPERATIONS, ...LIST_ENDPOINTS, 'GET /api/v1/openapi.json'].sort());
+  test("then it documents exactly the core operations, the issue list pages, a dashboard's statistics and the document itself", () => {
+    expect(documented().map((o) => o.name).sort()).toEqual([...CORE_OPERATIONS, ...LIST_ENDPOINTS, DASHBOARD_STATISTICS, 'GET /api/v1/openapi.json'].sort());
     const extensions = API_OPERATIONS.filter((o) => (EXTENSION_OPERATIONS as readonly string[]).includes(o.operationId));
-    expect(extensions.map((o) => `${o.method.toUpperCase()} ${o.path}`).sort()).toEqual([...LIST_ENDPOINTS].sort());
+    expect(extensions.map((o) => `${o.method.toUpperCase()} ${o.path}`).sort()).toEqual([...LIST_ENDPOINTS, DASHBOARD_STATISTICS].sort());
   });
 
   test('then the list pages take after_id and limit in the query, and answer items, total and next_after_id', () => {
@@ -134,7 +136,7 @@ describe('the OpenAPI document', () => {
       .filter(({ operation }) => !operation.responses['403'])
       .map((o) => o.name);
     expect(withoutForbidden.sort()).toEqual(
-      ['GET /api/v1/me', 'GET /api/v1/users', 'GET /api/v1/queues', 'GET /api/v1/statuses', 'GET /api/v1/issues/{key}', ...LIST_ENDPOINTS, 'GET /api/v1/dashboards', 'GET /api/v1/openapi.json'].sort(),
+      ['GET /api/v1/me', 'GET /api/v1/users', 'GET /api/v1/queues', 'GET /api/v1/statuses', 'GET /api/v1/issues/{key}', ...LIST_ENDPOINTS, 'GET /api/v1/dashboards', DASHBOARD_STATISTICS, 'GET /api/v1/openapi.json'].sort(),
     );
   });
 

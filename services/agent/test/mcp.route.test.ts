@@ -134,12 +134,12 @@ describe('initialize and tools/list', () => {
     });
   });
 
-  test('when the SDK client connects, then it sees server "tracker" with tools, and tools/list lists the 25 tools as defined', async () => {
+  test('when the SDK client connects, then it sees server "tracker" with tools, and tools/list lists the 26 tools as defined', async () => {
     const client = await clientFor(newCaller());
     expect(client.getServerVersion()).toEqual({ name: 'tracker', title: 'Tracker', version });
     expect(client.getServerCapabilities()).toEqual({ tools: { listChanged: false } });
     const { tools } = await client.listTools();
-    expect(tools).toHaveLength(25);
+    expect(tools).toHaveLength(26);
     expect(tools).toEqual(TOOLS.map((tool) => tool.definition));
     // Listing tools asks no service anything.
     expect(receivedBy()).toEqual(NOTHING);
@@ -243,6 +243,10 @@ const FORWARDS: ForwardCase[] = [
   {
     tool: 'list_dashboards', args: {}, service: 'statistics', method: 'GET', path: '/api/v1/dashboards',
     answer: { status: 200, value: [dashboard] }, structured: { items: [dashboard] },
+  },
+  {
+    tool: 'get_dashboard_statistics', args: { dashboard_id: 2 }, service: 'statistics', method: 'GET', path: '/api/v1/dashboards/2/statistics',
+    answer: { status: 200, value: { dashboard_id: 2, widgets: [statistics] } }, structured: { dashboard_id: 2, widgets: [statistics] },
   },
   {
     tool: 'create_dashboard', args: { name: 'Release 2.4', widgets }, service: 'statistics', method: 'POST', path: '/api/v1/dashboards',

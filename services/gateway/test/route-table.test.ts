@@ -22,6 +22,7 @@ describe('upstreamFor', () => {
     ['/api/v1/statistics', 'statistics'],
     ['/api/v1/dashboards', 'statistics'],
     ['/api/v1/dashboards/2', 'statistics'],
+    ['/api/v1/dashboards/2/statistics', 'statistics'],
     ['/mcp', 'agent'],
   ])('when the path is %s, then it goes to %s', (path, upstream) => {
     expect(upstreamFor(path)).toBe(upstream);
@@ -42,6 +43,9 @@ describe('upstreamFor', () => {
     '/api/v1/statuses/1',
     '/api/v1/dashboardsx',
     '/api/v1/dashboards/2/widgets',
+    '/api/v1/dashboards/2/statistics/1',
+    '/api/v1/dashboards/statistics/2',
+    '/api/v1/dashboards//statistics',
     '/mcp/',
     '/mcp/tools',
     '/api/v1/mcp',
@@ -63,6 +67,7 @@ describe('routeTemplate (the metrics route label)', () => {
     ['/api/v1/issues/WEB-1/subtasks', '/api/v1/issues/:param/subtasks'],
     ['/api/v1/queues/3/permissions/7', '/api/v1/queues/:param/permissions/:param'],
     ['/api/v1/issues/search', '/api/v1/issues/search'],
+    ['/api/v1/dashboards/7/statistics', '/api/v1/dashboards/:param/statistics'],
     ['/api/v1/me', '/api/v1/me'],
     ['/api/v1/nothing/here', 'unmatched'],
     ['/wp-admin/setup.php', 'unmatched'],

@@ -371,10 +371,123 @@ describe('PUT /dashboards/{dashboard_id}', () => {
   });
 });
 
+describe('GET /dashboards/{dashboard_id}/statistics', () => {
+  const statisticsOf = (as: Member, id: number | string) => h.call('GET', `/api/v1/dashboards/${id}/statistics`, { as });
+  const oneByOne = async (as: Member, widgets: Array<{ filters: unknown }>) => {
+    const answers = [];
+    for (const widget of widgets) {
+      const res = await h.call('POST', '/api/v1/statistics', { as, body: widget.filters });
+      expect(res.status).toBe(200);
+      answers.push(res.body);
+    }
+    return answers;
+  };
+
+  let w: Workspace;
+  let mate: Member;
+  let boss: Member;
+  let q: QueueStateData;
+  let r: QueueStateData;
+  beforeAll(async () => {
+    w = h.workspace();
+    mate = h.member(w.id);
+    boss = h.member(w.id);
+    q = queueState(w.id, 'DSA');
+    r = queueState(w.id, 'DSB');
+    for (const m of [mate, boss]) {
+      h.grant(m, q.id, 'read-only');
+      h.grant(m, r.id, 'read-only');
+    }
+    const urgent = { priority: 'critical' as const };
+    await h.seed({
+      queues: [q, r],
+      issues: [
+        issueState(q, { assignee_id: mate.id, estimate_minutes: 60 }),
+        issueState(q, { assignee_id: boss.id, ...urgent }),
+        issueState(q),
+        issueState(r, { assignee_id: mate.id, spent_minutes: 30 }),
+        issueState(r, urgent),
+      ],
+    });
+  });
+
+  test('when a member asks, then 200 with what POST /statistics answers them for each widget, in order, whatever the type', async () => {
+    const board = await created(boss, {
+      name: 'Overview',
+      widgets: [
+        { type: 'stats' },
+        { type: 'issues', filters: { queue_ids: [q.id] } },
+        { type: 'assignees', filters: { mine: true } },
+        { type: 'time', filters: { queue_ids: [r.id], priority: 'critical' } },
+        { type: 'statuses', filters: { queue_ids: [] } },
+        { type: 'queues', filters: { assignee_ids: [mate.id, boss.id] } },
+      ],
+    });
+    for (const who of [mate, boss, w.admin]) {
+      const res = await statisticsOf(who, board.id);
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual({ dashboard_id: board.id, widgets: await oneByOne(who, board.widgets) });
+    }
+    // The figures are the caller's: `mine` counts mate's issues for mate, boss's for boss.
+    expect((await statisticsOf(mate, board.id)).body.widgets.slice(0, 3).map((s: any) => s.total)).toEqual([5, 3, 2]);
+    expect((await statisticsOf(boss, board.id)).body.widgets[2].total).toBe(1);
+    expect((await statisticsOf(boss, board.id)).body.widgets[3].total).toBe(1);
+    expect((await statisticsOf(boss, board.id)).body.widgets[4].total).toBe(0);
+  });
+
+  test('when the dashboard holds 30 widgets, then 30 answers in the widgets\' order; with none, an empty list', async () => {
+    const assignees = [mate.id, boss.id, 2_000_000_000];
+    const widgets = Array.from({ length: 30 }, (_, i) => ({ type: 'stats', filters: { assignee_ids: [assignees[i % 3]!] } }));
+    const board = await created(mate, { name: 'Thirty', widgets });
+    const res = await statisticsOf(mate, board.id);
+    expect(res.status).toBe(200);
+    expect(res.body.widgets.map((s: any) => s.total)).toEqual(Array.from({ length: 30 }, (_, i) => [2, 1, 0][i % 3]));
+    expect(res.body.widgets).toEqual(await oneByOne(mate, board.widgets));
+
+    const empty = await created(mate, { name: 'Empty', widgets: [] });
+    expect((await statisticsOf(mate, empty.id)).body).toEqual({ dashboard_id: empty.id, widgets: [] });
+  });
+
+  test('when the dashboard is hidden from the caller, from another workspace or unknown, then 404 as for one that does not exist', async () => {
+    const secret = await created(ws.admin, { name: 'Secret', widgets: [{ type: 'stats', filters: { queue_ids: [readable.id] } }, { type: 'stats', filters: { queue_ids: [hidden.id] } }] });
+    const foreign = await created(other.admin, { name: 'Foreign', widgets: [] });
+    const cases: Array<[Member, number]> = [
+      [owner, secret.id],
+      [ws.admin, foreign.id],
+      [owner, foreign.id],
+      [owner, 2_000_000_000],
+    ];
+    for (const [who, id] of cases) {
+      const res = await statisticsOf(who, id);
+      expect({ id, status: res.status, body: res.body }).toEqual({ id, status: 404, body: problem(404, 'not_found') });
+    }
+    expect((await statisticsOf(ws.admin, secret.id)).status).toBe(200);
+  });
+
+  test('when its owner lost access to a queue it names, then it is hidden from them too: 404; granted again, 200', async () => {
+    const lapsing = h.member(ws.id);
+    h.grant(lapsing, hidden.id, 'read-write');
+    const board = await created(lapsing, { name: 'Lapsing', widgets: [{ type: 'stats', filters: { queue_ids: [hidden.id] } }] });
+    expect((await statisticsOf(lapsing, board.id)).status).toBe(200);
+    h.grant(lapsing, hidden.id, null);
+    expect((await statisticsOf(lapsing, board.id)).body).toEqual(problem(404, 'not_found'));
+    h.grant(lapsing, hidden.id, 'read-only');
+    expect((await statisticsOf(lapsing, board.id)).status).toBe(200);
+  });
+
+  test.each(['abc', '0', '-1', '1.5', '99999999999999999999', '%E0%A4%A'])('when the id is %j, then 422', async (id) => {
+    const res = await statisticsOf(owner, id);
+    expect(res.status).toBe(422);
+    expect(res.body).toEqual(problem(422, 'validation_failed'));
+  });
+});
+
 describe('other paths', () => {
   test('when a method or path is not part of the API, then 404 problem; without a signed principal, 401', async () => {
     expect((await h.call('GET', '/api/v1/dashboards/1', { as: owner })).body).toEqual(problem(404, 'not_found'));
     expect((await h.call('DELETE', '/api/v1/dashboards/1', { as: owner })).status).toBe(404);
+    expect((await h.call('POST', '/api/v1/dashboards/1/statistics', { as: owner, body: {} })).status).toBe(404);
+    expect((await h.call('GET', '/api/v1/dashboards/1/statistics/2', { as: owner })).status).toBe(404);
     expect((await h.call('GET', '/api/v1/statistics', { as: owner })).status).toBe(404);
     expect((await h.call('GET', '/api/v1/dashboards')).body).toEqual(problem(401, 'unauthorized'));
   });

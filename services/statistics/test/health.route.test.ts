@@ -33,7 +33,7 @@ describe('health', () => {
       const url = `http://127.0.0.1:${running.port}`;
       expect((await fetch(`${url}/readyz`)).status).toBe(503);
       const user = { kind: 'user', userId: 1, workspaceId: 1, workspaceRole: 'admin', tokenId: 1 } as const;
-      for (const [method, path] of [['POST', '/api/v1/statistics'], ['GET', '/api/v1/dashboards']] as const) {
+      for (const [method, path] of [['POST', '/api/v1/statistics'], ['GET', '/api/v1/dashboards'], ['GET', '/api/v1/dashboards/1/statistics']] as const) {
         const body = method === 'POST' ? '{}' : undefined;
         const principal = ticketFor(user, { audience: 'statistics', method, path, body });
         const res = await fetch(url + path, { method, headers: { 'x-tracker-principal': principal, 'content-type': 'application/json' }, body });

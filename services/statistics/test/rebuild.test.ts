@@ -29,6 +29,7 @@ describe('before the replica is built', () => {
       ['GET', '/api/v1/dashboards', undefined],
       ['POST', '/api/v1/dashboards', { name: 'D', widgets: [] }],
       ['PUT', '/api/v1/dashboards/1', { name: 'D', widgets: [] }],
+      ['GET', '/api/v1/dashboards/1/statistics', undefined],
     ];
     for (const [method, path, body] of requests) {
       const res = await h.call(method, path, { as: ws.admin, body });

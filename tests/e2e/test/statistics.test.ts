@@ -41,7 +41,7 @@ describe('statistics from the event stream', () => {
     // Every replica: the service is down, not one pod of it.
     const ports = system.instances('statistics').map((s) => s.port);
     await Promise.all(system.instances('statistics').map((s) => s.stop('SIGKILL')));
-    for (const [method, path] of [['POST', '/api/v1/statistics'], ['GET', '/api/v1/dashboards']] as const) {
+    for (const [method, path] of [['POST', '/api/v1/statistics'], ['GET', '/api/v1/dashboards'], ['GET', '/api/v1/dashboards/1/statistics']] as const) {
       const res = await system.api(method, path, { token: ws.admin.token, body: method === 'POST' ? {} : undefined });
       expect(res.status).toBe(503);
       expect(res.body.code).toBe('statistics_unavailable');
@@ -67,15 +67,23 @@ describe('statistics from the event stream', () => {
     expect(caughtUp.body).toMatchObject({ total: 25, progress: { done: 1, open: 24, total: 25, done_percent: 4 } });
   });
 
-  test('dashboards work through the gateway for their owner', async () => {
+  test('dashboards work through the gateway for their owner, drawn in one request', async () => {
     const created = await system.api('POST', '/api/v1/dashboards', {
       token: ws.admin.token,
-      body: { name: 'Ops overview', widgets: [{ type: 'stats', filters: { queue_ids: [queueId] } }] },
+      body: { name: 'Ops overview', widgets: [{ type: 'stats', filters: { queue_ids: [queueId] } }, { type: 'time', filters: { queue_ids: [queueId], category: 'done' } }] },
     });
     expect(created.status).toBe(201);
     const listed = await system.api('GET', '/api/v1/dashboards', { token: ws.admin.token });
     expect(listed.body.map((d: { id: number }) => d.id)).toContain(created.body.id);
     const hidden = await system.api('GET', '/api/v1/dashboards', { token: ws.member.token });
     expect(hidden.body.map((d: { id: number }) => d.id)).not.toContain(created.body.id);
+
+    const drawn = await system.api('GET', `/api/v1/dashboards/${created.body.id}/statistics`, { token: ws.admin.token });
+    expect(drawn.status).toBe(200);
+    const oneByOne = [];
+    for (const widget of created.body.widgets) oneByOne.push((await system.api('POST', '/api/v1/statistics', { token: ws.admin.token, body: widget.filters })).body);
+    expect(drawn.body).toEqual({ dashboard_id: created.body.id, widgets: oneByOne });
+    expect(drawn.body.widgets.map((w: { total: number }) => w.total)).toEqual([25, 1]);
+    expect((await system.api('GET', `/api/v1/dashboards/${created.body.id}/statistics`, { token: ws.member.token })).body).toMatchObject({ status: 404, code: 'not_found' });
   });
 });

@@ -364,6 +364,12 @@ describe('API1 object level authorization', () => {
         ids: [world.hidDashboard, 999_999],
         body: validBody('PUT', '/api/v1/dashboards/{dashboard_id}'),
       },
+      {
+        endpoint: 'GET /api/v1/dashboards/{dashboard_id}/statistics',
+        hidden: `/api/v1/dashboards/${world.hidDashboard}/statistics`,
+        missing: '/api/v1/dashboards/999999/statistics',
+        ids: [world.hidDashboard, 999_999],
+      },
     ];
   };
 

@@ -12,7 +12,7 @@ export const ROUTE_TABLE: ReadonlyArray<readonly [RegExp, Upstream]> = [
   [/^\/api\/v1\/statuses$/, 'issues'],
   [/^\/api\/v1\/issues(\/.*)?$/, 'issues'],
   [/^\/api\/v1\/statistics$/, 'statistics'],
-  [/^\/api\/v1\/dashboards(\/[^/]*)?$/, 'statistics'],
+  [/^\/api\/v1\/dashboards(\/[^/]*|\/[^/]+\/statistics)?$/, 'statistics'],
   // The agent tool interface: one MCP endpoint (Streamable HTTP).
   [/^\/mcp$/, 'agent'],
 ];

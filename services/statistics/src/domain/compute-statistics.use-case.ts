@@ -1,5 +1,5 @@
-import { accessOf } from '@tracker/authz';
-import { SEARCH_LIMIT, toSearchCriteria, type Filters } from '@tracker/contracts';
+import { accessOf, type CallerAccess } from '@tracker/authz';
+import { SEARCH_LIMIT, toSearchCriteria, type Filters, type SearchCriteria } from '@tracker/contracts';
 import type { StatisticsDeps } from './deps';
 import { allReadable, readableScope } from './guards';
 import type { RequestContext, StatisticsFigures } from './model';
@@ -25,7 +25,7 @@ export async function computeStatistics(deps: StatisticsDeps, ctx: RequestContex
   const [status, { readable, figures }] = await Promise.all([deps.replica.status(), readableFigures(deps, ctx, filters)]);
   if (!status.built) throw statisticsErrors.unavailable('the read replica is being built');
   if (!readable) throw statisticsErrors.queueNotAccessible('queue_ids');
-  return { figures, truncated: figures.matched > SEARCH_LIMIT, asOf: status.asOf };
+  return statisticsOf(figures, status.asOf);
 }
 
 /**
@@ -34,8 +34,15 @@ export async function computeStatistics(deps: StatisticsDeps, ctx: RequestContex
  */
 async function readableFigures(deps: StatisticsDeps, ctx: RequestContext, filters: Filters): Promise<{ readable: boolean; figures: StatisticsFigures }> {
   const access = await accessOf(deps.grants, ctx);
-  const named = filters.queue_ids?.length ? [...new Set(filters.queue_ids)] : null;
-  const criteria = toSearchCriteria(filters, ctx, named ?? readableScope(access), deps.clock());
-  const [readable, figures] = await Promise.all([named ? allReadable(deps, ctx, access, named) : true, deps.replica.figures(criteria)]);
+  const named = namedQueues(filters);
+  const [readable, figures] = await Promise.all([named ? allReadable(deps, ctx, access, named) : true, deps.replica.figures(statisticsCriteria(filters, ctx, access, deps.clock()))]);
   return { readable, figures };
 }
+
+const namedQueues = (filters: Filters): number[] | null => (filters.queue_ids?.length ? [...new Set(filters.queue_ids)] : null);
+
+/** What the figures count for the caller: the queues the filters name, else every queue they may read. */
+export const statisticsCriteria = (filters: Filters, ctx: RequestContext, access: CallerAccess, now: Date): SearchCriteria =>
+  toSearchCriteria(filters, ctx, namedQueues(filters) ?? readableScope(access), now);
+
+export const statisticsOf = (figures: StatisticsFigures, asOf: Date | null): Statistics => ({ figures, truncated: figures.matched > SEARCH_LIMIT, asOf });

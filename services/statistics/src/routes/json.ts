@@ -1,5 +1,6 @@
-import type { Dashboard as DashboardJson, StatisticsResult, Widget } from '@tracker/contracts';
+import type { Dashboard as DashboardJson, DashboardStatistics as DashboardStatisticsJson, StatisticsResult, Widget } from '@tracker/contracts';
 import type { Statistics } from '../domain/compute-statistics.use-case';
+import type { DashboardStatistics } from '../domain/dashboard-statistics.use-case';
 import type { DashboardRecord } from '../domain/model';
 
 /** The JSON shapes of libs/contracts (documented in services/statistics/README.md). */
@@ -43,3 +44,5 @@ export const dashboardJson = (d: DashboardRecord): DashboardJson => ({
   created_at: d.createdAt.toISOString(),
   updated_at: d.updatedAt.toISOString(),
 });
+
+export const dashboardStatisticsJson = (d: DashboardStatistics): DashboardStatisticsJson => ({ dashboard_id: d.dashboardId, widgets: d.widgets.map(statisticsJson) });
