@@ -6,7 +6,7 @@ export const TOOL_NAMES = [
   'get_me', 'list_queues', 'create_queue', 'update_queue', 'list_statuses', 'list_users', 'update_user',
   'search_issues', 'get_issue', 'list_comments', 'list_worklogs', 'list_history', 'list_links', 'list_subtasks',
   'create_issue', 'update_issue', 'add_comment', 'add_worklog', 'get_statistics',
-  'list_dashboards', 'create_dashboard', 'replace_dashboard', 'get_queue_permissions', 'set_queue_permission',
+  'list_dashboards', 'get_dashboard_statistics', 'create_dashboard', 'replace_dashboard', 'get_queue_permissions', 'set_queue_permission',
   'revoke_queue_permission',
 ].sort();
 
@@ -100,6 +100,8 @@ export async function agentWalk(system: System, options: { fetch?: typeof fetch 
     expect(dashboard.data).toMatchObject({ owner_id: ws.admin.id, name: 'Walks' });
     expect((await call(admin, 'replace_dashboard', { dashboard_id: dashboard.data.id, name: 'Walks 2', widgets: [] })).data).toMatchObject({ name: 'Walks 2', widgets: [] });
     expect((await call(admin, 'list_dashboards')).data.items.map((d: any) => d.id)).toContain(dashboard.data.id);
+    const drawn = await call(admin, 'get_dashboard_statistics', { dashboard_id: dashboard.data.id });
+    expect(drawn.data).toEqual({ dashboard_id: dashboard.data.id, widgets: [] });
 
     const granted = await call(admin, 'set_queue_permission', { queue_id: queue.data.id, user_id: ws.member.id, role: 'read-write' });
     expect(granted.data).toMatchObject({ user_id: ws.member.id, role: 'read-write', role_source: 'explicit' });
