@@ -7,7 +7,7 @@ import { dependencyUnavailable, UpstreamUnavailableError } from './internal-clie
 import { jsonBody, receivedBodyDigest } from './json-body';
 import type { Logger } from './logger';
 import { httpMetrics, type Metrics } from './metrics';
-import { checkTicket, PRINCIPAL_HEADER, type Principal, type TicketKeys, type UserPrincipal } from './principal';
+import { checkTicket, PRINCIPAL_HEADER, type Principal, type Proofs, type TicketKeys, type UserPrincipal } from './principal';
 import type { SeenTickets } from './seen-tickets';
 import type { Signer, TrustedKeys } from './signing';
 import { fieldErrors } from './validation';
@@ -129,6 +129,13 @@ export function principalOf(res: Response): UserPrincipal {
   const principal = res.locals.principal as Principal | undefined;
   if (principal?.kind !== 'user') throw new AppError('unauthorized', 'A user principal is required.');
   return principal;
+}
+
+/** The agent's proofs that its caller is calling it now, one per service it calls for them (principal.ts). */
+export function proofsOf(res: Response): Proofs {
+  const proofs = (res.locals.ticket as CheckedTicket | undefined)?.proofs;
+  if (!proofs) throw new AppError('unauthorized', 'The gateway\'s proofs for the user are required.');
+  return proofs;
 }
 
 export function logOf(res: Response): Logger {

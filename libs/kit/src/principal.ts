@@ -10,15 +10,21 @@ import { isSigner, macPayload, macVerifiedPayload, sharedKeys, signPayload, veri
  * service, and cannot be replayed.
  *
  * A ticket is tagged (HMAC-SHA256, `m1.`) under the key its issuer shares with the
- * service it is addressed to, which only those two parts can derive (signing.ts
- * sharedKeys), and that service alone checks it. Tickets to the agent are signed
- * (Ed25519, `v1.`) instead: the agent hands the gateway's ticket on as its proof (`act`)
- * to services that do not hold the key the gateway shares with the agent. A signed ticket
- * is accepted everywhere (tests and the bench make them with a signing key alone).
+ * service it is addressed to. Only those two parts can derive that key (signing.ts
+ * sharedKeys), so that service alone can check the ticket. Signed tickets (Ed25519, `v1.`)
+ * are accepted everywhere: parts sign instead of tagging with INTERNAL_TICKETS=signed
+ * (a rolling upgrade), and tests and the bench sign with a signing key alone.
  *
  * - A user, as the gateway authenticated them: issued by the gateway alone.
- * - A user through the agent: issued by the agent, carrying the gateway's signed ticket for
- *   the user's /mcp request (`act`), so the agent can act only for a user calling it now.
+ * - A user through the agent: issued by the agent, carrying the gateway's proof (`act`)
+ *   that the user is calling the agent now. The agent cannot name the user itself. The
+ *   gateway's ticket for the user's /mcp request carries one proof for each service the
+ *   agent may call for a user (AGENT_CALLS). Each proof is tagged under the key the
+ *   gateway shares with that service. So only that service can check it, the agent can
+ *   neither make nor alter one, and a proof is good at its own service only. A proof
+ *   lives as long as the ticket it came in, and never passes for a ticket. When the
+ *   gateway signs (INTERNAL_TICKETS=signed), the agent hands on the gateway's signed ticket
+ *   itself, which every service verifies with the gateway's public key.
  * - A service calling another service's /internal API: issued by itself; what it may
  *   call there is the callee's list (ServiceAppOptions.internalCallers).
  */
@@ -41,6 +47,12 @@ export const TICKET_TTL_SECONDS = 15;
 export const CLOCK_SKEW_SECONDS = 5;
 const MAX_HEADER_LENGTH = 4096;
 
+/** The services the agent calls for a user: the gateway's ticket to the agent carries a proof for each. */
+export const AGENT_CALLS = ['access', 'issues', 'statistics'] as const satisfies readonly Signer[];
+export type AgentCall = (typeof AGENT_CALLS)[number];
+/** What the agent hands on as `act` to each service it calls for the user. */
+export type Proofs = Readonly<Record<AgentCall, string>>;
+
 export interface TicketRequest {
   audience: Signer;
   method: string;
@@ -49,7 +61,7 @@ export interface TicketRequest {
   body?: Uint8Array;
   /** The user the call is for; unset for a service's own call. */
   user?: UserPrincipal;
-  /** The agent's proof that `user` is calling it now: the gateway's ticket for that /mcp request. */
+  /** The agent's proof, for this service, that a user is calling it now (Proofs); the user comes from it alone. */
   onBehalfOf?: string;
 }
 
@@ -65,27 +77,40 @@ export interface TicketKeys {
 
 const isTicketKeys = (keys: SigningKey | TicketKeys | TrustedKeys): keys is TicketKeys => 'trusted' in keys && 'key' in keys;
 
-/** The receiver of a ticket to the agent passes it on as proof, so those are signed; the others tagged (above). */
-const signedFor = (audience: Signer) => audience === 'agent';
-
 /** A ticket for one request: tagged with `keys` (the services), signed with a bare signing key (tests, bench). */
 export function issueTicket(keys: SigningKey | TicketKeys, request: TicketRequest, now = Date.now()): string {
   const key = isTicketKeys(keys) ? keys.key : keys;
   const iat = Math.floor(now / 1000);
+  const jti = randomBytes(12).toString('base64url');
+  const tagged = isTicketKeys(keys) && keys.tagTickets !== false;
+  // A user's call to the agent carries the proofs it hands on (signed, the agent hands on the ticket itself).
+  const proofs = tagged && key.signer === 'gateway' && request.audience === 'agent' && request.user ? gatewayProofs(keys, request.user, iat, jti) : undefined;
   const claims = {
     use: 'ticket',
     iss: key.signer,
     aud: request.audience,
     ...(request.user ? { sub: request.user } : {}),
     ...(request.onBehalfOf ? { act: request.onBehalfOf } : {}),
+    ...(proofs ? { prf: proofs } : {}),
     m: request.method.toUpperCase(),
     p: request.path,
     bd: bodyDigest(request.body),
     iat,
     exp: iat + TICKET_TTL_SECONDS,
-    jti: randomBytes(12).toString('base64url'),
+    jti,
   };
-  return isTicketKeys(keys) && keys.tagTickets !== false && !signedFor(request.audience) ? macPayload(sharedKeys(keys.key, keys.trusted).with(request.audience), claims) : signPayload(key, claims);
+  return tagged ? macPayload(sharedKeys(keys.key, keys.trusted).with(request.audience), claims) : signPayload(key, claims);
+}
+
+/**
+ * The gateway's proofs that `user` is calling the agent now, one for each service the agent
+ * calls, tagged under the key the gateway shares with that service. They share the ticket's
+ * lifetime and id: they come from that one request.
+ */
+function gatewayProofs(keys: TicketKeys, user: UserPrincipal, iat: number, jti: string): Proofs {
+  const shared = sharedKeys(keys.key, keys.trusted);
+  const proofOf = (service: AgentCall) => macPayload(shared.with(service), { use: 'proof', iss: 'gateway', aud: service, sub: user, iat, exp: iat + TICKET_TTL_SECONDS, jti });
+  return { access: proofOf('access'), issues: proofOf('issues'), statistics: proofOf('statistics') };
 }
 
 /** The request a ticket is checked against, as the service received it. */
@@ -98,27 +123,29 @@ export interface ReceivedRequest {
 }
 
 export type TicketCheck =
-  | { ok: true; principal: Principal; jti: string; expiresAt: number; bodyDigest: string }
+  | {
+      ok: true;
+      principal: Principal;
+      jti: string;
+      expiresAt: number;
+      bodyDigest: string;
+      /** On the gateway's ticket to the agent for a user: what the agent hands on to each service it calls for them. */
+      proofs?: Proofs;
+    }
   | { ok: false; reason: string };
 
 /**
  * Verifies a ticket against the request it arrived with: a tagged one with the keys this
- * service shares (`keys` being TicketKeys), a signed one with the public keys trusted.
+ * service shares (`keys` being TicketKeys), a signed one with the public keys trusted. The
+ * gateway's ticket to the agent for a user also gives the proofs the agent hands on.
  * Replays are not detected here (that needs memory shared by the service's replicas:
  * seen-tickets.ts).
  */
 export function checkTicket(header: string | undefined, keys: TrustedKeys | TicketKeys, request: ReceivedRequest, now = Date.now()): TicketCheck {
   if (!header || header.length > MAX_HEADER_LENGTH) return { ok: false, reason: 'no ticket' };
-  const trusted = isTicketKeys(keys) ? keys.trusted : keys;
   const issuer = claimedIssuer(header);
-  const claims = !issuer
-    ? null
-    : header.startsWith('m1.')
-      ? isTicketKeys(keys) && !signedFor(request.audience)
-        ? macVerifiedPayload(header, sharedKeys(keys.key, keys.trusted).with(issuer), MAX_HEADER_LENGTH)
-        : null
-      : verifiedPayload(header, issuer, trusted, MAX_HEADER_LENGTH);
-  // Signed texts of other kinds (cache entries, events) never pass for a ticket.
+  const claims = issuer ? verifiedText(header, issuer, keys) : null;
+  // Signed or tagged texts of other kinds (cache entries, events, proofs) never pass for a ticket.
   if (!claims || claims.use !== 'ticket' || claims.iss !== issuer) return { ok: false, reason: 'bad signature' };
   const timing = timingProblem(claims, now);
   if (timing) return { ok: false, reason: timing };
@@ -127,9 +154,28 @@ export function checkTicket(header: string | undefined, keys: TrustedKeys | Tick
     return { ok: false, reason: 'made for another request' };
   }
   if (typeof claims.jti !== 'string' || !/^[A-Za-z0-9_-]{16,64}$/.test(claims.jti)) return { ok: false, reason: 'no ticket id' };
-  const principal = principalOf(claims, trusted, now);
+  const principal = principalOf(claims, keys, request.audience, now);
   if (!principal) return { ok: false, reason: 'not a principal its signer may vouch for' };
-  return { ok: true, principal, jti: claims.jti, expiresAt: ((claims.exp as number) + CLOCK_SKEW_SECONDS) * 1000, bodyDigest: claims.bd };
+  const checked = { ok: true as const, principal, jti: claims.jti, expiresAt: ((claims.exp as number) + CLOCK_SKEW_SECONDS) * 1000, bodyDigest: claims.bd };
+  if (request.audience !== 'agent' || principal.kind !== 'user' || issuer !== 'gateway') return checked;
+  // The agent cannot check the proofs (each is for another service), only that there is one for each.
+  const proofs = header.startsWith('v1.') ? handedOn(header) : proofsIn(claims.prf);
+  return proofs ? { ...checked, proofs } : { ok: false, reason: 'no proofs' };
+}
+
+/** The payload of a text `issuer` tagged for this part (`keys` being TicketKeys) or signed, or null. */
+function verifiedText(text: unknown, issuer: Signer, keys: TrustedKeys | TicketKeys): Record<string, unknown> | null {
+  if (typeof text !== 'string' || !text.startsWith('m1.')) return verifiedPayload(text, issuer, isTicketKeys(keys) ? keys.trusted : keys, MAX_HEADER_LENGTH);
+  return isTicketKeys(keys) ? macVerifiedPayload(text, sharedKeys(keys.key, keys.trusted).with(issuer), MAX_HEADER_LENGTH) : null;
+}
+
+/** Signed, the gateway's ticket to the agent is itself the proof for every service. */
+const handedOn = (ticket: string): Proofs => ({ access: ticket, issues: ticket, statistics: ticket });
+
+/** A tagged ticket's proofs: a text for each service the agent calls, or null. */
+function proofsIn(prf: unknown): Proofs | null {
+  const proofs = prf as Record<string, unknown> | null;
+  return typeof proofs === 'object' && proofs !== null && AGENT_CALLS.every((service) => typeof proofs[service] === 'string') ? (proofs as Proofs) : null;
 }
 
 /** The issuer a ticket names, unverified: only to choose whose keys to try (verified after). */
@@ -153,17 +199,27 @@ function timingProblem(claims: Record<string, unknown>, now: number): string | n
   return null;
 }
 
-function principalOf(claims: Record<string, unknown>, trusted: TrustedKeys, now: number): Principal | null {
+function principalOf(claims: Record<string, unknown>, keys: TrustedKeys | TicketKeys, audience: Signer, now: number): Principal | null {
   const issuer = claims.iss as Signer;
   if (claims.act !== undefined) {
-    // The agent, for the user whose /mcp request the gateway signed.
+    // The agent, for the user the gateway's proof names.
     if (issuer !== 'agent' || claims.sub !== undefined) return null;
-    const gateway = verifiedPayload(claims.act, 'gateway', trusted, MAX_HEADER_LENGTH);
-    if (!gateway || gateway.use !== 'ticket' || gateway.iss !== 'gateway' || gateway.aud !== 'agent' || timingProblem(gateway, now)) return null;
-    return isUserPrincipal(gateway.sub) ? gateway.sub : null;
+    return provenUser(claims.act, keys, audience, now);
   }
   if (claims.sub !== undefined) return issuer === 'gateway' && isUserPrincipal(claims.sub) ? claims.sub : null;
   return { kind: 'service', service: issuer };
+}
+
+/**
+ * The user of the proof the agent brought to `audience`: tagged, the gateway's proof for
+ * this very service; signed, the gateway's ticket to the agent.
+ */
+function provenUser(act: unknown, keys: TrustedKeys | TicketKeys, audience: Signer, now: number): UserPrincipal | null {
+  const proof = verifiedText(act, 'gateway', keys);
+  if (!proof || proof.iss !== 'gateway' || timingProblem(proof, now)) return null;
+  const tagged = (act as string).startsWith('m1.');
+  const meant = tagged ? proof.use === 'proof' && proof.aud === audience : proof.use === 'ticket' && proof.aud === 'agent';
+  return meant && isUserPrincipal(proof.sub) ? proof.sub : null;
 }
 
 function isUserPrincipal(value: unknown): value is UserPrincipal {

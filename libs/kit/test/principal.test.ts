@@ -1,6 +1,19 @@
 import { randomBytes, sign } from 'node:crypto';
-import { bodyDigest, checkTicket, CLOCK_SKEW_SECONDS, issueTicket, TICKET_TTL_SECONDS, type ReceivedRequest, type TicketRequest, type UserPrincipal } from '../src/principal';
-import { devSigningKey, devTrustedKeysText, macPayload, parseTrustedKeys, sharedKeys, signingKeyFromSeed, SIGNERS, type SigningKey } from '../src/signing';
+import {
+  AGENT_CALLS,
+  bodyDigest,
+  checkTicket,
+  CLOCK_SKEW_SECONDS,
+  issueTicket,
+  TICKET_TTL_SECONDS,
+  type AgentCall,
+  type Proofs,
+  type ReceivedRequest,
+  type TicketKeys,
+  type TicketRequest,
+  type UserPrincipal,
+} from '../src/principal';
+import { devSigningKey, devTrustedKeysText, macPayload, parseTrustedKeys, sharedKeys, signingKeyFromSeed, signPayload, SIGNERS, type Signer, type SigningKey } from '../src/signing';
 
 const NOW = 1_700_000_000_000;
 const trusted = parseTrustedKeys(devTrustedKeysText());
@@ -11,6 +24,23 @@ const body = Buffer.from('{"title":"Fix login"}');
 
 const request: TicketRequest = { audience: 'issues', method: 'POST', path: '/api/v1/issues?x=1', body, user };
 const received: ReceivedRequest = { audience: 'issues', method: 'POST', path: '/api/v1/issues?x=1', bodyDigest: bodyDigest(body) };
+
+/** A part's own keys as the services hold them: it tags its tickets and checks tagged ones. */
+const keysOf = (signer: Signer, trustedKeys = trusted): TicketKeys => ({ key: devSigningKey(signer), trusted: trustedKeys });
+
+/** The user's /mcp request, as the gateway forwards it to the agent and as the agent receives it. */
+const mcpBody = Buffer.from('{"jsonrpc":"2.0","id":1,"method":"tools/call"}');
+const toAgent: TicketRequest = { audience: 'agent', method: 'POST', path: '/mcp', body: mcpBody, user };
+const atAgent: ReceivedRequest = { audience: 'agent', method: 'POST', path: '/mcp', bodyDigest: bodyDigest(mcpBody) };
+
+const claimsOf = (text: string) => JSON.parse(Buffer.from(text.split('.')[1]!, 'base64url').toString());
+
+/** The agent's tagged call to `service` with `act` as its proof, as that service checks it: the user, or why not. */
+function atService(service: AgentCall, act: string, now = NOW) {
+  const call = { audience: service, method: 'GET', path: '/api/v1/me' };
+  const check = checkTicket(issueTicket(keysOf('agent'), { ...call, onBehalfOf: act }, now), keysOf(service), { ...call, bodyDigest: bodyDigest(undefined) }, now);
+  return check.ok ? check.principal : check.reason;
+}
 
 /** Claims as the module would sign them, changed, and signed again with `key`: only the change is at fault. */
 function resigned(ticket: string, change: (claims: Record<string, unknown>) => object, key: SigningKey = gateway): string {
@@ -143,7 +173,6 @@ describe('issueTicket / checkTicket', () => {
     });
 
     describe('the agent, for a user calling it', () => {
-      const mcpBody = Buffer.from('{"jsonrpc":"2.0","id":1,"method":"tools/call"}');
       const gatewayToAgent = issueTicket(gateway, { audience: 'agent', method: 'POST', path: '/mcp', body: mcpBody, user }, NOW);
 
       test('when the agent calls a service with the gateway\'s ticket for the user\'s /mcp request, then the service gets that user', () => {
@@ -174,7 +203,6 @@ describe('issueTicket / checkTicket', () => {
 });
 
 describe('tagged tickets (a key shared by the two parts of one hop)', () => {
-  const keysOf = (signer: (typeof SIGNERS)[number], trustedKeys = trusted) => ({ key: devSigningKey(signer), trusted: trustedKeys });
   const issuesKeys = keysOf('issues');
   const check = (header: string, keys: Parameters<typeof checkTicket>[1] = issuesKeys, expected = received) => {
     const result = checkTicket(header, keys, expected, NOW);
@@ -234,25 +262,105 @@ describe('tagged tickets (a key shared by the two parts of one hop)', () => {
     expect(check(ticket, { key: next, trusted: rotating })).toEqual(user);
   });
 
-  test('when the gateway calls the agent, then the ticket is signed, since the agent hands it on as its proof', () => {
-    const toAgent: TicketRequest = { audience: 'agent', method: 'POST', path: '/mcp', body, user };
-    const ticket = issueTicket(keysOf('gateway'), toAgent, NOW);
-    expect(ticket.startsWith('v1.')).toBe(true);
-    const onward = issueTicket(keysOf('agent'), { ...request, user: undefined, onBehalfOf: ticket }, NOW);
-    expect(onward.startsWith('m1.')).toBe(true);
-    expect(check(onward)).toEqual(user);
-  });
-
-  test('when a tagged ticket is addressed to the agent, then the agent refuses it (its tickets must be signed)', () => {
-    const [, payload] = issueTicket(keysOf('gateway'), request, NOW).split('.');
-    const claims = JSON.parse(Buffer.from(payload!, 'base64url').toString());
-    const agentKeys = keysOf('agent');
-    const tagged = macPayload(sharedKeys(devSigningKey('gateway'), trusted).with('agent'), { ...claims, aud: 'agent' });
-    expect(check(tagged, agentKeys, { ...received, audience: 'agent' })).toBe('bad signature');
-  });
-
   test('when a signed ticket arrives at a service holding its own keys, then it is still accepted', () => {
     expect(check(issueTicket(gateway, request, NOW))).toEqual(user);
+  });
+});
+
+describe('the agent\'s proofs (the gateway tags its ticket to the agent)', () => {
+  const ticket = issueTicket(keysOf('gateway'), toAgent, NOW);
+  /** What the agent hands on, from checking the gateway's ticket for the user's /mcp request. */
+  const proofsFrom = (header: string, now = NOW) => (checkTicket(header, keysOf('agent'), atAgent, now) as { proofs: Proofs }).proofs;
+  const proofs = proofsFrom(ticket);
+  const REFUSED = 'not a principal its signer may vouch for';
+
+  test('when the gateway tags its ticket for a user\'s /mcp request, then the agent gets the user and a proof for each service it calls, which that service accepts for the same user', () => {
+    expect(ticket).toMatch(/^m1\./);
+    expect(checkTicket(ticket, keysOf('agent'), atAgent, NOW)).toMatchObject({ ok: true, principal: user });
+    expect(Object.keys(proofs).sort()).toEqual(['access', 'issues', 'statistics']);
+    for (const service of AGENT_CALLS) {
+      expect(proofs[service]).toMatch(/^m1\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{43}$/);
+      expect(atService(service, proofs[service])).toEqual(user);
+    }
+  });
+
+  test.each(AGENT_CALLS.flatMap((from) => AGENT_CALLS.filter((to) => to !== from).map((to) => [from, to] as const)))(
+    'when the proof for %s is brought to %s, then it is refused (each proof is good at its own service only)',
+    (from, to) => {
+      expect(atService(to, proofs[from])).toBe(REFUSED);
+    },
+  );
+
+  test.each(AGENT_CALLS)('when the proof for %s is presented to it as a ticket, then it is refused', (service) => {
+    const asTicket = checkTicket(proofs[service], keysOf(service), { audience: service, method: 'GET', path: '/api/v1/me', bodyDigest: bodyDigest(undefined) }, NOW);
+    expect(asTicket).toEqual({ ok: false, reason: 'bad signature' });
+  });
+
+  test('when a proof is brought within its lifetime (plus the skew), then it is accepted, and after that it is refused as the ticket it came with would be', () => {
+    const issuedAt = Math.floor(NOW / 1000) * 1000;
+    const end = issuedAt + (TICKET_TTL_SECONDS + CLOCK_SKEW_SECONDS) * 1000;
+    // The agent's own ticket is fresh each time: only the proof ages.
+    expect(atService('issues', proofs.issues, end - 1)).toEqual(user);
+    expect(atService('issues', proofs.issues, end)).toBe(REFUSED);
+    // A minute old: the agent got it in time, and brought it too late.
+    expect(atService('issues', proofsFrom(issueTicket(keysOf('gateway'), toAgent, NOW - 60_000), NOW - 60_000).issues)).toBe(REFUSED);
+  });
+
+  describe('forged and altered proofs', () => {
+    const claims = claimsOf(proofs.issues);
+    const gatewayIssues = sharedKeys(gateway, trusted).with('issues');
+
+    test('when the proof\'s own claims are tagged again under the gateway–issues key, then issues accepts them (only the change is at fault below)', () => {
+      expect(atService('issues', macPayload(gatewayIssues, claims))).toEqual(user);
+    });
+
+    test.each<[string, AgentCall, () => string]>([
+      ['tagged by the agent (it holds no key the gateway shares)', 'issues', () => macPayload(sharedKeys(agent, trusted).with('issues'), claims)],
+      ['tagged by statistics for issues', 'issues', () => macPayload(sharedKeys(devSigningKey('statistics'), trusted).with('issues'), claims)],
+      ['tagged by issues for statistics', 'statistics', () => macPayload(sharedKeys(devSigningKey('issues'), trusted).with('statistics'), { ...claims, aud: 'statistics' })],
+      ['signed by the gateway, not tagged (a signed proof is a ticket to the agent)', 'issues', () => signPayload(gateway, claims)],
+      ['of the use of a ticket', 'issues', () => macPayload(gatewayIssues, { ...claims, use: 'ticket' })],
+      ['naming another issuer', 'issues', () => macPayload(gatewayIssues, { ...claims, iss: 'access' })],
+      ['addressed to another service', 'issues', () => macPayload(gatewayIssues, { ...claims, aud: 'statistics' })],
+      ['addressed to the agent', 'issues', () => macPayload(gatewayIssues, { ...claims, aud: 'agent' })],
+      ['living longer than a ticket', 'issues', () => macPayload(gatewayIssues, { ...claims, exp: claims.exp + 3600 })],
+      ['for no user', 'issues', () => macPayload(gatewayIssues, { ...claims, sub: undefined })],
+      ['for a user with an extra field', 'issues', () => macPayload(gatewayIssues, { ...claims, sub: { ...user, admin: true } })],
+      ['changed after tagging', 'issues', () => {
+        const [head, , tag] = proofs.issues.split('.');
+        return `${head}.${Buffer.from(JSON.stringify({ ...claims, sub: { ...user, workspaceRole: 'admin' } })).toString('base64url')}.${tag}`;
+      }],
+      ['with its tag changed', 'issues', () => proofs.issues.slice(0, -1) + (proofs.issues.endsWith('A') ? 'E' : 'A')],
+      ['that is the gateway\'s whole ticket to the agent', 'issues', () => ticket],
+      ['garbage', 'issues', () => 'm1.e30.x'],
+    ])('when the agent brings a proof %s, then %s refuses it', (_name, service, proof) => {
+      expect(atService(service, proof())).toBe(REFUSED);
+    });
+  });
+
+  test('when the gateway\'s tagged ticket to the agent lacks a proof, then the agent refuses it (it could not act for the user)', () => {
+    const gatewayAgent = sharedKeys(gateway, trusted).with('agent');
+    const { prf, ...rest } = claimsOf(ticket);
+    expect(checkTicket(macPayload(gatewayAgent, rest), keysOf('agent'), atAgent, NOW)).toEqual({ ok: false, reason: 'no proofs' });
+    expect(checkTicket(macPayload(gatewayAgent, { ...rest, prf: { ...prf, statistics: undefined } }), keysOf('agent'), atAgent, NOW)).toEqual({ ok: false, reason: 'no proofs' });
+    expect(checkTicket(macPayload(gatewayAgent, { ...rest, prf }), keysOf('agent'), atAgent, NOW)).toMatchObject({ ok: true, proofs: prf });
+  });
+
+  test('when every part that checks them rotates its key and the user\'s ids are at their largest, then the ticket to the agent still fits the header and its proofs still pass', () => {
+    const rotating = parseTrustedKeys(
+      [devTrustedKeysText(), ...(['agent', ...AGENT_CALLS] as const).map((signer) => `${signer}:${signingKeyFromSeed(signer, randomBytes(32).toString('base64url')).publicKey}`)].join(','),
+    );
+    const largest: UserPrincipal = { kind: 'user', userId: Number.MAX_SAFE_INTEGER, workspaceId: Number.MAX_SAFE_INTEGER, workspaceRole: 'member', tokenId: Number.MAX_SAFE_INTEGER };
+    const big = issueTicket(keysOf('gateway', rotating), { ...toAgent, user: largest }, NOW);
+    const check = checkTicket(big, keysOf('agent', rotating), atAgent, NOW);
+    expect(check).toMatchObject({ ok: true, principal: largest });
+    for (const service of AGENT_CALLS) expect(atService(service, (check as { proofs: Proofs }).proofs[service])).toEqual(largest);
+  });
+
+  test('when a service (not the agent) brings a proof, then it is refused (only the agent acts for users)', () => {
+    const call = { audience: 'issues' as const, method: 'GET', path: '/api/v1/me' };
+    const check = checkTicket(issueTicket(keysOf('statistics'), { ...call, onBehalfOf: proofs.issues }, NOW), keysOf('issues'), { ...call, bodyDigest: bodyDigest(undefined) }, NOW);
+    expect(check).toEqual({ ok: false, reason: REFUSED });
   });
 });
 
@@ -263,5 +371,26 @@ describe('INTERNAL_TICKETS=signed (a rolling upgrade)', () => {
     expect(checkTicket(ticket, { key: devSigningKey('issues'), trusted }, received, NOW)).toEqual(expect.objectContaining({ ok: true, principal: user }));
     // What a service from before tagged tickets checks with: the public keys alone.
     expect(checkTicket(ticket, trusted, received, NOW)).toEqual(expect.objectContaining({ ok: true, principal: user }));
+  });
+
+  test('when the gateway signs, then its ticket to the agent carries no proofs and the agent hands the ticket itself on, which every service accepts', () => {
+    const ticket = issueTicket({ key: gateway, trusted, tagTickets: false }, toAgent, NOW);
+    expect(ticket).toMatch(/^v1\./);
+    expect(claimsOf(ticket)).not.toHaveProperty('prf');
+    expect(checkTicket(ticket, keysOf('agent'), atAgent, NOW)).toMatchObject({ ok: true, principal: user, proofs: { access: ticket, issues: ticket, statistics: ticket } });
+    for (const service of AGENT_CALLS) {
+      expect(atService(service, ticket)).toEqual(user);
+      // The agent signing too, as a service from before tagged tickets checks it: with public keys alone.
+      const call = { audience: service, method: 'GET', path: '/api/v1/me' };
+      const signedCall = issueTicket({ key: agent, trusted, tagTickets: false }, { ...call, onBehalfOf: ticket }, NOW);
+      expect(checkTicket(signedCall, trusted, { ...call, bodyDigest: bodyDigest(undefined) }, NOW)).toMatchObject({ ok: true, principal: user });
+    }
+  });
+
+  test('when a service checks with public keys alone (before tagged tickets), then a tagged proof gets no user from it', () => {
+    const proofs = (checkTicket(issueTicket(keysOf('gateway'), toAgent, NOW), keysOf('agent'), atAgent, NOW) as { proofs: Proofs }).proofs;
+    const call = { audience: 'issues' as const, method: 'GET', path: '/api/v1/me' };
+    const signedCall = issueTicket({ key: agent, trusted, tagTickets: false }, { ...call, onBehalfOf: proofs.issues }, NOW);
+    expect(checkTicket(signedCall, trusted, { ...call, bodyDigest: bodyDigest(undefined) }, NOW)).toEqual({ ok: false, reason: 'not a principal its signer may vouch for' });
   });
 });

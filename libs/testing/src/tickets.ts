@@ -1,18 +1,24 @@
 import type { IncomingMessage } from 'node:http';
 import { bodyDigest, checkTicket, devSigningKey, devTrustedKeysText, issueTicket, parseTrustedKeys, PRINCIPAL_HEADER, type Principal, type Signer } from '@tracker/kit';
 
+export interface TicketMaking {
+  /** Tagged as the parts make them by default; else signed with the signer's key alone, which every service accepts too. */
+  tagged?: boolean;
+}
+
 /**
  * The ticket a test sends in the principal header, as the real caller would make it
  * with the development keys the services under test trust: a user's by the gateway, a
  * service's by that service.
  */
-export function ticketFor(as: Principal, request: { audience: Signer; method: string; path: string; body?: string | Uint8Array }): string {
+export function ticketFor(as: Principal, request: { audience: Signer; method: string; path: string; body?: string | Uint8Array }, { tagged }: TicketMaking = {}): string {
   const body = typeof request.body === 'string' ? Buffer.from(request.body) : request.body;
   const signer = as.kind === 'user' ? 'gateway' : as.service;
   // The path as fetch will send it (URL normalisation applied).
   const sent = new URL(request.path, 'http://x');
   const path = sent.pathname + sent.search;
-  return issueTicket(devSigningKey(signer), { audience: request.audience, method: request.method, path, body, user: as.kind === 'user' ? as : undefined });
+  const keys = tagged ? devTicketKeys(signer) : devSigningKey(signer);
+  return issueTicket(keys, { audience: request.audience, method: request.method, path, body, user: as.kind === 'user' ? as : undefined });
 }
 
 const DEV_TRUSTED = parseTrustedKeys(devTrustedKeysText());
@@ -35,12 +41,12 @@ export function serviceCallerOf(req: IncomingMessage, rawBody: Uint8Array, audie
 }
 
 /** fetch that puts a fresh ticket for `as`, made for each request, on every request it sends. */
-export function ticketedFetch(as: Principal, audience: Signer): typeof fetch {
+export function ticketedFetch(as: Principal, audience: Signer, making: TicketMaking = {}): typeof fetch {
   return (input, init = {}) => {
     const url = new URL(input instanceof Request ? input.url : String(input));
     const headers = new Headers(init.headers);
     const body = typeof init.body === 'string' ? init.body : undefined;
-    headers.set(PRINCIPAL_HEADER, ticketFor(as, { audience, method: init.method ?? 'GET', path: url.pathname + url.search, body }));
+    headers.set(PRINCIPAL_HEADER, ticketFor(as, { audience, method: init.method ?? 'GET', path: url.pathname + url.search, body }, making));
     return fetch(input, { ...init, headers });
   };
 }

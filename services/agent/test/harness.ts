@@ -121,7 +121,10 @@ export function newCaller(workspaceRole: 'admin' | 'member' = 'member'): UserPri
 
 export const newRequestId = () => `test-${randomUUID()}`;
 
-/** The headers the gateway puts on a request it forwards to /mcp: the ticket is made for `message` (POST) or for `method` with no body. */
+/**
+ * The headers the gateway puts on a request it forwards to /mcp: the ticket is made for
+ * `message` (POST) or for `method` with no body, and signed (as with INTERNAL_TICKETS=signed).
+ */
 export const mcpHeaders = (caller: UserPrincipal, extra: Record<string, string> = {}, request: { message?: unknown; method?: string } = {}) => ({
   'Content-Type': 'application/json',
   Accept: 'application/json, text/event-stream',
@@ -146,6 +149,12 @@ export function vouchedFor(request: Received, audience: Signer): Principal | nul
   return check.ok ? check.principal : null;
 }
 
+/** The claims of a ticket or proof, unchecked. */
+export const claimsOf = (text: string) => JSON.parse(Buffer.from(text.split('.')[1]!, 'base64url').toString('utf8'));
+
+/** The proof the agent handed on (`act`) in the ticket a fake upstream received. */
+export const actOf = (request: Received): string => claimsOf(request.headers[PRINCIPAL_HEADER] as string).act;
+
 export type McpClient = Client & { close: () => Promise<void> };
 
 /**
@@ -164,14 +173,15 @@ const outputValidator: jsonSchemaValidator = {
 
 /**
  * The official SDK client connected to the agent as the gateway would forward it: the
- * caller's signed principal (and a request id) on every request. tools/list is read
- * first, so the client also checks every structuredContent against the tool's outputSchema.
+ * gateway's tagged ticket for the caller, with its proofs, (and a request id) on every
+ * request. tools/list is read first, so the client also checks every structuredContent
+ * against the tool's outputSchema.
  */
 export async function connect(agentUrl: string, caller: UserPrincipal, requestId = newRequestId()): Promise<McpClient> {
   const client = new Client({ name: 'agent-tests', version: '1.0.0' }, { jsonSchemaValidator: outputValidator });
   const transport = new StreamableHTTPClientTransport(new URL('/mcp', agentUrl), {
     requestInit: { headers: { 'x-request-id': requestId } },
-    fetch: ticketedFetch(caller, 'agent'),
+    fetch: ticketedFetch(caller, 'agent', { tagged: true }),
   });
   await client.connect(transport);
   await client.listTools();

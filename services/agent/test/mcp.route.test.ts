@@ -1,8 +1,11 @@
 import { LATEST_PROTOCOL_VERSION, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { devSigningKey, issueTicket, PRINCIPAL_HEADER, type UserPrincipal } from '@tracker/kit';
+import { devSigningKey, issueTicket, macPayload, PRINCIPAL_HEADER, sharedKeys, type UserPrincipal } from '@tracker/kit';
+import { devTicketKeys } from '@tracker/testing';
 import { TOOLS } from '../src/domain/tools';
 import { version } from '../package.json';
 import {
+  actOf,
+  claimsOf,
   closedPortUrl,
   connect,
   fixtures,
@@ -78,6 +81,12 @@ describe('who may call /mcp', () => {
   const getMe = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get_me', arguments: {} } };
   const baseHeaders = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' };
   const forGetMe = { audience: 'agent', method: 'POST', path: '/mcp', body: Buffer.from(JSON.stringify(getMe)) } as const;
+  /** The gateway's tagged ticket for getMe with its proofs taken out, tagged again. */
+  const withoutProofs = () => {
+    const gateway = devTicketKeys('gateway');
+    const { prf: _, ...claims } = claimsOf(issueTicket(gateway, { ...forGetMe, user: someone }));
+    return macPayload(sharedKeys(gateway.key, gateway.trusted).with('agent'), claims);
+  };
 
   test.each([
     ['no principal header', {}],
@@ -87,6 +96,8 @@ describe('who may call /mcp', () => {
     ['a ticket made for another service', { [PRINCIPAL_HEADER]: issueTicket(devSigningKey('gateway'), { ...forGetMe, audience: 'issues', user: someone }) }],
     ['a service ticket (only users call tools)', { [PRINCIPAL_HEADER]: issueTicket(devSigningKey('gateway'), forGetMe) }],
     ['a header that is not a signed principal', { [PRINCIPAL_HEADER]: 'v1.not-a-principal' }],
+    ['a tagged user ticket from a service, not the gateway', { [PRINCIPAL_HEADER]: issueTicket(devTicketKeys('issues'), { ...forGetMe, user: someone }) }],
+    ['the gateway\'s tagged ticket without its proofs', { [PRINCIPAL_HEADER]: withoutProofs() }],
   ])('when a tool is called with %s, then 401 problem+json and nothing is forwarded', async (_case, principal) => {
     const response = await post(agent.url, getMe, { ...baseHeaders, ...principal });
     expect(response.status).toBe(401);
@@ -314,6 +325,40 @@ describe('tools/call forwarding', () => {
     upstreams.issues.answer(json(forward.answer.status, forward.answer.value));
     await callTool(client, 'create_issue', forward.args);
     expect(upstreams.issues.received[0]!.headers).not.toHaveProperty('idempotency-key');
+  });
+
+  /** One tool of each service the agent calls, with what that service answers. */
+  const ONE_PER_SERVICE = [
+    ['get_me', 'access', me],
+    ['list_statuses', 'issues', statuses],
+    ['list_dashboards', 'statistics', [dashboard]],
+  ] as const;
+
+  test('when the gateway tags its ticket, then each service receives as the agent\'s proof the gateway\'s proof addressed to it, and gets the caller from it', async () => {
+    const caller = newCaller();
+    const client = await clientFor(caller);
+    for (const [tool, service, answer] of ONE_PER_SERVICE) {
+      upstreams[service].answer(json(200, answer));
+      await callTool(client, tool, {});
+      const [request] = upstreams[service].received;
+      expect(actOf(request!)).toMatch(/^m1\./);
+      expect(claimsOf(actOf(request!))).toMatchObject({ use: 'proof', iss: 'gateway', aud: service, sub: caller });
+      expect(vouchedFor(request!, service)).toEqual(caller);
+    }
+  });
+
+  test('when the gateway signs its ticket (INTERNAL_TICKETS=signed), then the agent hands that very ticket on to each service, which gets the caller from it', async () => {
+    const caller = newCaller();
+    for (const [tool, service, answer] of ONE_PER_SERVICE) {
+      upstreams[service].answer(json(200, answer));
+      const message = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: tool, arguments: {} } };
+      const headers = mcpHeaders(caller, {}, { message });
+      const response = await post(agent.url, message, headers);
+      expect(response.body).toMatchObject({ id: 1, result: { structuredContent: expect.any(Object) } });
+      const [request] = upstreams[service].received;
+      expect(actOf(request!)).toBe(headers[PRINCIPAL_HEADER]);
+      expect(vouchedFor(request!, service)).toEqual(caller);
+    }
   });
 
   test('when two callers use the same tool, then each call is signed as its own caller', async () => {

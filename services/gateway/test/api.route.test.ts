@@ -1,6 +1,6 @@
 import http from 'node:http';
 import { randomInt } from 'node:crypto';
-import { bodyDigest, checkTicket, INTERNAL_HEADERS, PRINCIPAL_HEADER, type Signer, type UserPrincipal } from '@tracker/kit';
+import { AGENT_CALLS, bodyDigest, checkTicket, INTERNAL_HEADERS, issueTicket, PRINCIPAL_HEADER, type Proofs, type Signer, type UserPrincipal } from '@tracker/kit';
 import { devTicketKeys, testRedisUrl, ticketFor } from '@tracker/testing';
 import {
   closedPortUrl,
@@ -201,6 +201,24 @@ describe('a request with a valid token is forwarded with a ticket for exactly th
     expect(forwarded!.url).toBe(path);
     const check = checkTicket(forwarded!.headers[PRINCIPAL_HEADER] as string, devTicketKeys(audience), { audience, method: 'GET', path, bodyDigest: bodyDigest(Buffer.alloc(0)) });
     expect(check).toEqual(expect.objectContaining({ ok: true, principal }));
+  });
+
+  test('when /mcp is asked, then the agent\'s ticket carries a proof for each service the agent calls, which that service alone accepts for the caller', async () => {
+    const { token, principal } = knownToken();
+    expect((await send('/mcp', { token })).status).toBe(200);
+    const [forwarded] = upstream.received;
+    const check = checkTicket(forwarded!.headers[PRINCIPAL_HEADER] as string, devTicketKeys('agent'), { audience: 'agent', method: 'GET', path: '/mcp', bodyDigest: bodyDigest(Buffer.alloc(0)) });
+    expect(check).toEqual(expect.objectContaining({ ok: true, principal, proofs: expect.any(Object) }));
+    const { proofs } = check as { proofs: Proofs };
+    for (const service of AGENT_CALLS) {
+      // The agent's call to that service, handing its proof on.
+      const call = { audience: service, method: 'GET', path: '/api/v1/me' };
+      const ticket = issueTicket(devTicketKeys('agent'), { ...call, onBehalfOf: proofs[service] });
+      expect(checkTicket(ticket, devTicketKeys(service), { ...call, bodyDigest: bodyDigest(undefined) })).toEqual(expect.objectContaining({ ok: true, principal }));
+      const elsewhere = AGENT_CALLS.find((other) => other !== service)!;
+      const misdirected = issueTicket(devTicketKeys('agent'), { ...call, audience: elsewhere, onBehalfOf: proofs[service] });
+      expect(checkTicket(misdirected, devTicketKeys(elsewhere), { ...call, audience: elsewhere, bodyDigest: bodyDigest(undefined) })).toEqual({ ok: false, reason: 'not a principal its signer may vouch for' });
+    }
   });
 
   test('when the client sends internal headers (a valid admin ticket for this very request), Authorization and Cookie, then the upstream sees none of them, only the gateway ticket for the real caller', async () => {

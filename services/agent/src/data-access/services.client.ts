@@ -4,8 +4,8 @@ import type { OwningService, ServiceClients } from '../domain/deps';
 
 /**
  * The services that own the operations, called for the caller: each ticket carries the
- * gateway's ticket for the caller's /mcp request, so each service decides exactly as it
- * does for a REST request, and the agent can act for no one else.
+ * gateway's proof for that service that the caller is calling the agent now, so each
+ * service decides exactly as it does for a REST request, and the agent can act for no one else.
  */
 export function serviceClients(config: AgentConfig): ServiceClients {
   const client = (audience: OwningService, baseUrl: string) =>

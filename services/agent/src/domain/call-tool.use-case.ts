@@ -1,6 +1,6 @@
 import { IDEMPOTENCY_KEY_HEADER, SEARCH_TOTAL_HEADER, SEARCH_TRUNCATED_HEADER } from '@tracker/contracts';
-import { AppError, fieldErrors, invalid, problemBody, upstreamUnavailable, UpstreamUnavailableError, type UpstreamAnswer, type UserPrincipal } from '@tracker/kit';
-import type { AgentDeps } from './deps';
+import { AppError, fieldErrors, invalid, problemBody, upstreamUnavailable, UpstreamUnavailableError, type Proofs, type UpstreamAnswer, type UserPrincipal } from '@tracker/kit';
+import type { AgentDeps, OwningService } from './deps';
 import type { Tool } from './tools';
 
 /** A tool's outcome as MCP carries it (a CallToolResult). */
@@ -13,8 +13,8 @@ export interface ToolResult {
 
 export interface Caller {
   principal: UserPrincipal;
-  /** The gateway's ticket for this /mcp request: the agent's proof that the user is calling it now. */
-  ticket: string;
+  /** From the gateway's ticket for this /mcp request: the agent's proof, for each service, that the user is calling it now. */
+  proofs: Proofs;
   requestId: string;
 }
 
@@ -36,11 +36,12 @@ async function run(deps: AgentDeps, caller: Caller, tool: Tool, args: Record<str
   }
   const { operation } = tool;
   const path = operation.path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(String(args[name]))) + queryOf(tool, args);
+  const service = operation.service as OwningService;
   let answer: UpstreamAnswer;
   try {
-    answer = await deps.services[operation.service as keyof AgentDeps['services']].request(operation.method.toUpperCase(), path, {
-      // The gateway's ticket names the user: the agent cannot name anyone else.
-      onBehalfOf: caller.ticket,
+    answer = await deps.services[service].request(operation.method.toUpperCase(), path, {
+      // The gateway's proof for that service names the user: the agent cannot name anyone else.
+      onBehalfOf: caller.proofs[service],
       body: operation.body ? bodyOf(tool, args) : undefined,
       requestId: caller.requestId,
       ...(tool.idempotent && typeof args.idempotency_key === 'string' ? { headers: { [IDEMPOTENCY_KEY_HEADER]: args.idempotency_key } } : {}),

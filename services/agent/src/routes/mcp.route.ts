@@ -3,7 +3,7 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv-provider.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { principalOf, PRINCIPAL_HEADER } from '@tracker/kit';
+import { principalOf, proofsOf } from '@tracker/kit';
 import { callTool, type Caller } from '../domain/call-tool.use-case';
 import type { AgentDeps } from '../domain/deps';
 import { toolNamed, TOOLS } from '../domain/tools';
@@ -30,7 +30,7 @@ const jsonSchemaValidator = new AjvJsonSchemaValidator();
  */
 export function mcpRoutes(router: Router, deps: AgentDeps): void {
   router.post(MCP_PATH, async (req, res) => {
-    const caller: Caller = { principal: principalOf(res), ticket: req.header(PRINCIPAL_HEADER)!, requestId: res.locals.requestId };
+    const caller: Caller = { principal: principalOf(res), proofs: proofsOf(res), requestId: res.locals.requestId };
     const server = mcpServer(deps, caller);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     res.on('close', () => void server.close()); // closes the transport too
