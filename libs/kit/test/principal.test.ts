@@ -57,7 +57,7 @@ const reasonOf = (header: string | undefined, expected = received, now = NOW) =>
 describe('issueTicket / checkTicket', () => {
   test('when the gateway makes a ticket for a user, then the service receiving that very request gets the user, the id and when to forget it', () => {
     const check = checkTicket(issueTicket(gateway, request, NOW), trusted, received, NOW);
-    expect(check).toEqual({ ok: true, principal: user, jti: expect.stringMatching(/^[A-Za-z0-9_-]{16}$/), expiresAt: (Math.floor(NOW / 1000) + TICKET_TTL_SECONDS + CLOCK_SKEW_SECONDS) * 1000, bodyDigest: bodyDigest(body) });
+    expect(check).toEqual({ ok: true, principal: user, jti: expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/), expiresAt: (Math.floor(NOW / 1000) + TICKET_TTL_SECONDS + CLOCK_SKEW_SECONDS) * 1000, bodyDigest: bodyDigest(body) });
   });
 
   test('when two tickets are made for the same request, then their ids differ (each is good once)', () => {
