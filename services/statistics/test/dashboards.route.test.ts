@@ -41,6 +41,24 @@ async function created(as: Member, body: unknown) {
   return res.body;
 }
 
+/**
+ * Dashboards a caller does not see, with who asks for each: the workspace admin's `secret`
+ * (its `widgets` name a queue hidden from `owner`), another workspace's, and an unknown id.
+ */
+async function boardsNotSeen(widgets: unknown[]): Promise<{ secret: { id: number }; cases: Array<[Member, number]> }> {
+  const secret = await created(ws.admin, { name: 'Secret', widgets });
+  const foreign = await created(other.admin, { name: 'Foreign', widgets: [] });
+  return {
+    secret,
+    cases: [
+      [owner, secret.id],
+      [ws.admin, foreign.id],
+      [owner, foreign.id],
+      [owner, 2_000_000_000],
+    ],
+  };
+}
+
 describe('POST /dashboards', () => {
   test('when a member creates a dashboard, then 201 with every default filled, and it is listed for the workspace', async () => {
     const res = await create(owner, {
@@ -325,14 +343,7 @@ describe('PUT /dashboards/{dashboard_id}', () => {
   });
 
   test('when the dashboard is hidden from the caller, from another workspace or unknown, then 404', async () => {
-    const secret = await created(ws.admin, { name: 'Secret', widgets: [{ type: 'stats', filters: { queue_ids: [hidden.id] } }] });
-    const foreign = await created(other.admin, { name: 'Foreign', widgets: [] });
-    const cases: Array<[Member, number]> = [
-      [owner, secret.id],
-      [ws.admin, foreign.id],
-      [owner, foreign.id],
-      [owner, 2_000_000_000],
-    ];
+    const { cases } = await boardsNotSeen([{ type: 'stats', filters: { queue_ids: [hidden.id] } }]);
     for (const [who, id] of cases) {
       const res = await put(who, id, { name: 'X', widgets: [] });
       expect({ id, status: res.status, body: res.body }).toEqual({ id, status: 404, body: problem(404, 'not_found') });
@@ -449,14 +460,7 @@ describe('GET /dashboards/{dashboard_id}/statistics', () => {
   });
 
   test('when the dashboard is hidden from the caller, from another workspace or unknown, then 404 as for one that does not exist', async () => {
-    const secret = await created(ws.admin, { name: 'Secret', widgets: [{ type: 'stats', filters: { queue_ids: [readable.id] } }, { type: 'stats', filters: { queue_ids: [hidden.id] } }] });
-    const foreign = await created(other.admin, { name: 'Foreign', widgets: [] });
-    const cases: Array<[Member, number]> = [
-      [owner, secret.id],
-      [ws.admin, foreign.id],
-      [owner, foreign.id],
-      [owner, 2_000_000_000],
-    ];
+    const { secret, cases } = await boardsNotSeen([{ type: 'stats', filters: { queue_ids: [readable.id] } }, { type: 'stats', filters: { queue_ids: [hidden.id] } }]);
     for (const [who, id] of cases) {
       const res = await statisticsOf(who, id);
       expect({ id, status: res.status, body: res.body }).toEqual({ id, status: 404, body: problem(404, 'not_found') });
