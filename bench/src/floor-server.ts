@@ -40,7 +40,6 @@ import { toSearchCriteria, type Filters } from '@tracker/contracts';
 import { issueReadsRepository } from '@tracker/issues/src/data-access/issue-reads.repository';
 import { issuesRepository } from '@tracker/issues/src/data-access/issues.repository';
 import { formatIssueKey } from '@tracker/issues/src/domain/issue-key.rules';
-import { endPosition } from '@tracker/issues/src/domain/issue-update.rules';
 import { replicaReader } from '@tracker/statistics/src/data-access/statistics.repository';
 
 const [role, port, ...args] = process.argv.slice(2);
@@ -123,10 +122,9 @@ if (role === 'service') {
       await client.query('BEGIN');
       const issues = issuesRepository(client);
       const { number, queueKey } = await issues.nextNumberLockingStatus(input.queue_id, queue.status_id);
-      const position = endPosition(await issues.maxPosition(queue.status_id));
       const issue = await issues.create({
         workspaceId: ws, queueId: input.queue_id, number, key: formatIssueKey(queueKey, number), title: input.title, description: input.description,
-        status_id: queue.status_id, position, assignee_id: null, parent_id: null, priority: 'normal', type: 'task', labels: [],
+        status_id: queue.status_id, assignee_id: null, parent_id: null, priority: 'normal', type: 'task', labels: [],
         due_date: null, estimate_minutes: 0, createdBy: user, at: new Date(),
       });
       await client.query({

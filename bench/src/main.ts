@@ -367,9 +367,9 @@ SELECT id, key FROM queues WHERE workspace_id = ${ws} AND id = (SELECT id FROM q
 WITH counter AS (UPDATE queues SET issue_counter = issue_counter + 1 WHERE id = (SELECT id FROM queues WHERE workspace_id = ${ws} ORDER BY id OFFSET :qi - 1 LIMIT 1) RETURNING issue_counter, key, id),
      locked AS (SELECT 1 FROM statuses WHERE id = (SELECT min(id) FROM statuses WHERE queue_id = (SELECT id FROM counter)) FOR NO KEY UPDATE)
   SELECT issue_counter, key, id, (SELECT count(*) FROM locked) AS locked FROM counter \\gset
-SELECT max(position) FROM issues WHERE status_id = (SELECT min(id) FROM statuses WHERE queue_id = :id);
 WITH i AS (INSERT INTO issues (workspace_id, queue_id, number, key, title, status_id, position, created_by, created_at, updated_at)
-  VALUES (${ws}, :id, :issue_counter, (SELECT key FROM queues WHERE id = :id) || '-' || :issue_counter, 'pgbench issue', (SELECT min(id) FROM statuses WHERE queue_id = :id), 1e9 + :issue_counter, ${user}, now(), now()) RETURNING id),
+  VALUES (${ws}, :id, :issue_counter, (SELECT key FROM queues WHERE id = :id) || '-' || :issue_counter, 'pgbench issue', (SELECT min(id) FROM statuses WHERE queue_id = :id),
+          (SELECT coalesce(max(position), 0) + 1 FROM issues WHERE status_id = (SELECT min(id) FROM statuses WHERE queue_id = :id)), ${user}, now(), now()) RETURNING id),
      h AS (INSERT INTO issue_history (issue_id, field, actor_id, at) SELECT id, 'created', ${user}, now() FROM i)
   SELECT id AS new_id FROM i \\gset
 INSERT INTO outbox_events (event_id, type, routing_key, workspace_id, aggregate_type, aggregate_id, aggregate_revision, payload, published_at)

@@ -119,6 +119,22 @@ describe('comments and worklogs per issue', () => {
     expect([read.body.comments.length, read.body.comments_total]).toEqual([50, 5000]);
   });
 
+  test.each([
+    ['comments', ISSUE_LIMITS.commentsPerIssue, { body: 'racing for the last places' }],
+    ['worklogs', ISSUE_LIMITS.worklogsPerIssue, { minutes: 5 }],
+  ] as const)('when 6 %s race for the last 2 places of an issue, then 2 are added and 4 are 422, and it holds the cap', async (list, cap, body) => {
+    const { queue, writer } = await setup();
+    const issue = await h.issue(writer, queue.id);
+    await fill(list, issue.id, writer.id, cap - 2);
+    const before = await state(issue.id);
+    const replies = await Promise.all(Array.from({ length: 6 }, () => h.call('POST', `/api/v1/issues/${issue.key}/${list}`, { as: writer, body })));
+    expect(replies.map((r) => r.status).sort()).toEqual([201, 201, 422, 422, 422, 422]);
+    // Only the two added ones left a trace: their rows, revisions and events.
+    const after = await state(issue.id);
+    expect([after[list], after.revision, after.events]).toEqual([cap, before.revision + 2, before.events + 2]);
+    expect((await h.call('GET', `/api/v1/issues/${issue.key}`, { as: writer })).body[`${list}_total`]).toBe(cap);
+  });
+
   test('when an issue holds 10,000 worklogs, then the next one is 422 at (body) and changes nothing', async () => {
     const { queue, writer } = await setup();
     const issue = await h.issue(writer, queue.id);

@@ -163,6 +163,14 @@ describe('PATCH /api/v1/issues/{key}', () => {
       ]);
     });
 
+    test('when an issue is created after one was placed at 20.5 in the first open status, then it lands one past it, at 21.5', async () => {
+      const { queue, writer, status, issue } = await setup();
+      expect((await patch(writer, issue.key, { position: 20.5 })).status).toBe(200);
+      const created = await h.call('POST', '/api/v1/issues', { as: writer, body: { queue_id: queue.id, title: 'After the placed one' } });
+      expect(created).toMatchObject({ status: 201, body: { status_id: status.Open, position: 21.5 } });
+      expect((await read(writer, created.body.key)).position).toBe(21.5);
+    });
+
     test('when a position is given with or without a move, then it is stored as given', async () => {
       const { writer, status, issue } = await setup();
       expect((await patch(writer, issue.key, { position: -3.25 })).body).toMatchObject({ position: -3.25, version: 2 });

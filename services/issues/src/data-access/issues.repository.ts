@@ -9,12 +9,18 @@ import { ISSUE_RECORD_COLUMNS } from './issue-reads.repository';
 /** Ancestor walks stop here, far beyond any real hierarchy (and any accidental loop). */
 const MAX_DEPTH = 10_000;
 
-/** The issue and its "created" history entry, in one statement. */
+/**
+ * The issue at the end of its status and its "created" history entry, in one statement.
+ * The end is the domain's endPosition (one past the largest position, 1 in an empty
+ * status), read here rather than by a statement of its own: this statement starts after
+ * the one that locked the status, so its snapshot holds every place committed before.
+ */
 const INSERT_ISSUE = `
   WITH i AS (
     INSERT INTO issues (workspace_id, queue_id, number, key, title, description, status_id, position, assignee_id, parent_id,
                         priority, type, labels, due_date, estimate_minutes, created_by, created_at, updated_at)
-    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $17)
+    VALUES ($1, $2, $3, $4, $5, $6, $7, (SELECT coalesce(max(position), 0) + 1 FROM issues WHERE status_id = $7),
+            $8, $9, $10, $11, $12, $13, $14, $15, $16, $16)
     RETURNING *),
   history AS (INSERT INTO issue_history (issue_id, actor_id, at, field) SELECT id, created_by, created_at, 'created' FROM i)
   SELECT ${ISSUE_RECORD_COLUMNS} FROM i`;
@@ -33,6 +39,15 @@ const TOUCH_ISSUE = `
 // JSON null and absent are both stored as SQL NULL (as the history always had them).
 const toJson = (value: unknown) => (value === null || value === undefined ? null : JSON.stringify(value));
 const historyColumns = (changes: readonly FieldChange[]) => [changes.map((ch) => ch.field), changes.map((ch) => toJson(ch.from)), changes.map((ch) => toJson(ch.to))];
+
+/**
+ * Whether issue $1 holds fewer than `cap` comments or worklogs (read up to `cap` index
+ * entries), as the condition of the statement that adds one. The issue row is locked by
+ * an earlier statement (touch), so this statement's snapshot counts every one committed
+ * before and concurrent writers cannot pass the cap together.
+ */
+const roomFor = (table: 'comments' | 'worklogs', cap = '$5') =>
+  `(SELECT count(*) FROM (SELECT 1 FROM ${table} WHERE issue_id = $1::int LIMIT ${cap}::int) t) < ${cap}::int`;
 
 export function issuesRepository(c: Sql): IssuesRepository {
   async function maxPosition(statusId: number, exceptIssueId?: number): Promise<number | null> {
@@ -80,7 +95,7 @@ export function issuesRepository(c: Sql): IssuesRepository {
      * creations in one queue get consecutive numbers and a rolled-back creation's number
      * is never seen by anyone. The status row is locked after the queue row (its scan
      * needs the counter's row first), the order every creation takes them in; the end
-     * position is read by a later statement (maxPosition), as lockedMaxPosition explains.
+     * position is read by the next statement (create), as lockedMaxPosition explains.
      */
     async nextNumberLockingStatus(queueId: number, statusId: number): Promise<{ number: number; queueKey: string }> {
       const rows = await prepared<{ number: number; queueKey: string; locked: number }>(
@@ -119,7 +134,6 @@ export function issuesRepository(c: Sql): IssuesRepository {
       return maxPosition(statusId, exceptIssueId);
     },
 
-    maxPosition,
 
     /**
      * Serialises parent changes within a workspace, so two concurrent PATCHes
@@ -144,7 +158,7 @@ export function issuesRepository(c: Sql): IssuesRepository {
       return rows.map((r) => r.id);
     },
 
-    async create(input: IssueFields & { workspaceId: number; queueId: number; number: number; key: string; createdBy: number; at: Date }): Promise<IssueRecord> {
+    async create(input: Omit<IssueFields, 'position'> & { workspaceId: number; queueId: number; number: number; key: string; createdBy: number; at: Date }): Promise<IssueRecord> {
       const rows = await prepared<IssueRecord>(c, 'issues.insert', INSERT_ISSUE, [
         input.workspaceId,
         input.queueId,
@@ -153,7 +167,6 @@ export function issuesRepository(c: Sql): IssuesRepository {
         input.title,
         input.description,
         input.status_id,
-        input.position,
         input.assignee_id,
         input.parent_id,
         input.priority,
@@ -191,26 +204,28 @@ export function issuesRepository(c: Sql): IssuesRepository {
       return (await prepared<IssueRecord>(c, 'issues.touch', TOUCH_ISSUE, [id, at, spentMinutes]))[0]!;
     },
 
-    async addComment(issueId: number, authorId: number, body: string, at: Date): Promise<CommentRecord> {
+    async addComment(issueId: number, authorId: number, body: string, at: Date, cap: number): Promise<CommentRecord | null> {
       const rows = await prepared<CommentRecord>(
         c,
         'issues.add-comment',
-        `INSERT INTO comments (issue_id, author_id, body, created_at) VALUES ($1, $2, $3, $4)
+        `INSERT INTO comments (issue_id, author_id, body, created_at)
+         SELECT $1::int, $2::int, $3::text, $4::timestamptz WHERE ${roomFor('comments')}
          RETURNING id, issue_id AS "issueId", author_id AS "authorId", body, created_at AS "createdAt"`,
-        [issueId, authorId, body, at],
+        [issueId, authorId, body, at, cap],
       );
-      return rows[0]!;
+      return rows[0] ?? null;
     },
 
-    async addWorklog(issueId: number, authorId: number, minutes: number, description: string, at: Date): Promise<WorklogRecord> {
+    async addWorklog(issueId: number, authorId: number, minutes: number, description: string, at: Date, cap: number): Promise<WorklogRecord | null> {
       const rows = await prepared<WorklogRecord>(
         c,
         'issues.add-worklog',
-        `INSERT INTO worklogs (issue_id, author_id, minutes, description, created_at) VALUES ($1, $2, $3, $4, $5)
+        `INSERT INTO worklogs (issue_id, author_id, minutes, description, created_at)
+         SELECT $1::int, $2::int, $3::int, $4::text, $5::timestamptz WHERE ${roomFor('worklogs', '$6')}
          RETURNING id, issue_id AS "issueId", author_id AS "authorId", minutes, description, created_at AS "createdAt"`,
-        [issueId, authorId, minutes, description, at],
+        [issueId, authorId, minutes, description, at, cap],
       );
-      return rows[0]!;
+      return rows[0] ?? null;
     },
 
     /**
@@ -229,20 +244,6 @@ export function issuesRepository(c: Sql): IssuesRepository {
          ON CONFLICT DO NOTHING`,
         [source.workspaceId, keys, source.id, at],
       );
-    },
-
-    /**
-     * How many comments or worklogs the issue holds, counted up to `max` (enough to
-     * enforce a per-issue cap; reads `max` index entries at most).
-     */
-    async countAttached(table: 'comments' | 'worklogs', issueId: number, max: number): Promise<number> {
-      const rows = await prepared<{ n: number }>(
-        c,
-        `issues.count-${table}`,
-        `SELECT count(*)::int AS n FROM (SELECT 1 FROM ${table} WHERE issue_id = $1 LIMIT $2) t`,
-        [issueId, max],
-      );
-      return rows[0]!.n;
     },
 
     /**

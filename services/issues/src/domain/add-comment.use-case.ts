@@ -9,8 +9,9 @@ import type { CommentRecord, RequestContext } from './model';
 
 /**
  * A comment by the token owner; issue keys in it become `mentions` links. The version
- * stays. An issue holds at most ISSUE_LIMITS.commentsPerIssue comments: counted with the
- * issue row locked (by touch), so concurrent comments cannot pass the cap together.
+ * stays. An issue holds at most ISSUE_LIMITS.commentsPerIssue comments: counted by the
+ * statement that adds one, with the issue row locked (by touch), so concurrent comments
+ * cannot pass the cap together.
  */
 export async function addComment(deps: IssuesDeps, ctx: RequestContext, key: string, input: CommentCreate, once?: Once<CommentRecord>): Promise<CommentRecord> {
   const { issue } = await writableIssue(deps, ctx, key);
@@ -18,8 +19,8 @@ export async function addComment(deps: IssuesDeps, ctx: RequestContext, key: str
     const at = deps.clock();
     const touched = await tx.issues.touch(issue.id, at);
     const max = ISSUE_LIMITS.commentsPerIssue;
-    if ((await tx.issues.countAttached('comments', issue.id, max)) >= max) throw issuesErrors.issueFull('comments', max);
-    const comment = await tx.issues.addComment(issue.id, ctx.userId, input.body, at);
+    const comment = await tx.issues.addComment(issue.id, ctx.userId, input.body, at, max);
+    if (!comment) throw issuesErrors.issueFull('comments', max);
     await tx.issues.linkMentions(touched, extractMentions(input.body, touched.key), at);
     await tx.outbox.append(commentAdded(ctx, touched, comment));
     return comment;

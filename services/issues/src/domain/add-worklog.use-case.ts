@@ -17,8 +17,8 @@ export async function addWorklog(deps: IssuesDeps, ctx: RequestContext, key: str
     const at = deps.clock();
     const touched = await tx.issues.touch(issue.id, at, input.minutes);
     const max = ISSUE_LIMITS.worklogsPerIssue;
-    if ((await tx.issues.countAttached('worklogs', issue.id, max)) >= max) throw issuesErrors.issueFull('worklogs', max);
-    const worklog = await tx.issues.addWorklog(issue.id, ctx.userId, input.minutes, input.description, at);
+    const worklog = await tx.issues.addWorklog(issue.id, ctx.userId, input.minutes, input.description, at, max);
+    if (!worklog) throw issuesErrors.issueFull('worklogs', max);
     await tx.outbox.append(worklogAdded(ctx, touched, worklog));
     return worklog;
   }, once);

@@ -5,7 +5,7 @@ import type { IssuesDeps } from './deps';
 import { issueCreated } from './events';
 import { assigneeCheck } from './guards';
 import { formatIssueKey } from './issue-key.rules';
-import { endPosition, normalizeLabels } from './issue-update.rules';
+import { normalizeLabels } from './issue-update.rules';
 import { issuesErrors } from './issues.errors';
 import { extractMentions } from './mentions.rules';
 import type { IssueRecord, RequestContext } from './model';
@@ -43,7 +43,6 @@ export async function createIssue(deps: IssuesDeps, ctx: RequestContext, input: 
       title: input.title,
       description: input.description,
       status_id: status.id,
-      position: endPosition(await tx.issues.maxPosition(status.id)),
       assignee_id: input.assignee_id,
       parent_id: input.parent_id,
       priority: input.priority,

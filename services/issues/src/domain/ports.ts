@@ -50,17 +50,17 @@ export interface IssuesRepository {
   statusInQueue(queueId: number, statusId: number): Promise<StatusRecord | null>;
   /** The status locked, then its largest position: where a write that ends there takes its turn. */
   lockedMaxPosition(statusId: number, exceptIssueId?: number): Promise<number | null>;
-  /** The largest position in a status this transaction holds locked. */
-  maxPosition(statusId: number, exceptIssueId?: number): Promise<number | null>;
   lockHierarchy(workspaceId: number): Promise<void>;
   ancestorIds(id: number): Promise<number[]>;
-  create(input: IssueFields & { workspaceId: number; queueId: number; number: number; key: string; createdBy: number; at: Date }): Promise<IssueRecord>;
+  /** The issue at the end of its status (whose lock the transaction holds), with its "created" history entry. */
+  create(input: Omit<IssueFields, 'position'> & { workspaceId: number; queueId: number; number: number; key: string; createdBy: number; at: Date }): Promise<IssueRecord>;
   update(id: number, values: IssuePatch, history: { actorId: number; changes: readonly FieldChange[] }, at: Date): Promise<IssueRecord>;
   touch(id: number, at: Date, spentMinutes?: number): Promise<IssueRecord>;
-  addComment(issueId: number, authorId: number, body: string, at: Date): Promise<CommentRecord>;
-  addWorklog(issueId: number, authorId: number, minutes: number, description: string, at: Date): Promise<WorklogRecord>;
+  /** The comment, or null (nothing written) where the issue, locked by this transaction, holds `cap` already. */
+  addComment(issueId: number, authorId: number, body: string, at: Date, cap: number): Promise<CommentRecord | null>;
+  /** The worklog, or null (nothing written) where the issue, locked by this transaction, holds `cap` already. */
+  addWorklog(issueId: number, authorId: number, minutes: number, description: string, at: Date, cap: number): Promise<WorklogRecord | null>;
   linkMentions(source: { id: number; workspaceId: number }, keys: string[], at: Date): Promise<void>;
-  countAttached(table: 'comments' | 'worklogs', issueId: number, max: number): Promise<number>;
   page(afterId: number, limit: number): Promise<{ issues: IssueRecord[]; more: boolean }>;
   commentsPage(afterId: number, limit: number): Promise<{ comments: Array<{ id: number; issue_id: number; body: string }>; more: boolean }>;
 }
