@@ -96,7 +96,7 @@ describe('comments and worklogs per issue', () => {
     );
   const state = async (issueId: number) =>
     (
-      await h.schema.query(
+      await h.schema.query<{ revision: number; updated_at: Date; spent_minutes: number; comments: number; worklogs: number; events: number }>(
         `SELECT revision, updated_at, spent_minutes, (SELECT count(*)::int FROM comments WHERE issue_id = $1) AS comments,
                 (SELECT count(*)::int FROM worklogs WHERE issue_id = $1) AS worklogs, (SELECT count(*)::int FROM outbox_events) AS events
            FROM issues WHERE id = $1`,

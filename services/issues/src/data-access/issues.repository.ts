@@ -41,12 +41,12 @@ const toJson = (value: unknown) => (value === null || value === undefined ? null
 const historyColumns = (changes: readonly FieldChange[]) => [changes.map((ch) => ch.field), changes.map((ch) => toJson(ch.from)), changes.map((ch) => toJson(ch.to))];
 
 /**
- * Whether issue $1 holds fewer than `cap` comments or worklogs (read up to `cap` index
+ * Whether issue $1 holds fewer than `cap` (a parameter) comments or worklogs (read up to `cap` index
  * entries), as the condition of the statement that adds one. The issue row is locked by
  * an earlier statement (touch), so this statement's snapshot counts every one committed
  * before and concurrent writers cannot pass the cap together.
  */
-const roomFor = (table: 'comments' | 'worklogs', cap = '$5') =>
+const roomFor = (table: 'comments' | 'worklogs', cap: '$5' | '$6') =>
   `(SELECT count(*) FROM (SELECT 1 FROM ${table} WHERE issue_id = $1::int LIMIT ${cap}::int) t) < ${cap}::int`;
 
 export function issuesRepository(c: Sql): IssuesRepository {
@@ -134,7 +134,6 @@ export function issuesRepository(c: Sql): IssuesRepository {
       return maxPosition(statusId, exceptIssueId);
     },
 
-
     /**
      * Serialises parent changes within a workspace, so two concurrent PATCHes
      * cannot each pass the cycle check and together close a loop.
@@ -209,7 +208,7 @@ export function issuesRepository(c: Sql): IssuesRepository {
         c,
         'issues.add-comment',
         `INSERT INTO comments (issue_id, author_id, body, created_at)
-         SELECT $1::int, $2::int, $3::text, $4::timestamptz WHERE ${roomFor('comments')}
+         SELECT $1::int, $2::int, $3::text, $4::timestamptz WHERE ${roomFor('comments', '$5')}
          RETURNING id, issue_id AS "issueId", author_id AS "authorId", body, created_at AS "createdAt"`,
         [issueId, authorId, body, at, cap],
       );

@@ -19,7 +19,11 @@ export function requestedFields(update: IssueUpdate): IssuePatch {
   return patch;
 }
 
-/** One past the largest position in a status, 1 in an empty one: "at the end". */
+/**
+ * One past the largest position in a status, 1 in an empty one: "at the end". A move
+ * reads the largest and applies this; a creation's insert applies the same rule in SQL
+ * (issues.repository.ts INSERT_ISSUE), sparing a round trip.
+ */
 export const endPosition = (maxInStatus: number | null) => (maxInStatus === null ? 1 : maxInStatus + 1);
 
 export const movesToAnotherStatus = (current: Pick<IssueFields, 'status_id'>, patch: IssuePatch) =>
