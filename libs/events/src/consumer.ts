@@ -1,5 +1,5 @@
 import type { ChannelModel, ConfirmChannel, ConsumeMessage, MessagePropertyHeaders } from 'amqplib';
-import type { TrustedKeys } from '@tracker/kit/src/signing';
+import type { SigningKey, TrustedKeys } from '@tracker/kit/src/signing';
 import {
   closeQuietly,
   deadLetterExchangeOf,
@@ -11,7 +11,7 @@ import {
   type ReconnectOptions,
 } from './broker';
 import { EVENTS_EXCHANGE, parseEvent, type EventEnvelope } from './events';
-import { checkEventSignature, EVENT_SIGNATURE_HEADER, type SignatureRefusal } from './signature';
+import { checkEventProof, EVENT_SIGNATURE_HEADER, EVENT_TAG_HEADER, type SignatureRefusal } from './signature';
 
 export interface DeliveryMeta {
   /** 1 on the first try, up to maxAttempts. */
@@ -64,10 +64,13 @@ export interface ConsumerOptions {
   handler: EventHandler;
   /**
    * Public keys of the publishers (`config.internal.trusted`). A message is handed to the
-   * handler only if it carries a signature of the event type's source (`eventSourceOf`)
-   * over its exact body; anything else is dead-lettered at once (signature.ts).
+   * handler only if it carries a proof of the event type's source (`eventSourceOf`) over
+   * its exact body, a tag or a signature; anything else is dead-lettered at once
+   * (signature.ts).
    */
   trusted: TrustedKeys;
+  /** The consuming part's own key (`config.internal.key`): tags are checked under the keys it shares with each source. */
+  key: SigningKey;
   logger: EventsLogger;
   /** Unacked deliveries handled at once. Default 50, at most 1000. */
   prefetch?: number;
@@ -154,7 +157,7 @@ export function startConsumer(options: ConsumerOptions): Consumer {
   if (options.bindings.length === 0) throw new Error('a consumer needs at least one binding');
   if (!Number.isInteger(deadLetterMaxLength) || deadLetterMaxLength < 1) throw new Error(`deadLetterMaxLength must be a positive integer, got ${deadLetterMaxLength}`);
   if (!Number.isInteger(deadLetterMaxBytes) || deadLetterMaxBytes < 1) throw new Error(`deadLetterMaxBytes must be a positive integer, got ${deadLetterMaxBytes}`);
-  if (!options.trusted) throw new Error('a consumer needs the trusted keys of the publishers');
+  if (!options.trusted || !options.key) throw new Error('a consumer needs its own key and the trusted keys of the publishers');
   const log = { queue: names.queue, exchange };
 
   let connection: ChannelModel | null = null;
@@ -297,7 +300,7 @@ export function startConsumer(options: ConsumerOptions): Consumer {
     }
 
     // Only the event type's publisher may have sent it (signature.ts): never retried, never handled.
-    const signature = checkEventSignature(headers[EVENT_SIGNATURE_HEADER], event, msg.content, options.trusted);
+    const signature = checkEventProof({ signature: headers[EVENT_SIGNATURE_HEADER], tag: headers[EVENT_TAG_HEADER] }, event, msg.content, options);
     if (!signature.ok) {
       logger.warn(
         { ...about, eventId: event.event_id, type: event.type, reason: signature.reason, expectedSigner: signature.expected, claimedSigner: signature.claimed },

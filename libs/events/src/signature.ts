@@ -1,25 +1,52 @@
 import { createHash } from 'node:crypto';
 // The signing module alone (node:crypto only), not the whole kit: publishers' domain code imports this library.
-import { isSigner, signPayload, strictBase64url, verifiedPayload, type Signer, type SigningKey, type TrustedKeys } from '@tracker/kit/src/signing';
+import {
+  isSigner,
+  macPayload,
+  macVerifiedPayload,
+  sharedKeys,
+  signPayload,
+  strictBase64url,
+  verifiedPayload,
+  type Signer,
+  type SigningKey,
+  type TrustedKeys,
+} from '@tracker/kit/src/signing';
 import { eventSourceOf, type EventEnvelope, type EventType } from './events';
 
 /**
- * Who published an event. The relay signs every message with the publishing service's
- * Ed25519 key (libs/kit signing.ts) in one header:
+ * Who published an event. The relay proves it on every message in one header, in one of
+ * two forms:
  *
+ *   x-tracker-event-tag: macPayload(keys shared with each consumer, { signer, use: 'event', event_id, type, digest })
  *   x-tracker-signature: signPayload(key, { signer, event_id, type, digest })
  *
- * where `digest` is the SHA-256 (base64url) of the exact body bytes sent. One signature
- * (~22 µs) and one hash per message at the relay; one verification (~60 µs) and one hash
- * per delivery at the consumer. The consumer accepts an event only if the signature
- * verifies under a trusted key of the event type's source (`eventSourceOf`), names that
- * source, the body's event_id and type, and the digest of the body it received.
+ * where `digest` is the SHA-256 (base64url) of the exact body bytes sent. The tag (the
+ * default) is an HMAC-SHA256 under the key the publisher shares with each consumer
+ * (EVENT_CONSUMERS; libs/kit signing.ts sharedKeys, derived for events alone): about
+ * 2 µs to make and to check. The signature (INTERNAL_TICKETS=signed, while consumers of
+ * an older version run) is Ed25519: about 30 µs to make and 85 µs to check, which was
+ * half of the statistics service's CPU per event. Either proves as much to a consumer:
+ * only the event type's source (`eventSourceOf`) holds its private key, and only that
+ * source and the consumer can derive the key they share. The consumer accepts an event
+ * only if the proof verifies for that source, names it, the body's event_id and type, and
+ * the digest of the body it received; a consumer accepts both forms.
  *
- * A genuine message replayed later is accepted again (signatures carry no time): that is
+ * A genuine message replayed later is accepted again (proofs carry no time): that is
  * harmless, because consumers apply an event only when its revision is newer than what
  * they hold, exactly as for the broker's own redeliveries.
  */
 export const EVENT_SIGNATURE_HEADER = 'x-tracker-signature';
+export const EVENT_TAG_HEADER = 'x-tracker-event-tag';
+
+/** The parts that consume events: a tagged message carries a tag for each. */
+export const EVENT_CONSUMERS: readonly Signer[] = ['statistics'];
+
+/** A part's own key and whom it believes (kit InternalKeys): what tags are made and checked with. */
+export interface EventKeys {
+  key: SigningKey;
+  trusted: TrustedKeys;
+}
 
 /** Why a message's signature was refused. */
 export type SignatureRefusal =
@@ -43,31 +70,76 @@ export function signEventMessage(key: SigningKey, event: { event_id: string; typ
   return signPayload(key, { signer: key.signer, event_id: event.event_id, type: event.type, digest: bodyDigestOf(content) });
 }
 
+/**
+ * The tag header value for `content`, the exact bytes that will be published as the body
+ * of `event`: one tag under each key the publisher shares with a consumer.
+ */
+export function tagEventMessage(own: EventKeys, event: { event_id: string; type: string }, content: Buffer): string {
+  const shared = sharedKeys(own.key, own.trusted, 'event');
+  return macPayload(EVENT_CONSUMERS.flatMap((consumer) => shared.with(consumer)), { signer: own.key.signer, use: 'event', event_id: event.event_id, type: event.type, digest: bodyDigestOf(content) });
+}
+
 /** The headers to publish `content` (the JSON of `event`) with, signed by `key`. */
 export const signedEventHeaders = (key: SigningKey, event: { event_id: string; type: string }, content: Buffer): Record<string, string> => ({
   [EVENT_SIGNATURE_HEADER]: signEventMessage(key, event, content),
 });
 
+/** The headers to publish `content` (the JSON of `event`) with, tagged for the consumers. */
+export const taggedEventHeaders = (own: EventKeys, event: { event_id: string; type: string }, content: Buffer): Record<string, string> => ({
+  [EVENT_TAG_HEADER]: tagEventMessage(own, event, content),
+});
+
 /**
- * Checks the signature header of a delivered message against the event parsed from its
- * body `content`: one verification under the keys of the source of `event.type`. Only
- * when that fails is the signer the payload claims tried too (to tell a genuine signature
- * of the wrong component from a forgery in logs and metrics); either way it is refused.
+ * Checks the proof of a delivered message against the event parsed from its body
+ * `content`: its tag header if it has one (checked by `own`, the consumer, under the keys
+ * it shares with the source of `event.type`), else its signature header (under the
+ * source's public keys).
  */
+export function checkEventProof(headers: { signature: unknown; tag: unknown }, event: Pick<EventEnvelope, 'event_id' | 'type'>, content: Buffer, own: EventKeys): SignatureCheck {
+  return typeof headers.tag === 'string' && headers.tag !== ''
+    ? checkEventTag(headers.tag, event, content, own)
+    : checkEventSignature(headers.signature, event, content, own.trusted);
+}
+
+/** A signature header checked under the public keys of the source of `event.type`. */
 export function checkEventSignature(header: unknown, event: Pick<EventEnvelope, 'event_id' | 'type'>, content: Buffer, trusted: TrustedKeys): SignatureCheck {
+  return checkClaims(header, event, content, (text, signer) => verifiedPayload(text, signer, trusted));
+}
+
+/** A tag header checked by `own` under the keys it shares with the source of `event.type`. */
+export function checkEventTag(header: unknown, event: Pick<EventEnvelope, 'event_id' | 'type'>, content: Buffer, own: EventKeys): SignatureCheck {
+  const shared = sharedKeys(own.key, own.trusted, 'event');
+  return checkClaims(header, event, content, (text, signer) => {
+    const claims = macVerifiedPayload(text, shared.with(signer));
+    return claims?.use === 'event' ? claims : null;
+  });
+}
+
+/**
+ * One check of a proof (`claimsOf`: its payload if it verifies for a signer): for the
+ * source of the event's type, then, only when that fails, for the signer the payload
+ * claims (to tell a genuine proof of the wrong component from a forgery in logs and
+ * metrics); either way it is refused.
+ */
+function checkClaims(
+  header: unknown,
+  event: Pick<EventEnvelope, 'event_id' | 'type'>,
+  content: Buffer,
+  claimsOf: (text: string, signer: Signer) => Record<string, unknown> | null,
+): SignatureCheck {
   const expected = eventSourceOf[event.type as EventType];
   if (typeof header !== 'string' || header === '') return { ok: false, reason: 'unsigned', expected };
-  const claims = verifiedPayload(header, expected, trusted);
+  const claims = claimsOf(header, expected);
   if (claims) {
     const matches = claims.signer === expected && claims.event_id === event.event_id && claims.type === event.type && claims.digest === bodyDigestOf(content);
     return matches ? { ok: true, signer: expected } : { ok: false, reason: 'bad_signature', expected, claimed: String(claims.signer) };
   }
   const claimed = claimedSigner(header);
-  if (claimed && claimed !== expected && verifiedPayload(header, claimed, trusted)) return { ok: false, reason: 'wrong_source', expected, claimed };
+  if (claimed && claimed !== expected && claimsOf(header, claimed)) return { ok: false, reason: 'wrong_source', expected, claimed };
   return { ok: false, reason: 'bad_signature', expected, ...(claimed ? { claimed } : {}) };
 }
 
-/** The signer an (unverified) signature payload names, for diagnostics only. */
+/** The signer an (unverified) signature or tag payload names, for diagnostics only. */
 function claimedSigner(header: string): Signer | undefined {
   if (header.length > 16_384) return undefined;
   const body = strictBase64url(header.split('.')[1] ?? '');

@@ -1,13 +1,16 @@
 import { amqpUrlVia, hostPort, startTcpProxy, testAmqpUrl } from '@tracker/testing';
 import { randomBytes } from 'node:crypto';
-import { signingKeyFromSeed, type SigningKey } from '@tracker/kit/src/signing';
+import { macPayload, sharedKeys, signingKeyFromSeed, type SigningKey } from '@tracker/kit/src/signing';
 import {
+  bodyDigestOf,
   consumerQueues,
   EVENT_SIGNATURE_HEADER,
+  EVENT_TAG_HEADER,
   EventRefused,
-  signedEventHeaders,
   signEventMessage,
   startConsumer,
+  taggedEventHeaders,
+  tagEventMessage,
   type Consumer,
   type ConsumerOptions,
   type DeliveryMeta,
@@ -41,6 +44,7 @@ async function consume(handler: ConsumerOptions['handler'], overrides: Partial<C
     bindings: ['tracker.issue.*', 'tracker.queue.*'],
     handler,
     trusted: TRUSTED,
+    key: KEYS.statistics,
     logger,
     retryDelayMs: 100,
     ...overrides,
@@ -50,11 +54,11 @@ async function consume(handler: ConsumerOptions['handler'], overrides: Partial<C
   return { consumer, logger, names: consumerQueues(queue, broker.names.exchange) };
 }
 
-/** Publishes as the issues relay does: an event object is signed with the issues key; text and bytes go unsigned. */
+/** Publishes as the issues relay does: an event object is tagged for the consumers with the issues keys; text and bytes go without a proof. */
 function publish(event: EventEnvelope | string | Buffer, routingKey = 'tracker.issue.created', messageId?: string) {
   const content = Buffer.isBuffer(event) ? event : Buffer.from(typeof event === 'string' ? event : JSON.stringify(event));
   const id = messageId ?? (typeof event === 'object' && !Buffer.isBuffer(event) ? event.event_id : undefined);
-  const signature = typeof event === 'object' && !Buffer.isBuffer(event) ? signedEventHeaders(KEYS.issues, event, content) : {};
+  const signature = typeof event === 'object' && !Buffer.isBuffer(event) ? taggedEventHeaders({ key: KEYS.issues, trusted: TRUSTED }, event, content) : {};
   broker.channel.publish(broker.names.exchange, routingKey, content, {
     persistent: true,
     contentType: 'application/json',
@@ -71,6 +75,7 @@ function publishAs(content: Buffer | EventEnvelope, headers: Record<string, unkn
 }
 
 const signedBy = (key: SigningKey, event: EventEnvelope, body = Buffer.from(JSON.stringify(event))) => ({ [EVENT_SIGNATURE_HEADER]: signEventMessage(key, event, body) });
+const taggedBy = (key: SigningKey, event: EventEnvelope, body = Buffer.from(JSON.stringify(event))) => ({ [EVENT_TAG_HEADER]: tagEventMessage({ key, trusted: TRUSTED }, event, body) });
 
 const depth = async (queue: string) => (await broker.channel.checkQueue(queue)).messageCount;
 
@@ -320,7 +325,50 @@ describe('who published an event', () => {
     expect(dead[0]!.properties.headers).toMatchObject({ 'x-request-id': 'req-forged', 'x-death': [expect.objectContaining({ reason: 'rejected', queue: names.queue })] });
   });
 
-  test('when a signed event fails once, then its retry copy keeps the signature and is applied', async () => {
+  test('when tagged events come from a forger (tagged by another component, by the source of another type, for another consumer, under the ticket key, or altered after tagging), then none reaches the handler and each lands in the dead-letter queue', async () => {
+    const calls: Call[] = [];
+    const { names, logger } = await consume(async (event, meta) => void calls.push({ event, meta }), { bindings: ['tracker.#'] });
+    const stranger = signingKeyFromSeed('issues', randomBytes(32).toString('base64url'));
+    const claimsOf = (event: EventEnvelope) => ({ signer: 'issues', use: 'event', event_id: event.event_id, type: event.type, digest: bodyDigestOf(Buffer.from(JSON.stringify(event))) });
+    const byAgent = issueCreated();
+    const byStranger = issueCreated();
+    const userByIssues = userUpdated(41);
+    const forAgent = issueCreated();
+    const underTicketKey = issueCreated();
+    const altered = issueCreated();
+    const alteredBody = Buffer.from(JSON.stringify({ ...altered, workspace_id: 2 }));
+    const genuine = issueCreated();
+    const genuineUser = userUpdated(42);
+    const signedByOlderRelay = issueCreated();
+
+    publishAs(byAgent, taggedBy(KEYS.agent, byAgent));
+    publishAs(byStranger, taggedBy(stranger, byStranger));
+    publishAs(userByIssues, taggedBy(KEYS.issues, userByIssues), 'tracker.user.updated');
+    publishAs(forAgent, { [EVENT_TAG_HEADER]: macPayload(sharedKeys(KEYS.issues, TRUSTED, 'event').with('agent'), claimsOf(forAgent)) });
+    publishAs(underTicketKey, { [EVENT_TAG_HEADER]: macPayload(sharedKeys(KEYS.issues, TRUSTED).with('statistics'), claimsOf(underTicketKey)) });
+    publishAs(alteredBody, taggedBy(KEYS.issues, altered), 'tracker.issue.created', altered.event_id);
+    publishAs(genuine, taggedBy(KEYS.issues, genuine));
+    publishAs(genuineUser, taggedBy(KEYS.access, genuineUser), 'tracker.user.updated');
+    // A relay of the version before tags, or one set to sign: still accepted.
+    publishAs(signedByOlderRelay, signedBy(KEYS.issues, signedByOlderRelay));
+
+    await waitFor(async () => (await depth(names.dead)) === 6, 5000, 'six dead letters');
+    await waitFor(() => calls.length === 3, 5000, 'the genuine events');
+    await sleep(300);
+    expect(calls.map((c) => c.event.event_id).sort()).toEqual([genuine, genuineUser, signedByOlderRelay].map((e) => e.event_id).sort());
+    expect(await depth(names.dead)).toBe(6);
+    const refused = logger.lines('warn', /^event refused: .*; dead-lettered$/).map((l) => [l.obj.eventId, l.obj.reason, l.obj.claimedSigner]);
+    expect(refused).toEqual([
+      [byAgent.event_id, 'wrong_source', 'agent'],
+      [byStranger.event_id, 'bad_signature', 'issues'],
+      [userByIssues.event_id, 'wrong_source', 'issues'],
+      [forAgent.event_id, 'bad_signature', 'issues'],
+      [underTicketKey.event_id, 'bad_signature', 'issues'],
+      [altered.event_id, 'bad_signature', 'issues'],
+    ]);
+  });
+
+  test('when a tagged event fails once, then its retry copy keeps the tag and is applied', async () => {
     const attempts: number[] = [];
     const { names } = await consume(async (_event, meta) => {
       attempts.push(meta.attempt);
@@ -421,6 +469,7 @@ describe('the dead-letter queue', () => {
       bindings: ['tracker.issue.*'],
       handler: async () => undefined,
       trusted: TRUSTED,
+      key: KEYS.statistics,
       logger,
       reconnect: { initialDelayMs: 50, maxDelayMs: 100 },
     });

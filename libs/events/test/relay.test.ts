@@ -1,6 +1,6 @@
 import { hostPort, startTcpProxy, amqpUrlVia, testAmqpUrl } from '@tracker/testing';
 import { Pool, type PoolClient } from 'pg';
-import { checkEventSignature, EVENT_SIGNATURE_HEADER, outboxBacklog, parseEvent, startOutboxRelay, type OutboxRelay } from '../src';
+import { checkEventProof, EVENT_SIGNATURE_HEADER, EVENT_TAG_HEADER, outboxBacklog, parseEvent, startOutboxRelay, type OutboxRelay } from '../src';
 import { captureLogger, countBy, insertOutbox, issueCreated, KEYS, outboxDatabase, sleep, testBroker, TRUSTED, userUpdated, waitFor } from './support';
 
 type Setup = { database: Awaited<ReturnType<typeof outboxDatabase>>; broker: Awaited<ReturnType<typeof testBroker>>; relays: OutboxRelay[] };
@@ -239,32 +239,38 @@ describe('outbox relay', () => {
     }
   });
 
-  test('when rows are relayed, then every message carries the publishing service\'s signature over its exact body, rows written before the upgrade included', async () => {
+  test.each([
+    ['tagged for the consumers (the services\' default)', TRUSTED, EVENT_TAG_HEADER, /^m1\./],
+    ['signed (INTERNAL_TICKETS=signed)', undefined, EVENT_SIGNATURE_HEADER, /^v1\./],
+  ] as const)('when rows are relayed %s, then every message carries the publishing service\'s proof over its exact body, rows written before the upgrade included', async (_mode, trusted, header, form) => {
     const received = await t.broker.collect(t.broker.names.queue('collector'));
-    // Rows carry no signature: the relay signs when it publishes, so a backlog written by an older version goes out signed too.
+    // Rows carry no proof: the relay makes it when it publishes, so a backlog written by an older version goes out proved too.
     const issues = [issueCreated({ requestId: 'req-1' }), issueCreated()];
     await insertOutbox(t.database.db, t.database.db.schema, issues);
-    relay();
+    relay({ trusted });
     await waitFor(() => received.length === 2, 10_000, 'the issues events');
 
     const accessDb = await outboxDatabase('relay-access');
     try {
       const user = userUpdated();
       await insertOutbox(accessDb.db, accessDb.db.schema, [user]);
-      relay({ pool: accessDb.pool, schema: accessDb.db.schema, key: KEYS.access });
+      relay({ pool: accessDb.pool, schema: accessDb.db.schema, key: KEYS.access, trusted });
       await waitFor(() => received.length === 3, 10_000, 'the access event');
     } finally {
       await Promise.all(t.relays.splice(1).map((r) => r.stop()));
       await accessDb.close();
     }
 
-    const checks = received.map((m) => checkEventSignature(m.properties.headers?.[EVENT_SIGNATURE_HEADER], parseEvent(JSON.parse(m.content.toString())), m.content, TRUSTED));
+    // Checked as the statistics service checks them.
+    const proofs = received.map((m) => ({ signature: m.properties.headers?.[EVENT_SIGNATURE_HEADER], tag: m.properties.headers?.[EVENT_TAG_HEADER] }));
+    const checks = received.map((m, i) => checkEventProof(proofs[i]!, parseEvent(JSON.parse(m.content.toString())), m.content, { key: KEYS.statistics, trusted: TRUSTED }));
     expect(checks).toEqual([
       { ok: true, signer: 'issues' },
       { ok: true, signer: 'issues' },
       { ok: true, signer: 'access' },
     ]);
-    expect(received[0].properties.headers).toEqual({ 'x-request-id': 'req-1', [EVENT_SIGNATURE_HEADER]: expect.stringMatching(/^v1\./) });
+    expect(received[0].properties.headers).toEqual({ 'x-request-id': 'req-1', [header]: expect.stringMatching(form) });
+    expect(received[1].properties.headers).toEqual({ [header]: expect.stringMatching(form) });
   });
 
   test('when rows hold an event type another service publishes, then they are left alone (unsent, never counted as failures) and cannot hold the relay up', async () => {

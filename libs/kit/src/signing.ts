@@ -145,10 +145,17 @@ export interface SharedKeys {
   with(peer: Signer): readonly Buffer[];
 }
 
-const sharedKeysCache = new WeakMap<SigningKey, WeakMap<TrustedKeys, SharedKeys>>();
+/**
+ * What a shared key is for: tickets of one hop (principal.ts) or events on the broker
+ * (libs/events signature.ts). Each use derives its own key, so a text tagged for one can
+ * never pass for the other.
+ */
+export type SharedKeyUse = 'ticket' | 'event';
 
-export function sharedKeys(own: SigningKey, trusted: TrustedKeys): SharedKeys {
-  const cached = sharedKeysCache.get(own)?.get(trusted);
+const sharedKeysCache = new WeakMap<SigningKey, WeakMap<TrustedKeys, Map<SharedKeyUse, SharedKeys>>>();
+
+export function sharedKeys(own: SigningKey, trusted: TrustedKeys, use: SharedKeyUse = 'ticket'): SharedKeys {
+  const cached = sharedKeysCache.get(own)?.get(trusted)?.get(use);
   if (cached) return cached;
   const ownX25519 = x25519PrivateOf(own.privateKey);
   const byPeer = new Map<Signer, readonly Buffer[]>();
@@ -157,7 +164,7 @@ export function sharedKeys(own: SigningKey, trusted: TrustedKeys): SharedKeys {
       let found = byPeer.get(peer);
       if (!found) {
         // The pair's names, in order, bind the key to these two parts and this use.
-        const info = `tracker ticket mac v1:${[own.signer, peer].sort().join(':')}`;
+        const info = `tracker ${use} mac v1:${[own.signer, peer].sort().join(':')}`;
         found = (trusted.get(peer) ?? []).map((publicKey) =>
           Buffer.from(hkdfSync('sha256', diffieHellman({ privateKey: ownX25519, publicKey: x25519PublicOf(publicKey) }), '', info, 32)),
         );
@@ -167,7 +174,9 @@ export function sharedKeys(own: SigningKey, trusted: TrustedKeys): SharedKeys {
     },
   };
   if (!sharedKeysCache.has(own)) sharedKeysCache.set(own, new WeakMap());
-  sharedKeysCache.get(own)!.set(trusted, keys);
+  const byTrusted = sharedKeysCache.get(own)!;
+  if (!byTrusted.has(trusted)) byTrusted.set(trusted, new Map());
+  byTrusted.get(trusted)!.set(use, keys);
   return keys;
 }
 

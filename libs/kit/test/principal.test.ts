@@ -240,6 +240,16 @@ describe('tagged tickets (a key shared by the two parts of one hop)', () => {
     expect(check(macPayload(sharedKeys(gateway, trusted).with('issues'), claims))).toEqual(user);
   });
 
+  test('when a ticket is tagged under the key the two parts share for events, then it is refused (each use has its own key)', () => {
+    const [, payload] = issueTicket(keysOf('gateway'), request, NOW).split('.');
+    const claims = JSON.parse(Buffer.from(payload!, 'base64url').toString());
+    const forEvents = sharedKeys(gateway, trusted, 'event').with('issues');
+    expect(forEvents).not.toEqual(sharedKeys(gateway, trusted).with('issues'));
+    // Both parts derive the same key for a use: the pair and the use bind it, not who asks.
+    expect(forEvents).toEqual(sharedKeys(devSigningKey('issues'), trusted, 'event').with('gateway'));
+    expect(check(macPayload(forEvents, claims))).toBe('bad signature');
+  });
+
   test('when any byte of a tagged ticket changes, or its tag is missing, doubled in form or not base64url, then it is refused', () => {
     const [head, payload, tag] = issueTicket(keysOf('gateway'), request, NOW).split('.') as [string, string, string];
     const claims = JSON.parse(Buffer.from(payload, 'base64url').toString());

@@ -116,7 +116,7 @@ export function createStatisticsService(
     logger,
     metrics,
     startConsumers: () => {
-      const started = startConsumers({ replica, logger }, { ...config.events, trusted: config.internal.trusted, onOutcome: events.onOutcome });
+      const started = startConsumers({ replica, logger }, { ...config.events, trusted: config.internal.trusted, key: config.internal.key, onOutcome: events.onOutcome });
       events.watch(started.watched);
       return started;
     },

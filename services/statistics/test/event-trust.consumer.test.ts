@@ -1,6 +1,6 @@
 import { connect, type ChannelModel, type ConfirmChannel } from 'amqplib';
-import { EVENT_SIGNATURE_HEADER, routingKeyOf, signEventMessage, type EventEnvelope } from '@tracker/events';
-import { devSigningKey, type SigningKey } from '@tracker/kit';
+import { EVENT_SIGNATURE_HEADER, EVENT_TAG_HEADER, routingKeyOf, signEventMessage, tagEventMessage, type EventEnvelope } from '@tracker/events';
+import { devSigningKey, devTrustedKeysText, parseTrustedKeys, type SigningKey } from '@tracker/kit';
 import { testAmqpUrl } from '@tracker/testing';
 import { event, issueState, newId, queueState } from './fixtures';
 import { eventually, startStatistics, type StatisticsHarness } from './harness';
@@ -30,10 +30,15 @@ const dlq = () => `${h.queue}.dlq`;
 const KEYS = { issues: devSigningKey('issues'), access: devSigningKey('access'), agent: devSigningKey('agent'), gateway: devSigningKey('gateway') };
 
 /** Publishes to the service's exchange as anyone with access to it can: these exact bytes and headers. */
-async function forge(e: EventEnvelope, options: { signer?: SigningKey; signed?: EventEnvelope; body?: Buffer; routingKey?: string } = {}) {
+async function forge(e: EventEnvelope, options: { signer?: SigningKey; tagger?: SigningKey; signed?: EventEnvelope; body?: Buffer; routingKey?: string } = {}) {
   const body = options.body ?? Buffer.from(JSON.stringify(e));
   const signed = options.signed ?? e;
-  const headers = options.signer ? { [EVENT_SIGNATURE_HEADER]: signEventMessage(options.signer, signed, options.body ? Buffer.from(JSON.stringify(signed)) : body) } : {};
+  const signedBody = options.body ? Buffer.from(JSON.stringify(signed)) : body;
+  const headers = options.signer
+    ? { [EVENT_SIGNATURE_HEADER]: signEventMessage(options.signer, signed, signedBody) }
+    : options.tagger
+      ? { [EVENT_TAG_HEADER]: tagEventMessage({ key: options.tagger, trusted: parseTrustedKeys(devTrustedKeysText()) }, signed, signedBody) }
+      : {};
   channel.publish(h.amqp!.exchange, options.routingKey ?? routingKeyOf(e.type), body, { persistent: true, contentType: 'application/json', messageId: e.event_id, headers });
   await channel.waitForConfirms();
 }
@@ -100,6 +105,39 @@ describe('events not published by their owner', () => {
       (deadNow.find((v) => v.labels.reason === reason)?.value ?? 0) - (deadBefore.find((v) => v.labels.reason === reason)?.value ?? 0);
     expect([added('unsigned'), added('wrong_source'), added('bad_signature')]).toEqual([1, 4, 1]);
 
+    expect((await drainDeadLetters()).sort()).toEqual(forged.map((e) => e.event_id).sort());
+  });
+});
+
+describe('events tagged for this service', () => {
+  test('when a forger tags issue events (the agent, access, or issues after the body changed), then none is applied and each is dead-lettered; a tagged and a signed genuine event apply', async () => {
+    const ws = h.workspace();
+    const queue = queueState(ws.id, 'TAG');
+    const created = (title: string) => {
+      const state = issueState(queue, { title });
+      return event('issue.created', ws.id, state.id, 1, { issue: state });
+    };
+    const [byAgent, byAccess, tagged, signedByOlderRelay] = ['by agent', 'by access', 'tagged', 'signed'].map(created);
+    const original = created('as tagged');
+    const altered = { ...original, data: { issue: { ...original.data.issue, title: 'altered after tagging' } } };
+
+    await forge(byAgent, { tagger: KEYS.agent });
+    await forge(byAccess, { tagger: KEYS.access });
+    await forge(altered, { tagger: KEYS.issues, signed: original, body: Buffer.from(JSON.stringify(altered)) });
+    await forge(tagged, { tagger: KEYS.issues });
+    await forge(signedByOlderRelay, { signer: KEYS.issues });
+    await h.handled([tagged.event_id, signedByOlderRelay.event_id]);
+
+    const forged = [byAgent, byAccess, altered];
+    await eventually(async () => expect(await deadLetterCount()).toBe(forged.length));
+    expect(await issueRow(tagged.data.issue.id)).toMatchObject({ title: 'tagged', revision: 1 });
+    expect(await issueRow(signedByOlderRelay.data.issue.id)).toMatchObject({ title: 'signed', revision: 1 });
+    for (const e of forged) expect(await issueRow(Number(e.aggregate.id))).toBeUndefined();
+    expect(refusedLines(forged.map((e) => e.event_id)).map((l) => [l.eventId, l.reason, l.claimedSigner])).toEqual([
+      [byAgent.event_id, 'wrong_source', 'agent'],
+      [byAccess.event_id, 'wrong_source', 'access'],
+      [altered.event_id, 'bad_signature', 'issues'],
+    ]);
     expect((await drainDeadLetters()).sort()).toEqual(forged.map((e) => e.event_id).sort());
   });
 });

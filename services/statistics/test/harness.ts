@@ -2,14 +2,16 @@ import path from 'node:path';
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { connect, type ChannelModel, type ConfirmChannel } from 'amqplib';
-import { eventSourceOf, routingKeyOf, signedEventHeaders, type EventEnvelope } from '@tracker/events';
-import { devSigningKey, serve, type Logger, type RunningServer } from '@tracker/kit';
+import { eventSourceOf, routingKeyOf, taggedEventHeaders, type EventEnvelope } from '@tracker/events';
+import { devSigningKey, devTrustedKeysText, parseTrustedKeys, serve, type Logger, type RunningServer } from '@tracker/kit';
 import { amqpTestNames, type AmqpTestNames, createTestSchema, type FakeAccess, type Member, newMember, newWorkspace, signedClient, type SignedReply as Reply, startFakeAccess, testAmqpUrl, testRedisUrl, type TestSchema, type Workspace } from '@tracker/testing';
 import type { QueueRole } from '@tracker/contracts';
 import { createStatisticsService, type StatisticsService } from '../src/app';
 import { loadStatisticsConfig } from '../src/config';
 import type { IssueStateData, QueueStateData } from '../src/domain/replica';
 import { startFakeIssues, type FakeIssues } from './fake-issues';
+
+const DEV_TRUSTED = parseTrustedKeys(devTrustedKeysText());
 import { withQueuesLookup } from './queues-lookup';
 
 export const MIGRATIONS = path.join(__dirname, '../prisma/migrations');
@@ -123,7 +125,8 @@ export async function startStatistics(options: { consumer?: boolean; env?: Recor
       for (const e of events) {
         const [routingKey, content, messageId] =
           'raw' in e ? [e.routingKey, Buffer.from(e.raw), undefined] : [routingKeyOf(e.type), Buffer.from(JSON.stringify(e)), e.event_id];
-        const headers = 'raw' in e ? {} : signedEventHeaders(devSigningKey(eventSourceOf[e.type]), e, content);
+        // As the publishers' relays send them: tagged for this service under the key each shares with it.
+        const headers = 'raw' in e ? {} : taggedEventHeaders({ key: devSigningKey(eventSourceOf[e.type]), trusted: DEV_TRUSTED }, e, content);
         channel!.publish(amqp!.exchange, routingKey, content, { persistent: true, contentType: 'application/json', messageId, headers });
       }
       await channel!.waitForConfirms();

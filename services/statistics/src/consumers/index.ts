@@ -1,5 +1,5 @@
 import { startConsumer, type Consumer, type ConsumerOptions, type EventHandler } from '@tracker/events';
-import type { Logger, TrustedKeys } from '@tracker/kit';
+import type { Logger, SigningKey, TrustedKeys } from '@tracker/kit';
 import type { ReplicaStore } from '../domain/replica';
 import { replicaEventsHandler } from './replica-events.consumer';
 
@@ -28,8 +28,10 @@ export interface ConsumersConfig {
   prefetch: number;
   maxAttempts: number;
   retryDelayMs: number;
-  /** The publishers' public keys (`config.internal.trusted`): only events signed by their publisher are applied. */
+  /** The publishers' public keys (`config.internal.trusted`): only events proved by their publisher (signed or tagged) are applied. */
   trusted: TrustedKeys;
+  /** This service's own key (`config.internal.key`): tags are checked under the keys it shares with each publisher. */
+  key: SigningKey;
   onOutcome?: ConsumerOptions['onOutcome'];
 }
 
@@ -47,6 +49,7 @@ export function startConsumers(
       bindings: s.bindings,
       handler: s.handler,
       trusted: config.trusted,
+      key: config.key,
       logger: deps.logger,
       prefetch: config.prefetch,
       maxAttempts: config.maxAttempts,
