@@ -4,7 +4,7 @@ import type { Metrics, SigningKey, TrustedKeys } from '@tracker/kit';
 import { closeQuietly, errorMessage, openConnection, reconnectDelay, Waker, type EventsLogger, type ReconnectOptions } from './broker';
 import { EVENT_TYPES, EVENTS_EXCHANGE, eventSourceOf, type EventType } from './events';
 import { outboxMetrics } from './metrics';
-import { signedEventHeaders, taggedEventHeaders } from './signature';
+import { eventTagKeys, signedEventHeaders, taggedEventHeaders } from './signature';
 
 export interface OutboxRelayOptions {
   pool: Pool;
@@ -84,6 +84,8 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
   const confirmTimeoutMs = options.confirmTimeoutMs ?? 10_000;
   const connectionName = options.connectionName ?? `outbox-relay:${options.schema}`;
   const log = { schema: options.schema, exchange };
+  // A configuration it cannot tag under stops the relay here, not at every message.
+  if (options.trusted) eventTagKeys({ key, trusted: options.trusted });
 
   let connection: ChannelModel | null = null;
   let channel: ConfirmChannel | null = null;

@@ -41,6 +41,8 @@ export const EVENT_TAG_HEADER = 'x-tracker-event-tag';
 
 /** The parts that consume events: a tagged message carries a tag for each. */
 export const EVENT_CONSUMERS: readonly Signer[] = ['statistics'];
+/** As many tags as one text carries (libs/kit macPayload): two keys of a consumer while it rotates, with room. */
+const MAX_EVENT_TAGS = 4;
 
 /** A part's own key and whom it believes (kit InternalKeys): what tags are made and checked with. */
 export interface EventKeys {
@@ -75,8 +77,23 @@ export function signEventMessage(key: SigningKey, event: { event_id: string; typ
  * of `event`: one tag under each key the publisher shares with a consumer.
  */
 export function tagEventMessage(own: EventKeys, event: { event_id: string; type: string }, content: Buffer): string {
+  return macPayload(eventTagKeys(own), { signer: own.key.signer, use: 'event', event_id: event.event_id, type: event.type, digest: bodyDigestOf(content) });
+}
+
+/**
+ * The keys a publisher tags its events under, one per trusted key of each consumer. Throws,
+ * saying why, where there are none or too many, or a trusted key admits no agreement: a
+ * relay asks at start, so such a configuration stops it there rather than failing every
+ * message.
+ */
+export function eventTagKeys(own: EventKeys): readonly Buffer[] {
   const shared = sharedKeys(own.key, own.trusted, 'event');
-  return macPayload(EVENT_CONSUMERS.flatMap((consumer) => shared.with(consumer)), { signer: own.key.signer, use: 'event', event_id: event.event_id, type: event.type, digest: bodyDigestOf(content) });
+  const keys = EVENT_CONSUMERS.flatMap((consumer) => {
+    if ((own.trusted.get(consumer) ?? []).length === 0) throw new Error(`cannot tag events: no public key of ${consumer} is trusted (INTERNAL_TRUSTED_KEYS)`);
+    return shared.with(consumer);
+  });
+  if (keys.length > MAX_EVENT_TAGS) throw new Error(`cannot tag events: more than ${MAX_EVENT_TAGS} keys of their consumers are trusted (INTERNAL_TRUSTED_KEYS)`);
+  return keys;
 }
 
 /** The headers to publish `content` (the JSON of `event`) with, signed by `key`. */
@@ -96,9 +113,15 @@ export const taggedEventHeaders = (own: EventKeys, event: { event_id: string; ty
  * source's public keys).
  */
 export function checkEventProof(headers: { signature: unknown; tag: unknown }, event: Pick<EventEnvelope, 'event_id' | 'type'>, content: Buffer, own: EventKeys): SignatureCheck {
-  return typeof headers.tag === 'string' && headers.tag !== ''
-    ? checkEventTag(headers.tag, event, content, own)
-    : checkEventSignature(headers.signature, event, content, own.trusted);
+  try {
+    return typeof headers.tag === 'string' && headers.tag !== ''
+      ? checkEventTag(headers.tag, event, content, own)
+      : checkEventSignature(headers.signature, event, content, own.trusted);
+  } catch {
+    // A proof that cannot even be checked (a trusted key that admits no agreement, a
+    // payload whose signer is no text) is a proof that does not verify: refused, never a throw.
+    return { ok: false, reason: 'bad_signature', expected: eventSourceOf[event.type as EventType] };
+  }
 }
 
 /** A signature header checked under the public keys of the source of `event.type`. */

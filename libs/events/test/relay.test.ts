@@ -1,5 +1,6 @@
 import { hostPort, startTcpProxy, amqpUrlVia, testAmqpUrl } from '@tracker/testing';
 import { Pool, type PoolClient } from 'pg';
+import { devTrustedKeysText, parseTrustedKeys } from '@tracker/kit/src/signing';
 import { checkEventProof, EVENT_SIGNATURE_HEADER, EVENT_TAG_HEADER, outboxBacklog, parseEvent, startOutboxRelay, type OutboxRelay } from '../src';
 import { captureLogger, countBy, insertOutbox, issueCreated, KEYS, outboxDatabase, sleep, testBroker, TRUSTED, userUpdated, waitFor } from './support';
 
@@ -237,6 +238,11 @@ describe('outbox relay', () => {
     } finally {
       await proxy.close();
     }
+  });
+
+  test('when the relay is to tag but trusts no key of the statistics service, then it refuses to start, saying why', () => {
+    const withoutStatistics = parseTrustedKeys(devTrustedKeysText().split(',').filter((entry) => !entry.startsWith('statistics:')).join(','));
+    expect(() => relay({ trusted: withoutStatistics })).toThrow('cannot tag events: no public key of statistics is trusted (INTERNAL_TRUSTED_KEYS)');
   });
 
   test.each([

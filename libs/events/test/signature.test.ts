@@ -5,6 +5,7 @@ import {
   checkEventProof,
   checkEventSignature,
   checkEventTag,
+  eventTagKeys,
   EVENT_TYPES,
   eventSourceOf,
   signEventMessage,
@@ -159,5 +160,22 @@ describe('event tags', () => {
     expect(tagged.split('.')).toHaveLength(4);
     expect(checkEventTag(tagged, event, bytes(event), { key: next, trusted })).toEqual({ ok: true, signer: 'issues' });
     expect(checkEventTag(tagged, event, bytes(event), { key: KEYS.statistics, trusted })).toEqual({ ok: true, signer: 'issues' });
+  });
+
+  test('when a trusted key admits no key agreement, then a tag that makes the consumer use it is refused, not a throw', () => {
+    // The Ed25519 identity point parses as a public key, but X25519 agreement with it fails.
+    const trusted = parseTrustedKeys(`${devTrustedKeysText()},issues:AQ${'A'.repeat(41)}`);
+    const event = issueCreated();
+    const tagged = tagEventMessage(publisher(KEYS.issues), event, bytes(event));
+    expect(() => checkEventTag(tagged, event, bytes(event), { key: KEYS.statistics, trusted })).toThrow();
+    expect(checkEventProof({ signature: undefined, tag: tagged }, event, bytes(event), { key: KEYS.statistics, trusted })).toEqual({ ok: false, reason: 'bad_signature', expected: 'issues' });
+  });
+
+  test('when the publisher trusts no key of a consumer, or more than a text can carry, then it cannot tag, and says why', () => {
+    const withoutStatistics = parseTrustedKeys(devTrustedKeysText().split(',').filter((entry) => !entry.startsWith('statistics:')).join(','));
+    expect(() => eventTagKeys(publisher(KEYS.issues, withoutStatistics))).toThrow('cannot tag events: no public key of statistics is trusted (INTERNAL_TRUSTED_KEYS)');
+    const five = Array.from({ length: 4 }, () => `statistics:${signingKeyFromSeed('statistics', randomBytes(32).toString('base64url')).publicKey}`);
+    expect(() => eventTagKeys(publisher(KEYS.issues, parseTrustedKeys([devTrustedKeysText(), ...five].join(','))))).toThrow('cannot tag events: more than 4 keys');
+    expect(eventTagKeys(publisher(KEYS.issues))).toHaveLength(1);
   });
 });

@@ -10,9 +10,9 @@ import { createStatisticsService, type StatisticsService } from '../src/app';
 import { loadStatisticsConfig } from '../src/config';
 import type { IssueStateData, QueueStateData } from '../src/domain/replica';
 import { startFakeIssues, type FakeIssues } from './fake-issues';
+import { withQueuesLookup } from './queues-lookup';
 
 const DEV_TRUSTED = parseTrustedKeys(devTrustedKeysText());
-import { withQueuesLookup } from './queues-lookup';
 
 export const MIGRATIONS = path.join(__dirname, '../prisma/migrations');
 
