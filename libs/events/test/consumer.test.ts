@@ -77,6 +77,10 @@ function publishAs(content: Buffer | EventEnvelope, headers: Record<string, unkn
 const signedBy = (key: SigningKey, event: EventEnvelope, body = Buffer.from(JSON.stringify(event))) => ({ [EVENT_SIGNATURE_HEADER]: signEventMessage(key, event, body) });
 const taggedBy = (key: SigningKey, event: EventEnvelope, body = Buffer.from(JSON.stringify(event))) => ({ [EVENT_TAG_HEADER]: tagEventMessage({ key, trusted: TRUSTED }, event, body) });
 
+/** The refusals the consumer logged, in order: which event, why, and whom its proof named. */
+const refusals = (logger: ReturnType<typeof captureLogger>) =>
+  logger.lines('warn', /^event refused: .*; dead-lettered$/).map((l) => [l.obj.eventId, l.obj.reason, l.obj.claimedSigner]);
+
 const depth = async (queue: string) => (await broker.channel.checkQueue(queue)).messageCount;
 
 /** Every message in `queue`, taken off it. */
@@ -296,8 +300,7 @@ describe('who published an event', () => {
     expect(await depth(names.dead)).toBe(7);
     expect(await depth(names.retry)).toBe(0);
 
-    const refused = logger.lines('warn', /^event refused: .*; dead-lettered$/).map((l) => [l.obj.eventId, l.obj.reason, l.obj.claimedSigner]);
-    expect(refused).toEqual([
+    expect(refusals(logger)).toEqual([
       [unsigned.event_id, 'unsigned', undefined],
       [byAgent.event_id, 'wrong_source', 'agent'],
       [byGateway.event_id, 'wrong_source', 'gateway'],
@@ -357,8 +360,7 @@ describe('who published an event', () => {
     await sleep(300);
     expect(calls.map((c) => c.event.event_id).sort()).toEqual([genuine, genuineUser, signedByOlderRelay].map((e) => e.event_id).sort());
     expect(await depth(names.dead)).toBe(6);
-    const refused = logger.lines('warn', /^event refused: .*; dead-lettered$/).map((l) => [l.obj.eventId, l.obj.reason, l.obj.claimedSigner]);
-    expect(refused).toEqual([
+    expect(refusals(logger)).toEqual([
       [byAgent.event_id, 'wrong_source', 'agent'],
       [byStranger.event_id, 'bad_signature', 'issues'],
       [userByIssues.event_id, 'wrong_source', 'issues'],
