@@ -111,6 +111,27 @@ describe('POST /api/v1/issues/search', () => {
     expect(keys(await search(ws.admin, { search: 'database' }))).toEqual([issues.secret.key, issues.titled.key].sort());
   });
 
+  test('when text and a category are combined, then issues of that category match in every queue of the workspace, by their own text or a comment, and none of another workspace', async () => {
+    // Own workspace: its statuses are the only ones the category may name (the search reads them by id).
+    const team = await h.workspace();
+    const [first, second] = [await h.queue(team, { key: 'CATA' }), await h.queue(team, { key: 'CATB' })];
+    const statusOf = (queue: any, name: string) => queue.statuses.find((s: { name: string }) => s.name === name).id;
+    const open = await h.issue(team.admin, first.id, { title: 'Lighthouse open' });
+    const moving = await h.issue(team.admin, second.id, { title: 'Lighthouse moving' });
+    const openElsewhere = await h.issue(team.admin, second.id, { title: 'Lighthouse elsewhere' });
+    const byComment = await h.issue(team.admin, first.id, { title: 'Quiet one' });
+    await h.call('POST', `/api/v1/issues/${byComment.key}/comments`, { as: team.admin, body: { body: 'the lighthouse again' } });
+    await h.call('PATCH', `/api/v1/issues/${moving.key}`, { as: team.admin, body: { status_id: statusOf(second, 'In progress') } });
+    const outsider = await h.workspace();
+    await h.issue(outsider.admin, (await h.queue(outsider, { key: 'CATX' })).id, { title: 'Lighthouse foreign' });
+
+    const found = async (category: string) => keys(await search(team.admin, { search: 'lighthouse', category }));
+    expect(await found('open')).toEqual([open.key, openElsewhere.key, byComment.key].sort());
+    expect(await found('progress')).toEqual([moving.key]);
+    expect(await found('done')).toEqual([]);
+    expect(keys(await search(outsider.admin, { search: 'lighthouse', category: 'open' }))).toHaveLength(1);
+  });
+
   test('when a comment lands on an older issue, then it moves to the top', async () => {
     await h.call('POST', `/api/v1/issues/${issues.plain.key}/comments`, { as: ws.admin, body: { body: 'bump' } });
     expect((await search(member, {})).body[0].key).toBe(issues.plain.key);
