@@ -14,6 +14,10 @@
  *   floor of B5, per request the body read and parsed, one Redis `SET … PX … NX`, then
  *   the figures of the body's filters by the statistics service's own repository (one
  *   statement) and their JSON.
+ * - `search <port> <database url> <schema> <redis url> <workspace id> <user id>`: the floor
+ *   of B4, per request the body read and parsed, one Redis `SET … PX … NX`, then the
+ *   search of the body's filters by the issues service's own repository (one statement,
+ *   every queue: the bench's caller is a workspace admin) and the rows' JSON.
  * - `create <port> <database url> <schema> <redis url> <workspace id> <user id>`: the floor
  *   of B3's creation, per request the body read and parsed, one Redis `SET … PX … NX`, the
  *   queue and its first status read, then the creation's transaction with the issues
@@ -39,6 +43,7 @@ import { Pool } from 'pg';
 import { toSearchCriteria, type Filters } from '@tracker/contracts';
 import { issueReadsRepository } from '@tracker/issues/src/data-access/issue-reads.repository';
 import { issuesRepository } from '@tracker/issues/src/data-access/issues.repository';
+import { searchRepository } from '@tracker/issues/src/data-access/search.repository';
 import { formatIssueKey } from '@tracker/issues/src/domain/issue-key.rules';
 import { replicaReader } from '@tracker/statistics/src/data-access/statistics.repository';
 
@@ -101,6 +106,20 @@ if (role === 'service') {
         const filters = await readJson<Filters>(req);
         await markSeen(redis);
         answerJson(res, 200, await replica.figures(toSearchCriteria(filters, caller, filters.queue_ids ?? null, new Date())));
+      })().catch((error: unknown) => failed(res, error));
+    }),
+  );
+} else if (role === 'search') {
+  const [databaseUrl, schema, redisUrl, workspaceId, userId] = args;
+  const search = searchRepository(schemaPool(databaseUrl!, schema!));
+  const redis = new Redis(redisUrl!);
+  const caller = { workspaceId: Number(workspaceId), userId: Number(userId) };
+  listen(
+    http.createServer((req, res) => {
+      void (async () => {
+        const filters = await readJson<Filters>(req);
+        await markSeen(redis);
+        answerJson(res, 200, await search.search(toSearchCriteria(filters, caller, null, new Date())));
       })().catch((error: unknown) => failed(res, error));
     }),
   );

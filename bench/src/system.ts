@@ -7,7 +7,7 @@ import { Client } from 'pg';
 import { devSigningKey, devTrustedKeysText, issueTicket, parseTrustedKeys, type Signer, type UserPrincipal } from '@tracker/kit';
 import { startService, type ServiceName, type ServiceProcess } from '@tracker/system-tests-support';
 import { freePort } from '@tracker/testing';
-import { ensureDatabase, readSeeded, REPO_ROOT, resetSchemas, SCHEMAS, seedIssues, writeSeeded, type Seeded } from './seed';
+import { ensureDatabase, readSeeded, REPO_ROOT, resetSchemas, SCHEMAS, seedIssues, vacuumDatabase, writeSeeded, type Seeded } from './seed';
 
 const run = promisify(execFile);
 
@@ -116,6 +116,8 @@ export async function startBenchSystem(options: BenchOptions): Promise<BenchSyst
       seeded = { issues: options.issues, workspaceId: ws.workspace_id, userId: ws.user_id, token: ws.token };
       await writeSeeded(db, seeded);
     }
+    // Seeded now or by an earlier run (whose writes left dead rows): vacuumed as autovacuum would have.
+    await vacuumDatabase(db);
     const s = seeded!;
     const statisticsEnv = { ...env, DATABASE_SCHEMA: SCHEMAS.statistics, ACCESS_URL: access.url, ISSUES_URL: issues.url };
     envs.statistics = statisticsEnv;
