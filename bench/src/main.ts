@@ -866,6 +866,13 @@ async function b6(system: BenchSystem) {
 }
 
 // ---------------------------------------------------------------------------- B7
+/** A service's V8 old space (its /metrics, prom-client's default metrics), MiB; 0 if unreadable. */
+async function oldSpaceMiB(metricsUrl: string): Promise<number> {
+  const text = await fetch(`${metricsUrl}/metrics`, { signal: AbortSignal.timeout(1000) }).then((res) => res.text(), () => '');
+  const line = text.split('\n').find((l) => l.startsWith('nodejs_heap_space_size_total_bytes{') && l.includes('space="old"'));
+  return line ? Number(line.split(' ').at(-1)) / 1048576 : 0;
+}
+
 async function b7(system: BenchSystem, b1Max: number) {
   const [issue] = await someIssues(system, 1, 5);
   const url = `${system.gateway.url}/api/v1/issues/${issue!.key}`;
@@ -880,8 +887,11 @@ async function b7(system: BenchSystem, b1Max: number) {
   const baseline: number[] = [];
   for (let i = 0; i < 20; i++) baseline.push((await probe()).ms);
   const normal = median(baseline);
-  const pids = [system.gateway.child.pid, system.issues.child.pid, system.access.child.pid];
+  const watched = [system.gateway, system.issues, system.access];
+  const pids = watched.map((service) => service.child.pid);
   const rssBefore = pids.map(rssMiB);
+  // Where the RSS goes: each process's V8 old space at its largest in each overload.
+  const oldSpacePeaks: number[][] = watched.map(() => []);
   const recoveries: number[] = [];
   const growth: number[] = [];
   const peaks: number[] = [];
@@ -891,9 +901,14 @@ async function b7(system: BenchSystem, b1Max: number) {
   for (let run = 0; run < 3; run++) {
     const overload = load({ kind: 'throughput', url, headers, connections: 200, overallRate: rate, durationSeconds: QUICK ? 8 : 15, timeoutSeconds: 10 });
     let peak = rssBefore.map(() => 0);
-    const sampler = setInterval(() => (peak = pids.map((p, i) => Math.max(peak[i]!, rssMiB(p)))), 250);
+    let oldSpace = rssBefore.map(() => 0);
+    const sampler = setInterval(() => {
+      peak = pids.map((p, i) => Math.max(peak[i]!, rssMiB(p)));
+      void Promise.all(watched.map((service) => oldSpaceMiB(service.metricsUrl))).then((now) => (oldSpace = now.map((mib, i) => Math.max(oldSpace[i]!, mib))));
+    }, 250);
     const result = await overload;
     clearInterval(sampler);
+    oldSpace.forEach((mib, i) => oldSpacePeaks[i]!.push(mib));
     const endedAt = Date.now();
     // Recovered: five probes in a row answered 200 within 3× the unloaded time (at least 20 ms).
     let streak = 0;
@@ -926,7 +941,7 @@ async function b7(system: BenchSystem, b1Max: number) {
     ceiling: null,
     target: 'flat (≤ 1.1×)',
     met: (v) => v <= 1.1,
-    note: `peak / idle before: ${peaks.map((p) => p.toFixed(2)).join(' / ')}`,
+    note: `peak / idle before: ${peaks.map((p) => p.toFixed(2)).join(' / ')}; V8 old space at its largest, MiB: ${watched.map((service, i) => `${service.name} ${oldSpacePeaks[i]!.map((m) => m.toFixed(0)).join(' / ')}`).join(', ')}`,
   });
   row({ scenario: 'B7 overload 1.5× B1 max', metric: 'answers not 2xx/429/503', value: Object.values(bad).reduce((a, b) => a + b, 0) + errors, runs: [], ceilingName: '', ceiling: null, target: '0', met: (v) => v === 0, note });
 }
