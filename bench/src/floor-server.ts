@@ -78,6 +78,22 @@ function answerJson(res: http.ServerResponse, status: number, value: unknown): v
   res.end(body);
 }
 
+const callerOf = (workspaceId: string, userId: string) => ({ workspaceId: Number(workspaceId), userId: Number(userId) });
+
+/** B4's and B5's floors: per request the filters read and parsed, one Redis `SET … NX`, then `answer`'s JSON. */
+function answerFilters(redisUrl: string, answer: (filters: Filters) => Promise<unknown>): void {
+  const redis = new Redis(redisUrl);
+  listen(
+    http.createServer((req, res) => {
+      void (async () => {
+        const filters = await readJson<Filters>(req);
+        await markSeen(redis);
+        answerJson(res, 200, await answer(filters));
+      })().catch((error: unknown) => failed(res, error));
+    }),
+  );
+}
+
 if (role === 'service') {
   const [file, databaseUrl, schema, redisUrl, workspaceId, key] = args;
   const body = fs.readFileSync(file!);
@@ -98,31 +114,11 @@ if (role === 'service') {
 } else if (role === 'statistics') {
   const [databaseUrl, schema, redisUrl, workspaceId, userId] = args;
   const replica = replicaReader(schemaPool(databaseUrl!, schema!));
-  const redis = new Redis(redisUrl!);
-  const caller = { workspaceId: Number(workspaceId), userId: Number(userId) };
-  listen(
-    http.createServer((req, res) => {
-      void (async () => {
-        const filters = await readJson<Filters>(req);
-        await markSeen(redis);
-        answerJson(res, 200, await replica.figures(toSearchCriteria(filters, caller, filters.queue_ids ?? null, new Date())));
-      })().catch((error: unknown) => failed(res, error));
-    }),
-  );
+  answerFilters(redisUrl!, (filters) => replica.figures(toSearchCriteria(filters, callerOf(workspaceId!, userId!), filters.queue_ids ?? null, new Date())));
 } else if (role === 'search') {
   const [databaseUrl, schema, redisUrl, workspaceId, userId] = args;
   const search = searchRepository(schemaPool(databaseUrl!, schema!));
-  const redis = new Redis(redisUrl!);
-  const caller = { workspaceId: Number(workspaceId), userId: Number(userId) };
-  listen(
-    http.createServer((req, res) => {
-      void (async () => {
-        const filters = await readJson<Filters>(req);
-        await markSeen(redis);
-        answerJson(res, 200, await search.search(toSearchCriteria(filters, caller, null, new Date())));
-      })().catch((error: unknown) => failed(res, error));
-    }),
-  );
+  answerFilters(redisUrl!, (filters) => search.search(toSearchCriteria(filters, callerOf(workspaceId!, userId!), null, new Date())));
 } else if (role === 'create') {
   const [databaseUrl, schema, redisUrl, workspaceId, userId] = args;
   const pool = schemaPool(databaseUrl!, schema!);
