@@ -112,7 +112,7 @@ describe('POST /api/v1/issues/search', () => {
   });
 
   test('when text and a category are combined, then issues of that category match in every queue of the workspace, by their own text or a comment, and none of another workspace', async () => {
-    // Own workspace: its statuses are the only ones the category may name (the search reads them by id).
+    // The category is each matching issue's own status's, in whichever queue; the workspace bounds it.
     const team = await h.workspace();
     const [first, second] = [await h.queue(team, { key: 'CATA' }), await h.queue(team, { key: 'CATB' })];
     const statusOf = (queue: any, name: string) => queue.statuses.find((s: { name: string }) => s.name === name).id;
