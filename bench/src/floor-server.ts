@@ -16,8 +16,8 @@
  *   statement) and their JSON.
  * - `search <port> <database url> <schema> <redis url> <workspace id> <user id>`: the floor
  *   of B4, per request the body read and parsed, one Redis `SET … PX … NX`, then the
- *   search of the body's filters by the issues service's own repository (one statement,
- *   every queue: the bench's caller is a workspace admin) and the rows' JSON.
+ *   search of the body's filters by the issues service's own repository (one statement;
+ *   its queues, else every queue: the bench's caller is a workspace admin) and the rows' JSON.
  * - `create <port> <database url> <schema> <redis url> <workspace id> <user id>`: the floor
  *   of B3's creation, per request the body read and parsed, one Redis `SET … PX … NX`, the
  *   queue and its first status read, then the creation's transaction with the issues
@@ -118,7 +118,7 @@ if (role === 'service') {
 } else if (role === 'search') {
   const [databaseUrl, schema, redisUrl, workspaceId, userId] = args;
   const search = searchRepository(schemaPool(databaseUrl!, schema!));
-  answerFilters(redisUrl!, (filters) => search.search(toSearchCriteria(filters, callerOf(workspaceId!, userId!), null, new Date())));
+  answerFilters(redisUrl!, (filters) => search.search(toSearchCriteria(filters, callerOf(workspaceId!, userId!), filters.queue_ids ?? null, new Date())));
 } else if (role === 'create') {
   const [databaseUrl, schema, redisUrl, workspaceId, userId] = args;
   const pool = schemaPool(databaseUrl!, schema!);

@@ -492,6 +492,16 @@ async function explainMs(db: Client, sql: { sql: string; values: unknown[] }): P
   return plan['Planning Time'] + plan['Execution Time'];
 }
 
+/** A copy of `items` in random order (Fisher-Yates). */
+function shuffled<T>(items: readonly T[]): T[] {
+  const copy = [...items];
+  for (let i = copy.length - 1; i > 0; i--) {
+    const j = Math.floor(Math.random() * (i + 1));
+    [copy[i], copy[j]] = [copy[j]!, copy[i]!];
+  }
+  return copy;
+}
+
 /** A Prisma.Sql as pg takes it: `.text` has the $1.. placeholders (`.sql` has MySQL's `?`). */
 const asPg = (s: unknown) => ({ sql: (s as { text: string }).text, values: (s as { values: unknown[] }).values });
 
@@ -501,9 +511,8 @@ async function b4(system: BenchSystem, cleanups: Array<() => Promise<unknown>>) 
   // and JSON through two bare node:http hops, with none of the project's handling.
   const floor = await startFloorChain(system, 'search', [DATABASE_URL, SCHEMAS.issues, system.env.REDIS_URL!, String(system.seeded.workspaceId), String(system.seeded.userId)], cleanups);
   const criteria = toSearchCriteria(filters as never, { workspaceId: system.seeded.workspaceId, userId: system.seeded.userId }, null, new Date());
-  const db = new Client({ connectionString: DATABASE_URL });
-  await db.connect();
-  await db.query(`SET search_path TO ${SCHEMAS.issues}`);
+  // Every statement and request bounded: a hung service or query fails the run, never stalls it.
+  const db = new Client({ connectionString: DATABASE_URL, statement_timeout: 60_000 });
   const searchPath = '/api/v1/issues/search';
   const body = JSON.stringify(filters);
   // node:http with a keep-alive agent, the answer's bytes kept undecoded: the client's own
@@ -521,6 +530,7 @@ async function b4(system: BenchSystem, cleanups: Array<() => Promise<unknown>>) 
         });
         answer.on('error', reject);
       });
+      request.setTimeout(60_000, () => request.destroy(new Error(`B4: ${url} did not answer within 60 s`)));
       request.on('error', reject);
       request.end(body);
     });
@@ -531,33 +541,40 @@ async function b4(system: BenchSystem, cleanups: Array<() => Promise<unknown>>) 
   // the driver's parsing).
   const kinds = {
     api: post(`${system.gateway.url}${searchPath}`, { authorization: `Bearer ${system.seeded.token}` }),
-    direct: () => post(`${system.issues.url}${searchPath}`, { [PRINCIPAL_HEADER]: system.ticket('issues', 'POST', searchPath, body) })(),
+    // Its ticket is made before the clock starts (see timed): the gateway's work, not the service's.
+    direct: (ticket: string) => post(`${system.issues.url}${searchPath}`, { [PRINCIPAL_HEADER]: ticket })(),
     floor: post(`${floor.proxy}${searchPath}`, {}),
     sql: () => explainMs(db, query),
     fetched: () => db.query(query.sql, query.values),
+  };
+  /** One request of `kind`, its ms (EXPLAIN's: Postgres's own planning and execution). */
+  const timed = async (kind: keyof typeof kinds): Promise<number> => {
+    if (kind === 'sql') return kinds.sql();
+    const ticket = kind === 'direct' ? system.ticket('issues', 'POST', searchPath, body) : '';
+    const started = performance.now();
+    await (kind === 'direct' ? kinds.direct(ticket) : kinds[kind]());
+    return performance.now() - started;
   };
   const p95s = Object.fromEntries(Object.keys(kinds).map((k) => [k, [] as number[]])) as Record<keyof typeof kinds, number[]>;
   const p50s = Object.fromEntries(Object.keys(kinds).map((k) => [k, [] as number[]])) as Record<keyof typeof kinds, number[]>;
   let matched = 0;
   try {
+    await db.connect();
+    await db.query(`SET search_path TO ${SCHEMAS.issues}`);
     // Before any load: the API and the floor answer the same issues, or the floor is not one.
     const ids = async (answer: Promise<Buffer>) => (JSON.parse((await answer).toString('utf8')) as Array<{ id: number }>).map((i) => i.id);
     const [apiIds, floorIds] = [await ids(kinds.api()), await ids(kinds.floor())];
     if (apiIds.join() !== floorIds.join()) throw new Error('B4: the floor found other issues than the API');
     matched = apiIds.length;
     for (let run = 0; run < RUNS; run++) {
-      // One request of each kind in turn, the first one rotating, one at a time: noise (the
-      // OS cache, other processes) hits the API and its ceilings alike.
+      // One request of each kind per round, in a new random order each round, one at a time:
+      // noise (the OS cache, other processes, the bench's own garbage) hits the API and its
+      // ceilings alike, and no kind always follows the same other kind.
       const times = Object.fromEntries(Object.keys(kinds).map((k) => [k, [] as number[]])) as Record<keyof typeof kinds, number[]>;
       const order = Object.keys(kinds) as Array<keyof typeof kinds>;
       const until = Date.now() + SECONDS * 2500;
       for (let round = 0; Date.now() < until || round < 20; round++) {
-        for (let i = 0; i < order.length; i++) {
-          const kind = order[(round + i) % order.length]!;
-          const started = performance.now();
-          const explained = await kinds[kind]();
-          times[kind].push(kind === 'sql' ? (explained as number) : performance.now() - started);
-        }
+        for (const kind of shuffled(order)) times[kind].push(await timed(kind));
       }
       for (const kind of order) {
         p95s[kind].push(percentile(times[kind], 95));
@@ -567,7 +584,7 @@ async function b4(system: BenchSystem, cleanups: Array<() => Promise<unknown>>) 
     }
   } finally {
     agent.destroy();
-    await db.end();
+    await db.end().catch(() => undefined);
   }
   const [api, direct, sqlP95, fetchedP95, floorP95] = [p95s.api, p95s.direct, p95s.sql, p95s.fetched, p95s.floor];
   const sql = median(sqlP95);
@@ -866,11 +883,13 @@ async function b6(system: BenchSystem) {
 }
 
 // ---------------------------------------------------------------------------- B7
-/** A service's V8 old space (its /metrics, prom-client's default metrics), MiB; 0 if unreadable. */
+/** A service's V8 old space as committed (its /metrics, prom-client's default metrics), MiB; NaN if unreadable. */
 async function oldSpaceMiB(metricsUrl: string): Promise<number> {
-  const text = await fetch(`${metricsUrl}/metrics`, { signal: AbortSignal.timeout(1000) }).then((res) => res.text(), () => '');
+  const text = await fetch(`${metricsUrl}/metrics`, { signal: AbortSignal.timeout(1000) })
+    .then((res) => res.text())
+    .catch(() => '');
   const line = text.split('\n').find((l) => l.startsWith('nodejs_heap_space_size_total_bytes{') && l.includes('space="old"'));
-  return line ? Number(line.split(' ').at(-1)) / 1048576 : 0;
+  return line ? Number(line.split(' ').at(-1)) / 1048576 : NaN;
 }
 
 async function b7(system: BenchSystem, b1Max: number) {
@@ -890,7 +909,7 @@ async function b7(system: BenchSystem, b1Max: number) {
   const watched = [system.gateway, system.issues, system.access];
   const pids = watched.map((service) => service.child.pid);
   const rssBefore = pids.map(rssMiB);
-  // Where the RSS goes: each process's V8 old space at its largest in each overload.
+  // Where the RSS goes: each process's V8 old space (committed) at its largest in each overload.
   const oldSpacePeaks: number[][] = watched.map(() => []);
   const recoveries: number[] = [];
   const growth: number[] = [];
@@ -901,10 +920,15 @@ async function b7(system: BenchSystem, b1Max: number) {
   for (let run = 0; run < 3; run++) {
     const overload = load({ kind: 'throughput', url, headers, connections: 200, overallRate: rate, durationSeconds: QUICK ? 8 : 15, timeoutSeconds: 10 });
     let peak = rssBefore.map(() => 0);
-    let oldSpace = rssBefore.map(() => 0);
+    let oldSpace = rssBefore.map(() => NaN);
+    let scraping = false;
     const sampler = setInterval(() => {
       peak = pids.map((p, i) => Math.max(peak[i]!, rssMiB(p)));
-      void Promise.all(watched.map((service) => oldSpaceMiB(service.metricsUrl))).then((now) => (oldSpace = now.map((mib, i) => Math.max(oldSpace[i]!, mib))));
+      if (scraping) return;
+      scraping = true;
+      void Promise.all(watched.map((service) => oldSpaceMiB(service.metricsUrl)))
+        .then((now) => (oldSpace = now.map((mib, i) => (Number.isNaN(oldSpace[i]!) ? mib : Math.max(oldSpace[i]!, mib || 0)))))
+        .finally(() => (scraping = false));
     }, 250);
     const result = await overload;
     clearInterval(sampler);

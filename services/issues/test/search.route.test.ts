@@ -123,13 +123,15 @@ describe('POST /api/v1/issues/search', () => {
     await h.call('POST', `/api/v1/issues/${byComment.key}/comments`, { as: team.admin, body: { body: 'the lighthouse again' } });
     await h.call('PATCH', `/api/v1/issues/${moving.key}`, { as: team.admin, body: { status_id: statusOf(second, 'In progress') } });
     const outsider = await h.workspace();
-    await h.issue(outsider.admin, (await h.queue(outsider, { key: 'CATX' })).id, { title: 'Lighthouse foreign' });
+    const foreign = await h.issue(outsider.admin, (await h.queue(outsider, { key: 'CATX' })).id, { title: 'Lighthouse foreign' });
 
     const found = async (category: string) => keys(await search(team.admin, { search: 'lighthouse', category }));
     expect(await found('open')).toEqual([open.key, openElsewhere.key, byComment.key].sort());
     expect(await found('progress')).toEqual([moving.key]);
     expect(await found('done')).toEqual([]);
-    expect(keys(await search(outsider.admin, { search: 'lighthouse', category: 'open' }))).toHaveLength(1);
+    expect(keys(await search(outsider.admin, { search: 'lighthouse', category: 'open' }))).toEqual([foreign.key]);
+    // With overdue beside it (the joined status's category): none of them is due.
+    expect(keys(await search(team.admin, { search: 'lighthouse', category: 'open', overdue: true }))).toEqual([]);
   });
 
   test('when a comment lands on an older issue, then it moves to the top', async () => {

@@ -28,7 +28,7 @@ import { searchConditions, searchTextQuery } from '@tracker/search-sql';
  * worse: 13 ms against 4.4 at 100k).
  */
 export function searchSql(criteria: SearchCriteria): SqlQuery {
-  // The status category comes from the joined status (alias s).
+  // Filters on the joined status (alias s); the issue-text branch reads a category per row (below).
   const where = join(searchConditions(criteria, 's.category'), ' AND ');
   const order = sql`ORDER BY i.updated_at DESC, i.id DESC LIMIT ${criteria.limit}`;
   const record = raw(ISSUE_SUMMARY_COLUMNS);
