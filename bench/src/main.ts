@@ -492,6 +492,13 @@ async function explainMs(db: Client, sql: { sql: string; values: unknown[] }): P
   return plan['Planning Time'] + plan['Execution Time'];
 }
 
+/** How long `request` took, ms. */
+async function msOf(request: () => Promise<unknown>): Promise<number> {
+  const started = performance.now();
+  await request();
+  return performance.now() - started;
+}
+
 /** A copy of `items` in random order (Fisher-Yates). */
 function shuffled<T>(items: readonly T[]): T[] {
   const copy = [...items];
@@ -539,42 +546,38 @@ async function b4(system: BenchSystem, cleanups: Array<() => Promise<unknown>>) 
   // directly, the floor chain, EXPLAIN ANALYZE (leaves out sending the rows) and the rows
   // fetched by node-postgres as the service fetches them (Postgres's output, the transfer,
   // the driver's parsing).
+  const api = post(`${system.gateway.url}${searchPath}`, { authorization: `Bearer ${system.seeded.token}` });
+  const floored = post(`${floor.proxy}${searchPath}`, {});
+  // Each kind answers its ms (EXPLAIN: Postgres's own planning and execution).
   const kinds = {
-    api: post(`${system.gateway.url}${searchPath}`, { authorization: `Bearer ${system.seeded.token}` }),
-    // Its ticket is made before the clock starts (see timed): the gateway's work, not the service's.
-    direct: (ticket: string) => post(`${system.issues.url}${searchPath}`, { [PRINCIPAL_HEADER]: ticket })(),
-    floor: post(`${floor.proxy}${searchPath}`, {}),
+    api: () => msOf(api),
+    // The ticket is made before the clock starts: the gateway's work, not the service's.
+    direct: () => msOf(post(`${system.issues.url}${searchPath}`, { [PRINCIPAL_HEADER]: system.ticket('issues', 'POST', searchPath, body) })),
+    floor: () => msOf(floored),
     sql: () => explainMs(db, query),
-    fetched: () => db.query(query.sql, query.values),
+    fetched: () => msOf(() => db.query(query.sql, query.values)),
   };
-  /** One request of `kind`, its ms (EXPLAIN's: Postgres's own planning and execution). */
-  const timed = async (kind: keyof typeof kinds): Promise<number> => {
-    if (kind === 'sql') return kinds.sql();
-    const ticket = kind === 'direct' ? system.ticket('issues', 'POST', searchPath, body) : '';
-    const started = performance.now();
-    await (kind === 'direct' ? kinds.direct(ticket) : kinds[kind]());
-    return performance.now() - started;
-  };
-  const p95s = Object.fromEntries(Object.keys(kinds).map((k) => [k, [] as number[]])) as Record<keyof typeof kinds, number[]>;
-  const p50s = Object.fromEntries(Object.keys(kinds).map((k) => [k, [] as number[]])) as Record<keyof typeof kinds, number[]>;
+  type Kind = keyof typeof kinds;
+  const order = Object.keys(kinds) as Kind[];
+  const perKind = () => Object.fromEntries(order.map((k) => [k, [] as number[]])) as Record<Kind, number[]>;
+  const [p95s, p50s] = [perKind(), perKind()];
   let matched = 0;
   try {
     await db.connect();
     await db.query(`SET search_path TO ${SCHEMAS.issues}`);
     // Before any load: the API and the floor answer the same issues, or the floor is not one.
     const ids = async (answer: Promise<Buffer>) => (JSON.parse((await answer).toString('utf8')) as Array<{ id: number }>).map((i) => i.id);
-    const [apiIds, floorIds] = [await ids(kinds.api()), await ids(kinds.floor())];
+    const [apiIds, floorIds] = [await ids(api()), await ids(floored())];
     if (apiIds.join() !== floorIds.join()) throw new Error('B4: the floor found other issues than the API');
     matched = apiIds.length;
     for (let run = 0; run < RUNS; run++) {
       // One request of each kind per round, in a new random order each round, one at a time:
       // noise (the OS cache, other processes, the bench's own garbage) hits the API and its
       // ceilings alike, and no kind always follows the same other kind.
-      const times = Object.fromEntries(Object.keys(kinds).map((k) => [k, [] as number[]])) as Record<keyof typeof kinds, number[]>;
-      const order = Object.keys(kinds) as Array<keyof typeof kinds>;
+      const times = perKind();
       const until = Date.now() + SECONDS * 2500;
       for (let round = 0; Date.now() < until || round < 20; round++) {
-        for (const kind of shuffled(order)) times[kind].push(await timed(kind));
+        for (const kind of shuffled(order)) times[kind].push(await kinds[kind]());
       }
       for (const kind of order) {
         p95s[kind].push(percentile(times[kind], 95));
@@ -586,17 +589,17 @@ async function b4(system: BenchSystem, cleanups: Array<() => Promise<unknown>>) 
     agent.destroy();
     await db.end().catch(() => undefined);
   }
-  const [api, direct, sqlP95, fetchedP95, floorP95] = [p95s.api, p95s.direct, p95s.sql, p95s.fetched, p95s.floor];
+  const [apiP95, direct, sqlP95, fetchedP95, floorP95] = [p95s.api, p95s.direct, p95s.sql, p95s.fetched, p95s.floor];
   const sql = median(sqlP95);
   row({
     scenario: `B4 search text + 2 filters (${ISSUES / 1000}k)`,
     metric: 'p95 ms (1 conn.)',
-    runs: api,
+    runs: apiP95,
     ceilingName: 'EXPLAIN ANALYZE p95 ms',
     ceiling: sql,
     target: '≤ SQL + 5 ms',
     met: (v) => v <= sql + 5,
-    note: `${matched} matches; p50 ms: ${(Object.keys(p50s) as Array<keyof typeof p50s>).map((k) => `${k} ${median(p50s[k]).toFixed(1)}`).join(', ')}`,
+    note: `${matched} matches; p50 ms: ${order.map((k) => `${k} ${median(p50s[k]).toFixed(1)}`).join(', ')}`,
   });
   row({ scenario: `B4 search, service direct (${ISSUES / 1000}k)`, metric: 'p95 ms (1 conn.)', runs: direct, ceilingName: 'EXPLAIN ANALYZE p95 ms', ceiling: sql, ratio: null, target: '(locates the gap)', met: () => null });
   row({
@@ -927,7 +930,7 @@ async function b7(system: BenchSystem, b1Max: number) {
       if (scraping) return;
       scraping = true;
       void Promise.all(watched.map((service) => oldSpaceMiB(service.metricsUrl)))
-        .then((now) => (oldSpace = now.map((mib, i) => (Number.isNaN(oldSpace[i]!) ? mib : Math.max(oldSpace[i]!, mib || 0)))))
+        .then((now) => (oldSpace = now.map((mib, i) => (Number.isNaN(mib) ? oldSpace[i]! : Number.isNaN(oldSpace[i]!) ? mib : Math.max(oldSpace[i]!, mib)))))
         .finally(() => (scraping = false));
     }, 250);
     const result = await overload;
