@@ -37,7 +37,7 @@ function groupOf(pid: string, scope: CpuScope): string | null {
     if (comm === 'pgbench') return 'pgbench';
     if (cmdline.includes('loader.ts')) return LOAD_GENERATOR;
     if (cmdline.includes('bare-server.ts')) return 'bare server';
-    if (cmdline.includes('floor-server.ts')) return `floor ${/floor-server\.ts (\w+)/.exec(cmdline)?.[1] ?? 'server'}`;
+    if (cmdline.includes('floor-server.ts')) return `floor ${/floor-server\.ts ([\w-]+)/.exec(cmdline)?.[1] ?? 'server'}`;
     if (cmdline.includes('dist/main.js') || cmdline.includes('src/main.ts')) {
       const service = /services\/(\w+)/.exec(fs.readlinkSync(`/proc/${pid}/cwd`))?.[1];
       return service ?? null;

@@ -25,6 +25,12 @@
  *   position, the issue with its history) and an outbox row written as already published
  *   (as pgbench's script writes it: no event pipeline behind the floor), and the new
  *   issue's row as JSON.
+ * - `express-service …` and `express-proxy …`, with `service`'s and `proxy`'s arguments: the
+ *   same round trips through the frameworks the services are built on, with none of the
+ *   project's layers: an express app with one route (served as the services serve theirs,
+ *   its requests born with express's prototypes), and an express app whose one layer makes
+ *   the Redis pipeline and hands the request to http-proxy-middleware set up as the
+ *   gateway's. What of a service's cost over the node:http floor is its frameworks'.
  * - `mcp <port> <answer file>`: the MCP SDK alone, as its stateless example runs it (a
  *   Server and a Streamable HTTP transport with JSON answers per request, the validator
  *   shared as the agent shares it), answering every tool call with the issue in the file
@@ -38,9 +44,12 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { CallToolRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv-provider.js';
+import express from 'express';
+import { createProxyMiddleware, debugProxyErrorsPlugin, proxyEventsPlugin } from 'http-proxy-middleware';
 import { Redis } from 'ioredis';
 import { Pool } from 'pg';
 import { toSearchCriteria, type Filters } from '@tracker/contracts';
+import { createLogger, serve } from '@tracker/kit';
 import { issueReadsRepository } from '@tracker/issues/src/data-access/issue-reads.repository';
 import { issuesRepository } from '@tracker/issues/src/data-access/issues.repository';
 import { searchRepository } from '@tracker/issues/src/data-access/search.repository';
@@ -58,6 +67,13 @@ function listen(server: http.Server): void {
 function failed(res: http.ServerResponse, error: unknown): void {
   res.writeHead(500, { 'content-type': 'text/plain' });
   res.end(String(error));
+}
+
+/** An express app served as the services serve theirs (libs/kit `serve`); it says `listening` on stdout. */
+function listenExpress(app: express.Express): void {
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  void serve(app, { port: Number(port), host: '127.0.0.1', logger: createLogger('floor', 'warn'), graceMs: 1000, handleSignals: true }).then(() => process.stdout.write('listening\n'));
 }
 
 /** A pool on one service's schema, as the services open theirs. */
@@ -111,6 +127,39 @@ if (role === 'service') {
       })().catch((error: unknown) => failed(res, error));
     }),
   );
+} else if (role === 'express-service') {
+  const [file, databaseUrl, schema, redisUrl, workspaceId, key] = args;
+  const body = fs.readFileSync(file!);
+  const reads = issueReadsRepository(schemaPool(databaseUrl!, schema!));
+  const redis = new Redis(redisUrl!);
+  const app = express();
+  app.get('/api/v1/issues/:key', async (_req, res) => {
+    await markSeen(redis);
+    const issue = await reads.findWithAttachments(Number(workspaceId), key!, null);
+    if (!issue) throw new Error(`no issue ${key}`);
+    res.setHeader('content-type', 'application/json');
+    res.send(body);
+  });
+  listenExpress(app);
+} else if (role === 'express-proxy') {
+  const [upstream, redisUrl] = args;
+  const redis = new Redis(redisUrl!);
+  const app = express();
+  app.use(async (_req, _res, next) => {
+    await redis.pipeline().get('floor:principal').exists('floor:fresh').incr('floor:rate').exec();
+    next();
+  });
+  app.use(
+    createProxyMiddleware({
+      target: upstream,
+      agent: new http.Agent({ keepAlive: true, maxSockets: 1024, timeout: 30_000 }),
+      xfwd: true,
+      proxyTimeout: 30_000,
+      ejectPlugins: true,
+      plugins: [debugProxyErrorsPlugin, proxyEventsPlugin],
+    }),
+  );
+  listenExpress(app);
 } else if (role === 'statistics') {
   const [databaseUrl, schema, redisUrl, workspaceId, userId] = args;
   const replica = replicaReader(schemaPool(databaseUrl!, schema!));

@@ -175,13 +175,19 @@ async function serviceDirect(system: BenchSystem, url: string, audience: 'issues
 
 /**
  * A floor (floor-server.ts `role` with its arguments after the port) behind the bare
- * proxy, as a service sits behind the gateway: both URLs, stopped with the run.
+ * proxy (or `proxyRole`), as a service sits behind the gateway: both URLs, stopped with the run.
  */
-async function startFloorChain(system: BenchSystem, role: string, args: string[], cleanups: Array<() => Promise<unknown>>): Promise<{ service: string; proxy: string }> {
+async function startFloorChain(
+  system: BenchSystem,
+  role: string,
+  args: string[],
+  cleanups: Array<() => Promise<unknown>>,
+  proxyRole = 'proxy',
+): Promise<{ service: string; proxy: string }> {
   const { freePort } = await import('@tracker/testing');
   const [servicePort, proxyPort] = [await freePort(), await freePort()];
   const service = await startHelper('floor-server.ts', [role, String(servicePort), ...args]);
-  const proxy = await startHelper('floor-server.ts', ['proxy', String(proxyPort), `http://127.0.0.1:${servicePort}`, system.env.REDIS_URL!]);
+  const proxy = await startHelper('floor-server.ts', [proxyRole, String(proxyPort), `http://127.0.0.1:${servicePort}`, system.env.REDIS_URL!]);
   cleanups.push(async () => {
     for (const helper of [service, proxy]) helper.kill('SIGTERM');
   });
@@ -229,7 +235,10 @@ async function b1b2(system: BenchSystem, cleanups: Array<() => Promise<unknown>>
     fs.rmSync(bodyFile, { force: true });
   });
   // The floor (floor-server.ts): the same round trips with none of the project's handling.
-  const floor = await startFloorChain(system, 'service', [bodyFile, DATABASE_URL, SCHEMAS.issues, system.env.REDIS_URL!, String(system.seeded.workspaceId), issue!.key], cleanups);
+  const floorArgs = [bodyFile, DATABASE_URL, SCHEMAS.issues, system.env.REDIS_URL!, String(system.seeded.workspaceId), issue!.key];
+  const floor = await startFloorChain(system, 'service', floorArgs, cleanups);
+  // The frameworks' floor: the same round trips through express and http-proxy-middleware.
+  const frameworks = await startFloorChain(system, 'express-service', floorArgs, cleanups, 'express-proxy');
   const token = { authorization: `Bearer ${system.seeded.token}` };
   // B2: the gateway's whole authentication (token hash, one Redis round trip for the signed
   // cached principal and the rate-limit counter, its check) is the difference between a
@@ -242,6 +251,8 @@ async function b1b2(system: BenchSystem, cleanups: Array<() => Promise<unknown>>
     bare: () => ({ url: `http://127.0.0.1:${barePort}${path}`, headers: {}, expect: '200' }),
     floor: () => ({ url: `${floor.service}${path}`, headers: {}, expect: '200' }),
     floorProxy: () => ({ url: `${floor.proxy}${path}`, headers: {}, expect: '200' }),
+    express: () => ({ url: `${frameworks.service}${path}`, headers: {}, expect: '200' }),
+    expressProxy: () => ({ url: `${frameworks.proxy}${path}`, headers: {}, expect: '200' }),
     direct: () => ({ url: `${system.issues.url}${path}`, headers: {}, ticket: { audience: 'issues', user: system.principal }, expect: '200' }),
     gateway: () => ({ url: `${system.gateway.url}${path}`, headers: token, expect: '200' }),
     ...(wants('B2') && {
@@ -297,6 +308,14 @@ async function b1b2(system: BenchSystem, cleanups: Array<() => Promise<unknown>>
     const note = `${cpu.note(name)}; floor: ${cpu.note(floorName)}`;
     const floorLabel = name === 'direct' ? 'floor: node:http, Redis SET NX, the statement' : 'floor: + node:http proxy, Redis pipeline';
     row({ scenario, metric: SERVING_CPU_METRIC, runs: cpu.servingRuns(name), ceilingName: floorLabel, ceiling: median(cpu.servingRuns(floorName)), target: `≤ ${limit} ms`, met: (v) => v <= limit, note });
+  }
+  // The same round trips through express (and http-proxy-middleware for the hop), with none
+  // of the project's layers: what of the gap to the floor above is the frameworks'.
+  for (const [name, floorName] of [['express', 'floor'], ['expressProxy', 'floorProxy']] as const) {
+    const scenario = name === 'express' ? 'B1 floor: express, Redis SET NX, the statement' : 'B1 floor: + express with http-proxy-middleware, Redis pipeline';
+    const floorLabel = name === 'express' ? 'the node:http floor' : 'the node:http floor with its proxy';
+    const note = `${cpu.note(name)}; node:http: ${cpu.note(floorName)}`;
+    row({ scenario, metric: SERVING_CPU_METRIC, runs: cpu.servingRuns(name), ceilingName: floorLabel, ceiling: median(cpu.servingRuns(floorName)), target: EXPLAINS, met: () => null, note });
   }
   if (rps.authenticated) {
     // Per run: CPU of an authenticated request minus CPU of one refused before any lookup.
