@@ -654,14 +654,17 @@ async function b5(system: BenchSystem, cleanups: Array<() => Promise<unknown>>) 
   await db.query(`SET search_path TO ${SCHEMAS.statistics}`);
   const caller = { workspaceId: system.seeded.workspaceId, userId: system.seeded.userId };
   const sqls = widgets.map((w) => asPg(statisticsSql(toSearchCriteria(w as never, caller, w.queue_ids as number[], new Date()))));
-  const one = { api: [] as number[], direct: [] as number[], floor: [] as number[], sql: [] as number[] };
+  const one = { api: [] as number[], direct: [] as number[], floor: [] as number[], frameworks: [] as number[], sql: [] as number[] };
   const dash = { api: [] as number[], fanOut: [] as number[], once: [] as number[], floor: [] as number[], sql: [] as number[] };
   // What a widget's request costs in CPU, process by process, in the dashboard and its floor.
   const cpu = cpuTally(CPU_SCOPE);
   // The floor (floor-server.ts statistics behind its proxy): the same request's round trips
   // and statement with none of the project's handling, through two hops as via the gateway.
-  const floor = await startFloorChain(system, 'statistics', [DATABASE_URL, SCHEMAS.statistics, system.env.REDIS_URL!, String(caller.workspaceId), String(caller.userId)], cleanups);
+  const floorArgs = [DATABASE_URL, SCHEMAS.statistics, system.env.REDIS_URL!, String(caller.workspaceId), String(caller.userId)];
+  const floor = await startFloorChain(system, 'statistics', floorArgs, cleanups);
   const floorUrl = `${floor.proxy}/api/v1/statistics`;
+  // The same floor behind the frameworks' hop (express with http-proxy-middleware), as B1's.
+  const frameworksUrl = `${(await startFloorChain(system, 'statistics', floorArgs, cleanups, 'express-proxy')).proxy}/api/v1/statistics`;
   // A client draws a dashboard's widgets at once: the typed client's dashboardStatistics, 6
   // requests at a time; the floor's dashboard is drawn by the same function (its token unused).
   const client = createTrackerClient({ baseUrl: system.gateway.url, token: system.seeded.token });
@@ -686,6 +689,8 @@ async function b5(system: BenchSystem, cleanups: Array<() => Promise<unknown>>) 
       one.api.push(single.p50);
       const floorSingle = await load({ kind: 'latency', url: floorUrl, method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(widgets[0]), connections: 1, durationSeconds: Math.max(2, SECONDS / 2) });
       one.floor.push(floorSingle.p50);
+      const frameworksSingle = await load({ kind: 'latency', url: frameworksUrl, method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(widgets[0]), connections: 1, durationSeconds: Math.max(2, SECONDS / 2) });
+      one.frameworks.push(frameworksSingle.p50);
       one.direct.push((await serviceDirect(system, `${system.statistics.url}/api/v1/statistics`, 'statistics', widgets[0], Math.max(2, SECONDS / 2))).p50);
       const sqlTimes: number[] = [];
       for (let i = 0; i < 20; i++) {
@@ -730,6 +735,7 @@ async function b5(system: BenchSystem, cleanups: Array<() => Promise<unknown>>) 
   row({ scenario: 'B5 statistics, 2000 issues', metric: 'p50 ms', runs: one.api, ceilingName: 'same SQL direct ms', ceiling: median(one.sql), target: '≤ 1.3×', met: (_v, r) => r! <= 1.3 });
   row({ scenario: 'B5 statistics, service direct', metric: 'p50 ms', runs: one.direct, ceilingName: 'same SQL direct ms', ceiling: median(one.sql), target: '(locates the gap)', met: () => null });
   row({ scenario: 'B5 statistics, floor: node:http proxy and service, Redis, the statement', metric: 'p50 ms', runs: one.floor, ceilingName: 'same SQL direct ms', ceiling: median(one.sql), target: EXPLAINS, met: () => null });
+  row({ scenario: 'B5 statistics, floor behind express with http-proxy-middleware', metric: 'p50 ms', runs: one.frameworks, ceilingName: 'same SQL direct ms', ceiling: median(one.sql), target: EXPLAINS, met: () => null });
   row({ scenario: 'B5 dashboard, 30 widgets, one request (GET /dashboards/{id}/statistics)', metric: 'ms per dashboard', runs: dash.once, ceilingName: 'same SQL direct ms, one after another', ceiling: median(dash.sql), target: '≤ 1.3×', met: (_v, r) => r! <= 1.3, note: `CPU ms per widget ${median(cpu.runs('dashboard, one request')).toFixed(2)}: ${cpu.note('dashboard, one request')}` });
   row({ scenario: 'B5 dashboard, 30 widgets, 6 at a time (typed client)', metric: 'ms per dashboard', runs: dash.fanOut, ceilingName: 'same SQL direct ms, one after another', ceiling: median(dash.sql), target: '(a client\'s fan-out of POST /statistics)', met: () => null, note: `CPU ms per widget ${median(cpu.runs('dashboard')).toFixed(2)}: ${cpu.note('dashboard')}` });
   row({ scenario: 'B5 dashboard, floor, 6 at a time', metric: 'ms per dashboard', runs: dash.floor, ceilingName: 'same SQL direct ms, one after another', ceiling: median(dash.sql), target: EXPLAINS, met: () => null, note: `CPU ms per widget ${median(cpu.runs('floor dashboard')).toFixed(2)}: ${cpu.note('floor dashboard')}` });

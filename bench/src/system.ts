@@ -165,8 +165,8 @@ export async function startBenchSystem(options: BenchOptions): Promise<BenchSyst
 }
 
 /**
- * BENCH_CPU_PROFILE=issues,gateway (any of access, issues, statistics, agent, gateway):
- * those services run with V8's CPU profiler and write a .cpuprofile into
+ * BENCH_CPU_PROFILE=issues,gateway (any of access, issues, statistics, agent, gateway, or
+ * floor-<role> for a floor server of floor-server.ts): those services run with V8's CPU profiler and write a .cpuprofile into
  * bench/results/profiles/<service> when stopped (open in Chrome DevTools). The profile
  * covers the whole process, start-up included; the file of the main thread ends in .0.001.
  */
@@ -187,7 +187,9 @@ export async function admin(env: Record<string, string>, ...args: string[]): Pro
 
 /** A helper process (bare server) that prints "listening" when ready. */
 export async function startHelper(script: string, args: string[]): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, script), ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+  // A floor server is profiled as `floor-<role>` (BENCH_CPU_PROFILE=floor-express-proxy, say).
+  const profiled = script === 'floor-server.ts' ? profileArgs(`floor-${args[0]}`) : [];
+  const child = spawn(process.execPath, [...profiled, '--import', 'tsx', path.join(__dirname, script), ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
   await new Promise<void>((resolve, reject) => {
     child.stdout!.on('data', (d: Buffer) => d.toString().includes('listening') && resolve());
     child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
