@@ -154,9 +154,17 @@ if (role === 'service') {
       target: upstream,
       agent: new http.Agent({ keepAlive: true, maxSockets: 1024, timeout: 30_000 }),
       xfwd: true,
-      proxyTimeout: 30_000,
+      proxyTimeout: 15_000,
       ejectPlugins: true,
       plugins: [debugProxyErrorsPlugin, proxyEventsPlugin],
+      on: {
+        // As the gateway's: an upstream that fails is answered, never left hanging.
+        error: (error, _req, res) => {
+          if (!('setHeader' in res)) return;
+          if (res.headersSent) res.destroy();
+          else failed(res, error);
+        },
+      },
     }),
   );
   listenExpress(app);

@@ -161,19 +161,6 @@ async function writeQueueIssueKeys(system: BenchSystem, count: number): Promise<
 }
 
 /**
- * The same POST sent to a service itself, with a ticket in place of the token (made by
- * the load generator for each request, as the gateway makes it): what of a latency gap
- * is the gateway's.
- */
-async function serviceDirect(system: BenchSystem, url: string, audience: 'issues' | 'statistics', body: unknown, seconds: number): Promise<LoadResult> {
-  const headers = { 'content-type': 'application/json' };
-  const ticket = { audience, user: system.principal };
-  const result = await load({ kind: 'latency', url, method: 'POST', headers, ticket, body: JSON.stringify(body), connections: 1, durationSeconds: seconds });
-  if ((result.statusCodes['200'] ?? 0) !== result.total) throw new Error(`${url} called directly: ${JSON.stringify(result.statusCodes)}`);
-  return result;
-}
-
-/**
  * A floor (floor-server.ts `role` with its arguments after the port) behind the bare
  * proxy (or `proxyRole`), as a service sits behind the gateway: both URLs, stopped with the run.
  */
@@ -185,13 +172,20 @@ async function startFloorChain(
   proxyRole = 'proxy',
 ): Promise<{ service: string; proxy: string }> {
   const { freePort } = await import('@tracker/testing');
-  const [servicePort, proxyPort] = [await freePort(), await freePort()];
+  const servicePort = await freePort();
   const service = await startHelper('floor-server.ts', [role, String(servicePort), ...args]);
-  const proxy = await startHelper('floor-server.ts', [proxyRole, String(proxyPort), `http://127.0.0.1:${servicePort}`, system.env.REDIS_URL!]);
-  cleanups.push(async () => {
-    for (const helper of [service, proxy]) helper.kill('SIGTERM');
-  });
-  return { service: `http://127.0.0.1:${servicePort}`, proxy: `http://127.0.0.1:${proxyPort}` };
+  cleanups.push(async () => service.kill('SIGTERM'));
+  const url = `http://127.0.0.1:${servicePort}`;
+  return { service: url, proxy: await startFloorProxy(system, proxyRole, url, cleanups) };
+}
+
+/** A floor proxy (floor-server.ts `proxy` or `express-proxy`) in front of `upstream`: its URL, stopped with the run. */
+async function startFloorProxy(system: BenchSystem, role: string, upstream: string, cleanups: Array<() => Promise<unknown>>): Promise<string> {
+  const { freePort } = await import('@tracker/testing');
+  const port = await freePort();
+  const proxy = await startHelper('floor-server.ts', [role, String(port), upstream, system.env.REDIS_URL!]);
+  cleanups.push(async () => proxy.kill('SIGTERM'));
+  return `http://127.0.0.1:${port}`;
 }
 
 // ---------------------------------------------------------------------------- B0
@@ -528,6 +522,48 @@ function shuffled<T>(items: readonly T[]): T[] {
   return copy;
 }
 
+/**
+ * POSTs of `body`, one at a time over one keep-alive socket (node:http), the answer's bytes
+ * kept undecoded: the client's own cost stays small beside what it measures, and the same
+ * for the API and its floors. An answer other than 200, or none within 60 s, rejects.
+ */
+function keepAlivePoster(scenario: string, body: string) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  const post = (url: string, headers: Record<string, string>) => () =>
+    new Promise<Buffer>((resolve, reject) => {
+      const request = http.request(url, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...headers } }, (answer) => {
+        const chunks: Buffer[] = [];
+        answer.on('data', (chunk: Buffer) => chunks.push(chunk));
+        answer.on('end', () => {
+          const bytes = Buffer.concat(chunks);
+          if (answer.statusCode === 200) resolve(bytes);
+          else reject(new Error(`${scenario}: ${url} answered ${answer.statusCode}: ${bytes.toString('utf8', 0, 200)}`));
+        });
+        answer.on('error', reject);
+      });
+      request.setTimeout(60_000, () => request.destroy(new Error(`${scenario}: ${url} did not answer within 60 s`)));
+      request.on('error', reject);
+      request.end(body);
+    });
+  return { post, close: () => agent.destroy() };
+}
+
+/**
+ * `kinds` measured one request of each per round, in a new random order each round, one at
+ * a time, for `ms` (at least 20 rounds): noise (the OS cache, other processes, the bench's
+ * own garbage) hits the API and its ceilings alike, and no kind always follows the same
+ * other kind. Each kind's times, ms.
+ */
+async function takingTurns<Kind extends string>(kinds: Record<Kind, () => Promise<number>>, ms: number): Promise<Record<Kind, number[]>> {
+  const order = Object.keys(kinds) as Kind[];
+  const times = Object.fromEntries(order.map((kind) => [kind, [] as number[]])) as Record<Kind, number[]>;
+  const until = Date.now() + ms;
+  for (let round = 0; Date.now() < until || round < 20; round++) {
+    for (const kind of shuffled(order)) times[kind].push(await kinds[kind]());
+  }
+  return times;
+}
+
 /** A Prisma.Sql as pg takes it: `.text` has the $1.. placeholders (`.sql` has MySQL's `?`). */
 const asPg = (s: unknown) => ({ sql: (s as { text: string }).text, values: (s as { values: unknown[] }).values });
 
@@ -541,25 +577,7 @@ async function b4(system: BenchSystem, cleanups: Array<() => Promise<unknown>>) 
   const db = new Client({ connectionString: DATABASE_URL, statement_timeout: 60_000 });
   const searchPath = '/api/v1/issues/search';
   const body = JSON.stringify(filters);
-  // node:http with a keep-alive agent, the answer's bytes kept undecoded: the client's own
-  // cost stays small beside what it measures, and the same for the API and its floors.
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-  const post = (url: string, headers: Record<string, string>) => () =>
-    new Promise<Buffer>((resolve, reject) => {
-      const request = http.request(url, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...headers } }, (answer) => {
-        const chunks: Buffer[] = [];
-        answer.on('data', (chunk: Buffer) => chunks.push(chunk));
-        answer.on('end', () => {
-          const bytes = Buffer.concat(chunks);
-          if (answer.statusCode === 200) resolve(bytes);
-          else reject(new Error(`B4: ${url} answered ${answer.statusCode}: ${bytes.toString('utf8', 0, 200)}`));
-        });
-        answer.on('error', reject);
-      });
-      request.setTimeout(60_000, () => request.destroy(new Error(`B4: ${url} did not answer within 60 s`)));
-      request.on('error', reject);
-      request.end(body);
-    });
+  const { post, close } = keepAlivePoster('B4', body);
   const query = asPg(searchSql(criteria));
   // What each kind of request measures: the API through the gateway, the service called
   // directly, the floor chain, EXPLAIN ANALYZE (leaves out sending the rows) and the rows
@@ -590,14 +608,7 @@ async function b4(system: BenchSystem, cleanups: Array<() => Promise<unknown>>) 
     if (apiIds.join() !== floorIds.join()) throw new Error('B4: the floor found other issues than the API');
     matched = apiIds.length;
     for (let run = 0; run < RUNS; run++) {
-      // One request of each kind per round, in a new random order each round, one at a time:
-      // noise (the OS cache, other processes, the bench's own garbage) hits the API and its
-      // ceilings alike, and no kind always follows the same other kind.
-      const times = perKind();
-      const until = Date.now() + SECONDS * 2500;
-      for (let round = 0; Date.now() < until || round < 20; round++) {
-        for (const kind of shuffled(order)) times[kind].push(await kinds[kind]());
-      }
+      const times = await takingTurns(kinds, SECONDS * 2500);
       for (const kind of order) {
         p95s[kind].push(percentile(times[kind], 95));
         p50s[kind].push(percentile(times[kind], 50));
@@ -605,7 +616,7 @@ async function b4(system: BenchSystem, cleanups: Array<() => Promise<unknown>>) 
       say(`B4 run ${run + 1}: API p95 ${p95s.api.at(-1)!.toFixed(1)} ms, SQL p95 ${p95s.sql.at(-1)!.toFixed(1)} ms (${times.api.length} rounds)`);
     }
   } finally {
-    agent.destroy();
+    close();
     await db.end().catch(() => undefined);
   }
   const [apiP95, direct, sqlP95, fetchedP95, floorP95] = [p95s.api, p95s.direct, p95s.sql, p95s.fetched, p95s.floor];
@@ -654,17 +665,30 @@ async function b5(system: BenchSystem, cleanups: Array<() => Promise<unknown>>) 
   await db.query(`SET search_path TO ${SCHEMAS.statistics}`);
   const caller = { workspaceId: system.seeded.workspaceId, userId: system.seeded.userId };
   const sqls = widgets.map((w) => asPg(statisticsSql(toSearchCriteria(w as never, caller, w.queue_ids as number[], new Date()))));
-  const one = { api: [] as number[], direct: [] as number[], floor: [] as number[], frameworks: [] as number[], sql: [] as number[] };
   const dash = { api: [] as number[], fanOut: [] as number[], once: [] as number[], floor: [] as number[], sql: [] as number[] };
   // What a widget's request costs in CPU, process by process, in the dashboard and its floor.
   const cpu = cpuTally(CPU_SCOPE);
   // The floor (floor-server.ts statistics behind its proxy): the same request's round trips
   // and statement with none of the project's handling, through two hops as via the gateway.
-  const floorArgs = [DATABASE_URL, SCHEMAS.statistics, system.env.REDIS_URL!, String(caller.workspaceId), String(caller.userId)];
-  const floor = await startFloorChain(system, 'statistics', floorArgs, cleanups);
+  const floor = await startFloorChain(system, 'statistics', [DATABASE_URL, SCHEMAS.statistics, system.env.REDIS_URL!, String(caller.workspaceId), String(caller.userId)], cleanups);
   const floorUrl = `${floor.proxy}/api/v1/statistics`;
-  // The same floor behind the frameworks' hop (express with http-proxy-middleware), as B1's.
-  const frameworksUrl = `${(await startFloorChain(system, 'statistics', floorArgs, cleanups, 'express-proxy')).proxy}/api/v1/statistics`;
+  // The same floor service behind the frameworks' hop instead (express with http-proxy-middleware, as B1's).
+  const frameworksUrl = `${await startFloorProxy(system, 'express-proxy', floor.service, cleanups)}/api/v1/statistics`;
+  // One request (the first widget's), measured as B4's search is: one request of each kind
+  // per round, in turn, one connection each: through the gateway, the service called
+  // directly (the ticket made before the clock starts), the floor through bare hops, the
+  // floor's service behind the frameworks' hop, and the statement run directly.
+  const statisticsPath = '/api/v1/statistics';
+  const singleBody = JSON.stringify(widgets[0]);
+  const { post, close } = keepAlivePoster('B5', singleBody);
+  const single = {
+    api: () => msOf(post(`${system.gateway.url}${statisticsPath}`, { authorization: `Bearer ${system.seeded.token}` })),
+    direct: () => msOf(post(`${system.statistics.url}${statisticsPath}`, { [PRINCIPAL_HEADER]: system.ticket('statistics', 'POST', statisticsPath, singleBody) })),
+    floor: () => msOf(post(floorUrl, {})),
+    frameworks: () => msOf(post(frameworksUrl, {})),
+    sql: () => msOf(() => db.query(sqls[0]!.sql, sqls[0]!.values)),
+  };
+  const one = Object.fromEntries(Object.keys(single).map((kind) => [kind, [] as number[]])) as Record<keyof typeof single, number[]>;
   // A client draws a dashboard's widgets at once: the typed client's dashboardStatistics, 6
   // requests at a time; the floor's dashboard is drawn by the same function (its token unused).
   const client = createTrackerClient({ baseUrl: system.gateway.url, token: system.seeded.token });
@@ -685,20 +709,8 @@ async function b5(system: BenchSystem, cleanups: Array<() => Promise<unknown>>) 
     if (JSON.stringify(withoutAsOf(atOnce.widgets)) !== JSON.stringify(withoutAsOf(oneByOne))) throw new Error('B5: the dashboard drawn in one request differs from its widgets drawn one by one');
     await floorDashboard();
     for (let run = 0; run < RUNS; run++) {
-      const single = await load({ kind: 'latency', url: `${system.gateway.url}/api/v1/statistics`, method: 'POST', headers, body: JSON.stringify(widgets[0]), connections: 1, durationSeconds: Math.max(2, SECONDS / 2) });
-      one.api.push(single.p50);
-      const floorSingle = await load({ kind: 'latency', url: floorUrl, method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(widgets[0]), connections: 1, durationSeconds: Math.max(2, SECONDS / 2) });
-      one.floor.push(floorSingle.p50);
-      const frameworksSingle = await load({ kind: 'latency', url: frameworksUrl, method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(widgets[0]), connections: 1, durationSeconds: Math.max(2, SECONDS / 2) });
-      one.frameworks.push(frameworksSingle.p50);
-      one.direct.push((await serviceDirect(system, `${system.statistics.url}/api/v1/statistics`, 'statistics', widgets[0], Math.max(2, SECONDS / 2))).p50);
-      const sqlTimes: number[] = [];
-      for (let i = 0; i < 20; i++) {
-        const t = performance.now();
-        await db.query(sqls[0]!.sql, sqls[0]!.values);
-        sqlTimes.push(performance.now() - t);
-      }
-      one.sql.push(median(sqlTimes));
+      const times = await takingTurns(single, SECONDS * 2000);
+      for (const kind of Object.keys(single) as Array<keyof typeof single>) one[kind].push(percentile(times[kind], 50));
       // The dashboard: its 30 widgets one after another, as one client renders it.
       const dApi: number[] = [];
       const dFanOut: number[] = [];
@@ -727,15 +739,16 @@ async function b5(system: BenchSystem, cleanups: Array<() => Promise<unknown>>) 
       dash.once.push(median(dOnce));
       dash.floor.push(median(dFloor));
       dash.sql.push(median(dSql));
-      say(`B5 run ${run + 1}: one ${one.api.at(-1)!.toFixed(1)} (floor ${one.floor.at(-1)!.toFixed(1)}) vs ${one.sql.at(-1)!.toFixed(1)} ms; dashboard ${dash.once.at(-1)!.toFixed(0)} in one request, ${dash.fanOut.at(-1)!.toFixed(0)} 6 at a time (floor ${dash.floor.at(-1)!.toFixed(0)}, one by one ${dash.api.at(-1)!.toFixed(0)}) vs ${dash.sql.at(-1)!.toFixed(0)} ms`);
+      say(`B5 run ${run + 1}: one ${one.api.at(-1)!.toFixed(1)} (floor ${one.floor.at(-1)!.toFixed(1)}, behind express ${one.frameworks.at(-1)!.toFixed(1)}) vs ${one.sql.at(-1)!.toFixed(1)} ms; dashboard ${dash.once.at(-1)!.toFixed(0)} in one request, ${dash.fanOut.at(-1)!.toFixed(0)} 6 at a time (floor ${dash.floor.at(-1)!.toFixed(0)}, one by one ${dash.api.at(-1)!.toFixed(0)}) vs ${dash.sql.at(-1)!.toFixed(0)} ms`);
     }
   } finally {
+    close();
     await db.end();
   }
   row({ scenario: 'B5 statistics, 2000 issues', metric: 'p50 ms', runs: one.api, ceilingName: 'same SQL direct ms', ceiling: median(one.sql), target: '≤ 1.3×', met: (_v, r) => r! <= 1.3 });
   row({ scenario: 'B5 statistics, service direct', metric: 'p50 ms', runs: one.direct, ceilingName: 'same SQL direct ms', ceiling: median(one.sql), target: '(locates the gap)', met: () => null });
   row({ scenario: 'B5 statistics, floor: node:http proxy and service, Redis, the statement', metric: 'p50 ms', runs: one.floor, ceilingName: 'same SQL direct ms', ceiling: median(one.sql), target: EXPLAINS, met: () => null });
-  row({ scenario: 'B5 statistics, floor behind express with http-proxy-middleware', metric: 'p50 ms', runs: one.frameworks, ceilingName: 'same SQL direct ms', ceiling: median(one.sql), target: EXPLAINS, met: () => null });
+  row({ scenario: 'B5 statistics, floor: its service behind express with http-proxy-middleware', metric: 'p50 ms', runs: one.frameworks, ceilingName: 'same SQL direct ms', ceiling: median(one.sql), target: EXPLAINS, met: () => null });
   row({ scenario: 'B5 dashboard, 30 widgets, one request (GET /dashboards/{id}/statistics)', metric: 'ms per dashboard', runs: dash.once, ceilingName: 'same SQL direct ms, one after another', ceiling: median(dash.sql), target: '≤ 1.3×', met: (_v, r) => r! <= 1.3, note: `CPU ms per widget ${median(cpu.runs('dashboard, one request')).toFixed(2)}: ${cpu.note('dashboard, one request')}` });
   row({ scenario: 'B5 dashboard, 30 widgets, 6 at a time (typed client)', metric: 'ms per dashboard', runs: dash.fanOut, ceilingName: 'same SQL direct ms, one after another', ceiling: median(dash.sql), target: '(a client\'s fan-out of POST /statistics)', met: () => null, note: `CPU ms per widget ${median(cpu.runs('dashboard')).toFixed(2)}: ${cpu.note('dashboard')}` });
   row({ scenario: 'B5 dashboard, floor, 6 at a time', metric: 'ms per dashboard', runs: dash.floor, ceilingName: 'same SQL direct ms, one after another', ceiling: median(dash.sql), target: EXPLAINS, met: () => null, note: `CPU ms per widget ${median(cpu.runs('floor dashboard')).toFixed(2)}: ${cpu.note('floor dashboard')}` });
