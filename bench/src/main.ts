@@ -648,7 +648,6 @@ async function b4(system: BenchSystem, cleanups: Array<() => Promise<unknown>>) 
 
 // ---------------------------------------------------------------------------- B5
 async function b5(system: BenchSystem, cleanups: Array<() => Promise<unknown>>) {
-  const headers = { authorization: `Bearer ${system.seeded.token}`, 'content-type': 'application/json' };
   const q = system.queueIds;
   // 2000 issues: two queues of 1000 (at 100k); widgets vary the filters as dashboards do.
   const perQueue = Math.ceil(system.seeded.issues / q.length);

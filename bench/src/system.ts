@@ -166,9 +166,10 @@ export async function startBenchSystem(options: BenchOptions): Promise<BenchSyst
 
 /**
  * BENCH_CPU_PROFILE=issues,gateway (any of access, issues, statistics, agent, gateway, or
- * floor-<role> for a floor server of floor-server.ts): those services run with V8's CPU profiler and write a .cpuprofile into
- * bench/results/profiles/<service> when stopped (open in Chrome DevTools). The profile
- * covers the whole process, start-up included; the file of the main thread ends in .0.001.
+ * floor-<role> for a floor server of floor-server.ts): those processes run with V8's CPU
+ * profiler and write a .cpuprofile into bench/results/profiles/<name> when stopped (open
+ * in Chrome DevTools). The profile covers the whole process, start-up included; the file
+ * of the main thread ends in .0.001.
  */
 function profileArgs(name: string): string[] {
   const wanted = (process.env.BENCH_CPU_PROFILE ?? '').split(',').map((s) => s.trim());
