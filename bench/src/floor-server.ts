@@ -82,6 +82,23 @@ const schemaPool = (databaseUrl: string, schema: string) => new Pool({ connectio
 /** What a service does to accept a ticket once: one Redis `SET … PX … NX`. */
 const markSeen = (redis: Redis) => redis.set(`floor:seen:${randomUUID()}`, '1', 'PX', 30_000, 'NX');
 
+/** What the gateway does to authenticate a request: one Redis pipeline (cached principal, freshness key, rate-limit counter). */
+const lookUpCaller = (redis: Redis) => redis.pipeline().get('floor:principal').exists('floor:fresh').incr('floor:rate').exec();
+
+/** B1's floors' work for one GET: the ticket marked seen, then the issue read by the issues service's own repository. */
+function issueReader(args: string[]): { body: Buffer; read: () => Promise<void> } {
+  const [file, databaseUrl, schema, redisUrl, workspaceId, key] = args;
+  const reads = issueReadsRepository(schemaPool(databaseUrl!, schema!));
+  const redis = new Redis(redisUrl!);
+  return {
+    body: fs.readFileSync(file!),
+    read: async () => {
+      await markSeen(redis);
+      if (!(await reads.findWithAttachments(Number(workspaceId), key!, null))) throw new Error(`no issue ${key}`);
+    },
+  };
+}
+
 async function readJson<T>(req: http.IncomingMessage): Promise<T> {
   const chunks: Buffer[] = [];
   for await (const chunk of req) chunks.push(chunk as Buffer);
@@ -111,32 +128,22 @@ function answerFilters(redisUrl: string, answer: (filters: Filters) => Promise<u
 }
 
 if (role === 'service') {
-  const [file, databaseUrl, schema, redisUrl, workspaceId, key] = args;
-  const body = fs.readFileSync(file!);
-  const reads = issueReadsRepository(schemaPool(databaseUrl!, schema!));
-  const redis = new Redis(redisUrl!);
+  const { body, read } = issueReader(args);
   listen(
     http.createServer((req, res) => {
       req.resume();
       void (async () => {
-        await markSeen(redis);
-        const issue = await reads.findWithAttachments(Number(workspaceId), key!, null);
-        if (!issue) throw new Error(`no issue ${key}`);
+        await read();
         res.writeHead(200, { 'content-type': 'application/json', 'content-length': body.length });
         res.end(body);
       })().catch((error: unknown) => failed(res, error));
     }),
   );
 } else if (role === 'express-service') {
-  const [file, databaseUrl, schema, redisUrl, workspaceId, key] = args;
-  const body = fs.readFileSync(file!);
-  const reads = issueReadsRepository(schemaPool(databaseUrl!, schema!));
-  const redis = new Redis(redisUrl!);
+  const { body, read } = issueReader(args);
   const app = express();
   app.get('/api/v1/issues/:key', async (_req, res) => {
-    await markSeen(redis);
-    const issue = await reads.findWithAttachments(Number(workspaceId), key!, null);
-    if (!issue) throw new Error(`no issue ${key}`);
+    await read();
     res.setHeader('content-type', 'application/json');
     res.send(body);
   });
@@ -146,7 +153,7 @@ if (role === 'service') {
   const redis = new Redis(redisUrl!);
   const app = express();
   app.use(async (_req, _res, next) => {
-    await redis.pipeline().get('floor:principal').exists('floor:fresh').incr('floor:rate').exec();
+    await lookUpCaller(redis);
     next();
   });
   app.use(
@@ -231,7 +238,7 @@ if (role === 'service') {
   listen(
     http.createServer((req, res) => {
       void (async () => {
-        await redis.pipeline().get('floor:principal').exists('floor:fresh').incr('floor:rate').exec();
+        await lookUpCaller(redis);
         const forwarded = http.request(
           { host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers, agent },
           (answer) => {

@@ -512,6 +512,9 @@ async function msOf(request: () => Promise<unknown>): Promise<number> {
   return performance.now() - started;
 }
 
+/** An empty list for each of `keys`. */
+const listsFor = <Key extends string>(keys: readonly Key[]) => Object.fromEntries(keys.map((key) => [key, [] as number[]])) as Record<Key, number[]>;
+
 /** A copy of `items` in random order (Fisher-Yates). */
 function shuffled<T>(items: readonly T[]): T[] {
   const copy = [...items];
@@ -556,7 +559,7 @@ function keepAlivePoster(scenario: string, body: string) {
  */
 async function takingTurns<Kind extends string>(kinds: Record<Kind, () => Promise<number>>, ms: number): Promise<Record<Kind, number[]>> {
   const order = Object.keys(kinds) as Kind[];
-  const times = Object.fromEntries(order.map((kind) => [kind, [] as number[]])) as Record<Kind, number[]>;
+  const times = listsFor(order);
   const until = Date.now() + ms;
   for (let round = 0; Date.now() < until || round < 20; round++) {
     for (const kind of shuffled(order)) times[kind].push(await kinds[kind]());
@@ -596,8 +599,7 @@ async function b4(system: BenchSystem, cleanups: Array<() => Promise<unknown>>) 
   };
   type Kind = keyof typeof kinds;
   const order = Object.keys(kinds) as Kind[];
-  const perKind = () => Object.fromEntries(order.map((k) => [k, [] as number[]])) as Record<Kind, number[]>;
-  const [p95s, p50s] = [perKind(), perKind()];
+  const [p95s, p50s] = [listsFor(order), listsFor(order)];
   let matched = 0;
   try {
     await db.connect();
@@ -687,7 +689,8 @@ async function b5(system: BenchSystem, cleanups: Array<() => Promise<unknown>>) 
     frameworks: () => msOf(post(frameworksUrl, {})),
     sql: () => msOf(() => db.query(sqls[0]!.sql, sqls[0]!.values)),
   };
-  const one = Object.fromEntries(Object.keys(single).map((kind) => [kind, [] as number[]])) as Record<keyof typeof single, number[]>;
+  const singleKinds = Object.keys(single) as Array<keyof typeof single>;
+  const one = listsFor(singleKinds);
   // A client draws a dashboard's widgets at once: the typed client's dashboardStatistics, 6
   // requests at a time; the floor's dashboard is drawn by the same function (its token unused).
   const client = createTrackerClient({ baseUrl: system.gateway.url, token: system.seeded.token });
@@ -709,7 +712,7 @@ async function b5(system: BenchSystem, cleanups: Array<() => Promise<unknown>>) 
     await floorDashboard();
     for (let run = 0; run < RUNS; run++) {
       const times = await takingTurns(single, SECONDS * 2000);
-      for (const kind of Object.keys(single) as Array<keyof typeof single>) one[kind].push(percentile(times[kind], 50));
+      for (const kind of singleKinds) one[kind].push(percentile(times[kind], 50));
       // The dashboard: its 30 widgets one after another, as one client renders it.
       const dApi: number[] = [];
       const dFanOut: number[] = [];
