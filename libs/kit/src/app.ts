@@ -4,9 +4,9 @@ import { z } from 'zod';
 import { isDatabaseUnavailable } from './database-errors';
 import { AppError, problemBody } from './errors';
 import { dependencyUnavailable, UpstreamUnavailableError } from './internal-client';
-import { jsonBody, receivedBodyDigest } from './json-body';
+import { jsonBodyReader, receivedBodyDigest } from './json-body';
 import type { Logger } from './logger';
-import { httpMetrics, type Metrics } from './metrics';
+import { observeHttp, type Metrics } from './metrics';
 import { checkTicket, PRINCIPAL_HEADER, type Principal, type Proofs, type TicketKeys, type UserPrincipal } from './principal';
 import type { SeenTickets } from './seen-tickets';
 import type { Signer, TrustedKeys } from './signing';
@@ -51,9 +51,9 @@ export interface ServiceAppOptions extends BaseAppOptions {
 export function createServiceApp(options: ServiceAppOptions): express.Express {
   const app = createBaseApp(options);
   const userPaths = options.userPaths ?? ['/api/v1'];
-  app.use(userPaths, checkTicketHeader(options, 'user'));
-  app.use('/internal', checkTicketHeader(options, 'service'));
-  app.use([...userPaths, '/internal'], requireJsonBody, ...jsonBody(options.bodyLimit ?? '1mb'), acceptTicketOnce(options));
+  const readBody = jsonBodyReader(options.bodyLimit ?? '1mb');
+  app.use(userPaths, acceptTicket(options, 'user', readBody));
+  app.use('/internal', acceptTicket(options, 'service', readBody));
   const router = express.Router();
   options.routes(router);
   app.use(router);
@@ -68,11 +68,7 @@ export function createBaseApp(options: BaseAppOptions): express.Express {
   sendJsonWithoutCharset(app);
   app.set('etag', false);
   app.set('query parser', 'simple');
-  app.use(requestContext(options.logger, options.isShuttingDown));
-  if (options.metrics) app.use(httpMetrics(options.metrics));
-  // Express answers OPTIONS itself with 200 and an Allow header listing the path's
-  // methods; an unserved method is 404 here (see the README), and routes are not revealed.
-  app.use((req, _res, next) => next(req.method === 'OPTIONS' ? new AppError('not_found', `No route for ${req.method} ${req.path}.`) : undefined));
+  app.use(requestContext(options));
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok', service: options.name });
   });
@@ -138,44 +134,54 @@ export function proofsOf(res: Response): Proofs {
   return proofs;
 }
 
+/** The request's logger: its lines carry the request id. Made on first use: most requests log nothing. */
 export function logOf(res: Response): Logger {
-  return res.locals.log as Logger;
+  const locals = res.locals as { log?: Logger; baseLogger: Logger; requestId: string };
+  return (locals.log ??= locals.baseLogger.child({ rid: locals.requestId }));
 }
 
-function requestContext(logger: Logger, isShuttingDown?: () => boolean) {
+const UNMEASURED = new Set(['/healthz', '/readyz']);
+
+/**
+ * Every request's first layer: its id, the headers every answer carries, and once it is
+ * answered its access log line and metrics (one listener for both). Express answers
+ * OPTIONS itself with 200 and an Allow header listing the path's methods; an unserved
+ * method is 404 here (see the README), and routes are not revealed.
+ */
+function requestContext(options: BaseAppOptions) {
+  const { logger, metrics, isShuttingDown } = options;
   return (req: Request, res: Response, next: NextFunction) => {
-    const given = req.header('x-request-id');
-    const requestId = given && REQUEST_ID.test(given) ? given : randomUUID();
-    const started = process.hrtime.bigint();
+    const given = req.headers['x-request-id'];
+    const requestId = typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
     res.locals.requestId = requestId;
-    res.locals.log = logger.child({ rid: requestId });
+    res.locals.baseLogger = logger;
     res.setHeader('X-Request-Id', requestId);
     res.setHeader('Cache-Control', 'no-store');
     res.setHeader('X-Content-Type-Options', 'nosniff');
     // While draining, ask keep-alive clients to reconnect elsewhere.
     if (isShuttingDown?.()) res.setHeader('Connection', 'close');
-    res.on('finish', () => {
-      if (req.path === '/healthz' || req.path === '/readyz') return;
-      const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      res.locals.log.info({ method: req.method, path: req.path, status: res.statusCode, ms: Math.round(ms * 10) / 10 }, 'request');
-    });
-    next();
+    const path = req.path;
+    if (!UNMEASURED.has(path)) {
+      const started = process.hrtime.bigint();
+      res.once('finish', () => {
+        const ms = Number(process.hrtime.bigint() - started) / 1e6;
+        if (metrics) observeHttp(metrics, req, res, ms / 1000);
+        if (logger.isLevelEnabled('info')) logOf(res).info({ method: req.method, path, status: res.statusCode, ms: Math.round(ms * 10) / 10 }, 'request');
+      });
+    }
+    next(req.method === 'OPTIONS' ? new AppError('not_found', `No route for ${req.method} ${path}.`) : undefined);
   };
 }
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
 
 /** A body with another Content-Type is 422, not 415. */
-function requireJsonBody(req: Request, _res: Response, next: NextFunction) {
+function notJsonBody(req: Request): AppError | undefined {
   const hasBody = req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
-  if (BODY_METHODS.has(req.method) && hasBody && !req.is('application/json')) {
-    return next(
-      new AppError('validation_failed', 'The request body must be JSON sent with Content-Type: application/json.', {
-        errors: [{ path: '(body)', message: 'Content-Type must be application/json' }],
-      }),
-    );
-  }
-  next();
+  if (!BODY_METHODS.has(req.method) || !hasBody || req.is('application/json')) return undefined;
+  return new AppError('validation_failed', 'The request body must be JSON sent with Content-Type: application/json.', {
+    errors: [{ path: '(body)', message: 'Content-Type must be application/json' }],
+  });
 }
 
 const REFUSED = 'This service accepts only requests forwarded by the gateway.';
@@ -183,50 +189,52 @@ const REFUSED = 'This service accepts only requests forwarded by the gateway.';
 type CheckedTicket = Extract<ReturnType<typeof checkTicket>, { ok: true }>;
 
 /**
- * The ticket (principal.ts) from its header alone, before the body is read, so a request
- * without a valid one costs no body parsing: signature, lifetime, service, method and
- * path, the kind the path serves, and for a service the routes it is listed for.
+ * The ticket (principal.ts) of every request to a path of `kind`, in one layer. From its
+ * header alone first, before the body is read, so a request without a valid one costs
+ * no body parsing: signature, lifetime, service, method and path, the kind the path
+ * serves, and for a service the routes it is listed for. Then, with the body read, that
+ * it was made for these bytes and is seen for the first time.
  */
-function checkTicketHeader(options: ServiceAppOptions, kind: Principal['kind']) {
+function acceptTicket(options: ServiceAppOptions, kind: Principal['kind'], readBody: (req: Request, res: Response) => Promise<void>) {
   const callers = Object.entries(options.internalCallers ?? {}).map(([route, allowed]) => ({ match: routeMatcher(route), allowed }));
-  return (req: Request, res: Response, next: NextFunction) => {
+  const fromHeader = (req: Request, res: Response): CheckedTicket | AppError => {
     const path = req.originalUrl;
     const check = checkTicket(req.header(PRINCIPAL_HEADER), options.keys, { audience: options.name, method: req.method, path });
     if (!check.ok || check.principal.kind !== kind) {
       logOf(res).info({ reason: check.ok ? `a ${check.principal.kind} ticket on a ${kind} path` : check.reason }, 'ticket refused');
-      return next(new AppError('unauthorized', REFUSED));
+      return new AppError('unauthorized', REFUSED);
     }
     const principal = check.principal;
     if (principal.kind === 'service') {
       const route = `${req.method} ${path.split('?')[0]}`;
       if (!callers.some(({ match, allowed }) => match.test(route) && allowed.includes(principal.service))) {
         logOf(res).warn({ caller: principal.service, route }, 'internal call outside the caller\'s scope');
-        return next(new AppError('forbidden', `The ${principal.service} service may not call this route.`));
+        return new AppError('forbidden', `The ${principal.service} service may not call this route.`);
       }
     }
-    res.locals.ticket = check;
-    next();
+    return check;
   };
-}
-
-/** Once the body is read: the ticket was made for these bytes, and is seen for the first time. */
-function acceptTicketOnce(options: ServiceAppOptions) {
   return async (req: Request, res: Response, next: NextFunction) => {
-    const ticket = res.locals.ticket as CheckedTicket;
-    if (receivedBodyDigest(req) !== ticket.bodyDigest) {
-      logOf(res).info({ reason: 'made for another body' }, 'ticket refused');
-      return next(new AppError('unauthorized', REFUSED));
-    }
     try {
+      const ticket = fromHeader(req, res);
+      if (ticket instanceof AppError) return next(ticket);
+      const wrongType = notJsonBody(req);
+      if (wrongType) return next(wrongType);
+      await readBody(req, res);
+      if (receivedBodyDigest(req) !== ticket.bodyDigest) {
+        logOf(res).info({ reason: 'made for another body' }, 'ticket refused');
+        return next(new AppError('unauthorized', REFUSED));
+      }
       if (!(await options.seenTickets.firstSight(options.name, ticket.jti, ticket.expiresAt))) {
         logOf(res).warn({ reason: 'replayed' }, 'ticket refused');
         return next(new AppError('unauthorized', REFUSED));
       }
+      res.locals.ticket = ticket;
+      res.locals.principal = ticket.principal;
+      next();
     } catch (err) {
-      return next(err);
+      next(err);
     }
-    res.locals.principal = ticket.principal;
-    next();
   };
 }
 

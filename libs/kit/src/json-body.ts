@@ -216,8 +216,32 @@ function refuseLoneSurrogates(req: Request, _res: Response, next: NextFunction) 
 /**
  * JSON body parsing with the checks above: express.json, then the surrogate walk when
  * needed. A body of another type (a GET may carry one) is read as bytes, unparsed, so
- * that its digest can be checked against the request's ticket.
+ * that its digest can be checked against the request's ticket. A request without a body
+ * (neither Content-Length nor Transfer-Encoding, as body-parser decides) skips them all,
+ * its digest that of no bytes; req.body stays unset.
  */
-export function jsonBody(limit: string): RequestHandler[] {
-  return [digestBody, express.json({ limit, strict: true, verify: verifyBody }), express.raw({ limit, type: () => true }), refuseLoneSurrogates];
+export function jsonBodyReader(limit: string): (req: Request, res: Response) => Promise<void> {
+  const layers: RequestHandler[] = [digestBody, express.json({ limit, strict: true, verify: verifyBody }), express.raw({ limit, type: () => true }), refuseLoneSurrogates];
+  return (req, res) => (hasBody(req) ? runLayers(layers, req, res) : Promise.resolve());
+}
+
+/** As type-is's hasBody, which body-parser asks before reading. */
+const hasBody = (req: IncomingMessage) => req.headers['transfer-encoding'] !== undefined || !Number.isNaN(Number(req.headers['content-length']));
+
+/** Runs express layers one after another as a router would; the first error rejects. */
+function runLayers(layers: readonly RequestHandler[], req: Request, res: Response): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let next = 0;
+    const step = (error?: unknown) => {
+      if (error) return reject(error);
+      const layer = layers[next++];
+      if (!layer) return resolve();
+      try {
+        void layer(req, res, step);
+      } catch (thrown) {
+        reject(thrown);
+      }
+    };
+    step();
+  });
 }

@@ -1,5 +1,5 @@
 import http from 'node:http';
-import type { NextFunction, Request, Response } from 'express';
+import type { Request, Response } from 'express';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Logger } from './logger';
 
@@ -65,25 +65,17 @@ export function createMetrics(service: string): Metrics {
   };
 }
 
-const NOT_MEASURED = new Set(['/healthz', '/readyz']);
-
 /**
- * Counts and times every answered request. The route label is the matched route's
- * template (`/api/v1/issues/:key`), or what the app put in res.locals.route (the
+ * Counts and times an answered request (createBaseApp calls it when the answer is
+ * finished; /healthz and /readyz are not measured). The route label is the matched
+ * route's template (`/api/v1/issues/:key`), or what the app put in res.locals.route (the
  * gateway), else `unmatched`: raw paths would give each id its own series.
  */
-export function httpMetrics(metrics: Metrics) {
-  return (req: Request, res: Response, next: NextFunction) => {
-    if (NOT_MEASURED.has(req.path)) return next();
-    const stop = metrics.http.duration.startTimer();
-    res.on('finish', () => {
-      const route = (res.locals.route as string | undefined) ?? routeTemplate(req) ?? 'unmatched';
-      const labels = { method: req.method, route, status: String(res.statusCode) };
-      metrics.http.requests.inc(labels);
-      stop(labels);
-    });
-    next();
-  };
+export function observeHttp(metrics: Metrics, req: Request, res: Response, seconds: number): void {
+  const route = (res.locals.route as string | undefined) ?? routeTemplate(req) ?? 'unmatched';
+  const labels = { method: req.method, route, status: String(res.statusCode) };
+  metrics.http.requests.inc(labels);
+  metrics.http.duration.observe(labels, seconds);
 }
 
 function routeTemplate(req: Request): string | null {

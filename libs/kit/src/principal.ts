@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { isSigner, macPayload, macVerifiedPayload, sharedKeys, signPayload, verifiedPayload, type Signer, type SigningKey, type TrustedKeys } from './signing';
+import { isSigner, macPayload, openText, sharedKeys, signedBy, signPayload, taggedUnder, type OpenedText, type Signer, type SigningKey, type TrustedKeys } from './signing';
 
 /**
  * Every call to a service carries a ticket in this header: who is calling, vouched for by
@@ -65,7 +65,10 @@ export interface TicketRequest {
   onBehalfOf?: string;
 }
 
-export const bodyDigest = (body: Uint8Array | undefined) => createHash('sha256').update(body ?? new Uint8Array()).digest('base64url');
+const digestOf = (body: Uint8Array) => createHash('sha256').update(body).digest('base64url');
+/** Most requests have no body: its digest is computed once. */
+const NO_BODY_DIGEST = digestOf(new Uint8Array());
+export const bodyDigest = (body: Uint8Array | undefined) => (body && body.length > 0 ? digestOf(body) : NO_BODY_DIGEST);
 
 /** A part's own key and the public keys it trusts (config's InternalKeys): what tagging and checking tickets need. */
 export interface TicketKeys {
@@ -145,10 +148,12 @@ export type TicketCheck =
  */
 export function checkTicket(header: string | undefined, keys: TrustedKeys | TicketKeys, request: ReceivedRequest, now = Date.now()): TicketCheck {
   if (!header || header.length > MAX_HEADER_LENGTH) return { ok: false, reason: 'no ticket' };
-  const issuer = claimedIssuer(header);
-  const claims = issuer ? verifiedText(header, issuer, keys) : null;
+  // Opened once: the payload names the issuer, whose keys then check it.
+  const opened = openText(header, MAX_HEADER_LENGTH);
+  const issuer = opened?.payload.iss;
   // Signed or tagged texts of other kinds (cache entries, events, proofs) never pass for a ticket.
-  if (!claims || claims.use !== 'ticket' || claims.iss !== issuer) return { ok: false, reason: 'bad signature' };
+  if (!opened || !isSigner(issuer) || !sealedBy(opened, issuer, keys) || opened.payload.use !== 'ticket') return { ok: false, reason: 'bad signature' };
+  const claims = opened.payload;
   const timing = timingProblem(claims, now);
   if (timing) return { ok: false, reason: timing };
   if (claims.aud !== request.audience) return { ok: false, reason: 'addressed to another service' };
@@ -165,10 +170,10 @@ export function checkTicket(header: string | undefined, keys: TrustedKeys | Tick
   return proofs ? { ...checked, proofs } : { ok: false, reason: 'no proofs' };
 }
 
-/** The payload of a text `issuer` tagged for this part (`keys` being TicketKeys) or signed, or null. */
-function verifiedText(text: unknown, issuer: Signer, keys: TrustedKeys | TicketKeys): Record<string, unknown> | null {
-  if (typeof text !== 'string' || !text.startsWith('m1.')) return verifiedPayload(text, issuer, isTicketKeys(keys) ? keys.trusted : keys, MAX_HEADER_LENGTH);
-  return isTicketKeys(keys) ? macVerifiedPayload(text, sharedKeys(keys.key, keys.trusted).with(issuer), MAX_HEADER_LENGTH) : null;
+/** Whether `issuer` tagged an opened text for this part (`keys` being TicketKeys) or signed it. */
+function sealedBy(opened: OpenedText, issuer: Signer, keys: TrustedKeys | TicketKeys): boolean {
+  if (opened.format === 'v1') return signedBy(opened, (isTicketKeys(keys) ? keys.trusted : keys).get(issuer) ?? []);
+  return isTicketKeys(keys) && taggedUnder(opened, sharedKeys(keys.key, keys.trusted).with(issuer));
 }
 
 /** Signed, the gateway's ticket to the agent is itself the proof for every service. */
@@ -178,16 +183,6 @@ const handedOn = (ticket: string): Proofs => ({ access: ticket, issues: ticket, 
 function proofsIn(prf: unknown): Proofs | null {
   const proofs = prf as Record<string, unknown> | null;
   return typeof proofs === 'object' && proofs !== null && AGENT_CALLS.every((service) => typeof proofs[service] === 'string') ? (proofs as Proofs) : null;
-}
-
-/** The issuer a ticket names, unverified: only to choose whose keys to try (verified after). */
-function claimedIssuer(header: string): Signer | null {
-  try {
-    const iss = JSON.parse(Buffer.from(header.split('.')[1] ?? '', 'base64url').toString('utf8'))?.iss;
-    return isSigner(iss) ? iss : null;
-  } catch {
-    return null;
-  }
 }
 
 /** Issued no later than now (give or take the skew), unexpired, and never made to live longer than the TTL. */
@@ -217,9 +212,11 @@ function principalOf(claims: Record<string, unknown>, keys: TrustedKeys | Ticket
  * this very service; signed, the gateway's ticket to the agent.
  */
 function provenUser(act: unknown, keys: TrustedKeys | TicketKeys, audience: Signer, now: number): UserPrincipal | null {
-  const proof = verifiedText(act, 'gateway', keys);
-  if (!proof || proof.iss !== 'gateway' || timingProblem(proof, now)) return null;
-  const tagged = (act as string).startsWith('m1.');
+  const opened = openText(act, MAX_HEADER_LENGTH);
+  if (!opened || !sealedBy(opened, 'gateway', keys)) return null;
+  const proof = opened.payload;
+  if (proof.iss !== 'gateway' || timingProblem(proof, now)) return null;
+  const tagged = opened.format === 'm1';
   const meant = tagged ? proof.use === 'proof' && proof.aud === audience : proof.use === 'ticket' && proof.aud === 'agent';
   return meant && isUserPrincipal(proof.sub) ? proof.sub : null;
 }

@@ -83,21 +83,51 @@ export function signPayload(key: SigningKey, payload: unknown): string {
  * trusted keys, or null. Strict: any other shape, encoding or signer is null.
  */
 export function verifiedPayload(text: unknown, signer: Signer, trusted: TrustedKeys, maxLength = 16_384): Record<string, unknown> | null {
+  const opened = openText(text, maxLength);
+  return opened && signedBy(opened, trusted.get(signer) ?? []) ? opened.payload : null;
+}
+
+/**
+ * A signed (`v1.`) or tagged (`m1.`) text taken apart, its payload decoded but not yet
+ * trusted: so a reader that must learn from the payload whose keys to try (a ticket
+ * names its issuer) decodes it once, then checks it with signedBy or taggedUnder.
+ */
+export interface OpenedText {
+  format: 'v1' | 'm1';
+  payload: Record<string, unknown>;
+  /** The text the signature or tags were made over: the format and the encoded payload. */
+  signed: string;
+  /** The Ed25519 signature (v1) or the HMAC tags (m1), as bytes. */
+  seals: Buffer[];
+}
+
+/** `text` taken apart if it has the exact shape of a signed or tagged text (strict base64url, a JSON object), else null. */
+export function openText(text: unknown, maxLength = 16_384): OpenedText | null {
   if (typeof text !== 'string' || text.length > maxLength) return null;
   const parts = text.split('.');
-  if (parts.length !== 3 || parts[0] !== 'v1' || !SIGNATURE.test(parts[2]!)) return null;
+  const format = parts[0];
+  if (format === 'v1' ? parts.length !== 3 : format === 'm1' ? parts.length < 3 || parts.length > 2 + MAX_TAGS : true) return null;
+  const sealShape = format === 'v1' ? SIGNATURE : MAC;
+  const seals: Buffer[] = [];
+  for (const part of parts.slice(2)) {
+    const seal = sealShape.test(part) ? strictBase64url(part) : null;
+    if (!seal || (format === 'm1' && seal.length !== 32)) return null;
+    seals.push(seal);
+  }
   const body = strictBase64url(parts[1]!);
-  const signature = strictBase64url(parts[2]!);
-  if (!body || !signature) return null;
-  const signed = Buffer.from(`v1.${parts[1]}`);
-  if (!(trusted.get(signer) ?? []).some((key) => verify(null, signed, key, signature))) return null;
+  if (!body) return null;
   try {
     const payload: unknown = JSON.parse(body.toString('utf8'));
-    return payload && typeof payload === 'object' && !Array.isArray(payload) ? (payload as Record<string, unknown>) : null;
+    if (!payload || typeof payload !== 'object' || Array.isArray(payload)) return null;
+    return { format: format as OpenedText['format'], payload: payload as Record<string, unknown>, signed: `${format}.${parts[1]}`, seals };
   } catch {
     return null;
   }
 }
+
+/** Whether an opened `v1.` text is signed by one of `keys`. */
+export const signedBy = (opened: OpenedText, keys: readonly KeyObject[]) =>
+  opened.format === 'v1' && keys.some((key) => verify(null, Buffer.from(opened.signed), key, opened.seals[0]!));
 
 // ---------------------------------------------------------------------------------------
 // Keys shared by two parts, for tickets of one hop (principal.ts). Verifying an Ed25519
@@ -194,20 +224,13 @@ export function macPayload(keys: readonly Buffer[], payload: unknown): string {
 
 /** The payload of a `macPayload` text with a tag made under one of `keys`, or null. Strict as verifiedPayload. */
 export function macVerifiedPayload(text: unknown, keys: readonly Buffer[], maxLength = 16_384): Record<string, unknown> | null {
-  if (typeof text !== 'string' || text.length > maxLength) return null;
-  const parts = text.split('.');
-  if (parts.length < 3 || parts.length > 2 + MAX_TAGS || parts[0] !== 'm1') return null;
-  const body = strictBase64url(parts[1]!);
-  if (!body) return null;
-  const signed = `m1.${parts[1]}`;
-  const tags = parts.slice(2).map((tag) => (MAC.test(tag) ? strictBase64url(tag) : null));
-  if (tags.some((tag) => !tag || tag.length !== 32)) return null;
-  const expected = keys.map((key) => tagOf(key, signed));
-  if (!tags.some((tag) => expected.some((want) => timingSafeEqual(tag!, want)))) return null;
-  try {
-    const payload: unknown = JSON.parse(body.toString('utf8'));
-    return payload && typeof payload === 'object' && !Array.isArray(payload) ? (payload as Record<string, unknown>) : null;
-  } catch {
-    return null;
-  }
+  const opened = openText(text, maxLength);
+  return opened && taggedUnder(opened, keys) ? opened.payload : null;
+}
+
+/** Whether an opened `m1.` text carries a tag made under one of `keys`. */
+export function taggedUnder(opened: OpenedText, keys: readonly Buffer[]): boolean {
+  if (opened.format !== 'm1') return false;
+  const expected = keys.map((key) => tagOf(key, opened.signed));
+  return opened.seals.some((tag) => expected.some((want) => timingSafeEqual(tag, want)));
 }

@@ -192,8 +192,10 @@ export function issueReadsRepository(sql: Sql): IssueReadsRepository {
         readable,
       ]);
       if (!row) return null;
-      const record = Object.fromEntries(Object.entries(row).filter(([column]) => !ATTACHMENT_COLUMNS.has(column))) as unknown as IssueRecord;
-      return { ...record, ...attachmentsOf(row) };
+      // The issue's own columns, copied by a plain loop: every GET /issues/{key} passes here.
+      const record: Row = {};
+      for (const column in row) if (!ATTACHMENT_COLUMNS.has(column)) record[column] = row[column];
+      return Object.assign(record as unknown as IssueRecord, attachmentsOf(row));
     },
 
     /** Up to `limit` items of a list after the key `afterId`, oldest first, the count, and the key the next page starts after. */
