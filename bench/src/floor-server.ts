@@ -31,6 +31,11 @@
  *   its requests born with express's prototypes), and an express app whose one layer makes
  *   the Redis pipeline and hands the request to http-proxy-middleware set up as the
  *   gateway's. What of a service's cost over the node:http floor is its frameworks'.
+ * - `kit-service …`, with `service`'s arguments: the express service inside the layers
+ *   every service has (libs/kit createServiceApp: request id, access log and metrics, the
+ *   ticket checked and accepted once in Redis, the body layers), its route only reading
+ *   the issue and sending the bytes: what of a service's cost over the frameworks' floor
+ *   is the kit's, and the rest its route's own (rights, rows to JSON, the ETag).
  * - `mcp <port> <answer file>`: the MCP SDK alone, as its stateless example runs it (a
  *   Server and a Streamable HTTP transport with JSON answers per request, the validator
  *   shared as the agent shares it), answering every tool call with the issue in the file
@@ -49,7 +54,8 @@ import { createProxyMiddleware, debugProxyErrorsPlugin, proxyEventsPlugin } from
 import { Redis } from 'ioredis';
 import { Pool } from 'pg';
 import { toSearchCriteria, type Filters } from '@tracker/contracts';
-import { createLogger, serve } from '@tracker/kit';
+import { redisSeenTickets } from '@tracker/authz';
+import { createLogger, createMetrics, createServiceApp, devSigningKey, devTrustedKeysText, parseTrustedKeys, sendJsonText, serve } from '@tracker/kit';
 import { issueReadsRepository } from '@tracker/issues/src/data-access/issue-reads.repository';
 import { issuesRepository } from '@tracker/issues/src/data-access/issues.repository';
 import { searchRepository } from '@tracker/issues/src/data-access/search.repository';
@@ -85,15 +91,19 @@ const markSeen = (redis: Redis) => redis.set(`floor:seen:${randomUUID()}`, '1', 
 /** What the gateway does to authenticate a request: one Redis pipeline (cached principal, freshness key, rate-limit counter). */
 const lookUpCaller = (redis: Redis) => redis.pipeline().get('floor:principal').exists('floor:fresh').incr('floor:rate').exec();
 
-/** B1's floors' work for one GET: the ticket marked seen, then the issue read by the issues service's own repository. */
-function issueReader(args: string[]): { body: Buffer; read: () => Promise<void> } {
+/**
+ * B1's floors' work for one GET: the ticket marked seen, then the issue read by the issues
+ * service's own repository. With `ticketsSeenBy` the kit's layers mark it (kit-service).
+ */
+function issueReader(args: string[], ticketsSeenBy: 'floor' | 'kit' = 'floor'): { body: Buffer; read: () => Promise<void>; redis: Redis } {
   const [file, databaseUrl, schema, redisUrl, workspaceId, key] = args;
   const reads = issueReadsRepository(schemaPool(databaseUrl!, schema!));
   const redis = new Redis(redisUrl!);
   return {
     body: fs.readFileSync(file!),
+    redis,
     read: async () => {
-      await markSeen(redis);
+      if (ticketsSeenBy === 'floor') await markSeen(redis);
       if (!(await reads.findWithAttachments(Number(workspaceId), key!, null))) throw new Error(`no issue ${key}`);
     },
   };
@@ -148,6 +158,23 @@ if (role === 'service') {
     res.send(body);
   });
   listenExpress(app);
+} else if (role === 'kit-service') {
+  const { body, read, redis } = issueReader(args, 'kit');
+  const logger = createLogger('issues', 'warn');
+  const app = createServiceApp({
+    name: 'issues',
+    keys: { key: devSigningKey('issues'), trusted: parseTrustedKeys(devTrustedKeysText()) },
+    seenTickets: redisSeenTickets(redis, logger),
+    logger,
+    metrics: createMetrics('issues'),
+    routes: (router) => {
+      router.get('/api/v1/issues/:key', async (_req, res) => {
+        await read();
+        sendJsonText(res, body);
+      });
+    },
+  });
+  void serve(app, { port: Number(port), host: '127.0.0.1', logger, graceMs: 1000, handleSignals: true }).then(() => process.stdout.write('listening\n'));
 } else if (role === 'express-proxy') {
   const [upstream, redisUrl] = args;
   const redis = new Redis(redisUrl!);

@@ -233,6 +233,10 @@ async function b1b2(system: BenchSystem, cleanups: Array<() => Promise<unknown>>
   const floor = await startFloorChain(system, 'service', floorArgs, cleanups);
   // The frameworks' floor: the same round trips through express and http-proxy-middleware.
   const frameworks = await startFloorChain(system, 'express-service', floorArgs, cleanups, 'express-proxy');
+  // Between the two: the express service inside the kit's layers, its route only reading the issue.
+  const kitPort = await freePort();
+  const kitService = await startHelper('floor-server.ts', ['kit-service', String(kitPort), ...floorArgs]);
+  cleanups.push(async () => kitService.kill('SIGTERM'));
   const token = { authorization: `Bearer ${system.seeded.token}` };
   // B2: the gateway's whole authentication (token hash, one Redis round trip for the signed
   // cached principal and the rate-limit counter, its check) is the difference between a
@@ -247,6 +251,7 @@ async function b1b2(system: BenchSystem, cleanups: Array<() => Promise<unknown>>
     floorProxy: () => ({ url: `${floor.proxy}${path}`, headers: {}, expect: '200' }),
     express: () => ({ url: `${frameworks.service}${path}`, headers: {}, expect: '200' }),
     expressProxy: () => ({ url: `${frameworks.proxy}${path}`, headers: {}, expect: '200' }),
+    kit: () => ({ url: `http://127.0.0.1:${kitPort}${path}`, headers: {}, ticket: { audience: 'issues', user: system.principal }, expect: '200' }),
     direct: () => ({ url: `${system.issues.url}${path}`, headers: {}, ticket: { audience: 'issues', user: system.principal }, expect: '200' }),
     gateway: () => ({ url: `${system.gateway.url}${path}`, headers: token, expect: '200' }),
     ...(wants('B2') && {
@@ -311,6 +316,17 @@ async function b1b2(system: BenchSystem, cleanups: Array<() => Promise<unknown>>
     const note = `${cpu.note(name)}; node:http: ${cpu.note(floorName)}`;
     row({ scenario, metric: SERVING_CPU_METRIC, runs: cpu.servingRuns(name), ceilingName: floorLabel, ceiling: median(cpu.servingRuns(floorName)), target: EXPLAINS, met: () => null, note });
   }
+  // The kit's layers over that express service, and the issues service's route over both.
+  row({
+    scenario: "B1 floor: + the kit's layers (ticket, request id, metrics, body)",
+    metric: SERVING_CPU_METRIC,
+    runs: cpu.servingRuns('kit'),
+    ceilingName: 'the express floor',
+    ceiling: median(cpu.servingRuns('express')),
+    target: EXPLAINS,
+    met: () => null,
+    note: `${cpu.note('kit')}; express: ${cpu.note('express')}; the issues service direct: ${median(cpu.servingRuns('direct')).toFixed(2)} ms`,
+  });
   if (rps.authenticated) {
     // Per run: CPU of an authenticated request minus CPU of one refused before any lookup.
     const authCpu = cpu.runs('authenticated').map((ms, i) => ms - cpu.runs('refused')[i]!);
