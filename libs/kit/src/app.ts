@@ -177,8 +177,8 @@ const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
 
 /** A body with another Content-Type is 422, not 415. */
 function notJsonBody(req: Request): AppError | undefined {
-  const hasBody = req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
-  if (!BODY_METHODS.has(req.method) || !hasBody || req.is('application/json')) return undefined;
+  const sendsBytes = req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
+  if (!BODY_METHODS.has(req.method) || !sendsBytes || req.is('application/json')) return undefined;
   return new AppError('validation_failed', 'The request body must be JSON sent with Content-Type: application/json.', {
     errors: [{ path: '(body)', message: 'Content-Type must be application/json' }],
   });
@@ -214,27 +214,33 @@ function acceptTicket(options: ServiceAppOptions, kind: Principal['kind'], readB
     }
     return check;
   };
-  return async (req: Request, res: Response, next: NextFunction) => {
-    try {
-      const ticket = fromHeader(req, res);
-      if (ticket instanceof AppError) return next(ticket);
-      const wrongType = notJsonBody(req);
-      if (wrongType) return next(wrongType);
-      await readBody(req, res);
-      if (receivedBodyDigest(req) !== ticket.bodyDigest) {
-        logOf(res).info({ reason: 'made for another body' }, 'ticket refused');
-        return next(new AppError('unauthorized', REFUSED));
-      }
-      if (!(await options.seenTickets.firstSight(options.name, ticket.jti, ticket.expiresAt))) {
-        logOf(res).warn({ reason: 'replayed' }, 'ticket refused');
-        return next(new AppError('unauthorized', REFUSED));
-      }
-      res.locals.ticket = ticket;
-      res.locals.principal = ticket.principal;
-      next();
-    } catch (err) {
-      next(err);
+  const accepted = async (req: Request, res: Response): Promise<CheckedTicket | AppError> => {
+    const ticket = fromHeader(req, res);
+    if (ticket instanceof AppError) return ticket;
+    const wrongType = notJsonBody(req);
+    if (wrongType) return wrongType;
+    await readBody(req, res);
+    if (receivedBodyDigest(req) !== ticket.bodyDigest) {
+      logOf(res).info({ reason: 'made for another body' }, 'ticket refused');
+      return new AppError('unauthorized', REFUSED);
     }
+    if (!(await options.seenTickets.firstSight(options.name, ticket.jti, ticket.expiresAt))) {
+      logOf(res).warn({ reason: 'replayed' }, 'ticket refused');
+      return new AppError('unauthorized', REFUSED);
+    }
+    return ticket;
+  };
+  return async (req: Request, res: Response, next: NextFunction) => {
+    let ticket: CheckedTicket | AppError;
+    try {
+      ticket = await accepted(req, res);
+    } catch (err) {
+      return next(err);
+    }
+    if (ticket instanceof AppError) return next(ticket);
+    res.locals.ticket = ticket;
+    res.locals.principal = ticket.principal;
+    next();
   };
 }
 

@@ -231,10 +231,10 @@ const hasBody = (req: IncomingMessage) => req.headers['transfer-encoding'] !== u
 /** Runs express layers one after another as a router would; the first error rejects. */
 function runLayers(layers: readonly RequestHandler[], req: Request, res: Response): Promise<void> {
   return new Promise((resolve, reject) => {
-    let next = 0;
+    let index = 0;
     const step = (error?: unknown) => {
       if (error) return reject(error);
-      const layer = layers[next++];
+      const layer = layers[index++];
       if (!layer) return resolve();
       try {
         void layer(req, res, step);

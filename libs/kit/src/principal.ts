@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { isSigner, macPayload, openText, sharedKeys, signedBy, signPayload, taggedUnder, type OpenedText, type Signer, type SigningKey, type TrustedKeys } from './signing';
+import { isSigner, macPayload, openUnverified, sharedKeys, signedBy, signPayload, taggedUnder, type OpenedText, type Signer, type SigningKey, type TrustedKeys } from './signing';
 
 /**
  * Every call to a service carries a ticket in this header: who is calling, vouched for by
@@ -149,7 +149,7 @@ export type TicketCheck =
 export function checkTicket(header: string | undefined, keys: TrustedKeys | TicketKeys, request: ReceivedRequest, now = Date.now()): TicketCheck {
   if (!header || header.length > MAX_HEADER_LENGTH) return { ok: false, reason: 'no ticket' };
   // Opened once: the payload names the issuer, whose keys then check it.
-  const opened = openText(header, MAX_HEADER_LENGTH);
+  const opened = openUnverified(header, MAX_HEADER_LENGTH);
   const issuer = opened?.payload.iss;
   // Signed or tagged texts of other kinds (cache entries, events, proofs) never pass for a ticket.
   if (!opened || !isSigner(issuer) || !sealedBy(opened, issuer, keys) || opened.payload.use !== 'ticket') return { ok: false, reason: 'bad signature' };
@@ -166,7 +166,7 @@ export function checkTicket(header: string | undefined, keys: TrustedKeys | Tick
   const checked = { ok: true as const, principal, jti: claims.jti, expiresAt: ((claims.exp as number) + CLOCK_SKEW_SECONDS) * 1000, bodyDigest: claims.bd };
   if (request.audience !== 'agent' || principal.kind !== 'user' || issuer !== 'gateway') return checked;
   // The agent cannot check the proofs (each is for another service), only that there is one for each.
-  const proofs = header.startsWith('v1.') ? handedOn(header) : proofsIn(claims.prf);
+  const proofs = opened.format === 'v1' ? handedOn(header) : proofsIn(claims.prf);
   return proofs ? { ...checked, proofs } : { ok: false, reason: 'no proofs' };
 }
 
@@ -212,7 +212,7 @@ function principalOf(claims: Record<string, unknown>, keys: TrustedKeys | Ticket
  * this very service; signed, the gateway's ticket to the agent.
  */
 function provenUser(act: unknown, keys: TrustedKeys | TicketKeys, audience: Signer, now: number): UserPrincipal | null {
-  const opened = openText(act, MAX_HEADER_LENGTH);
+  const opened = openUnverified(act, MAX_HEADER_LENGTH);
   if (!opened || !sealedBy(opened, 'gateway', keys)) return null;
   const proof = opened.payload;
   if (proof.iss !== 'gateway' || timingProblem(proof, now)) return null;

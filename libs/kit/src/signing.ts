@@ -83,14 +83,14 @@ export function signPayload(key: SigningKey, payload: unknown): string {
  * trusted keys, or null. Strict: any other shape, encoding or signer is null.
  */
 export function verifiedPayload(text: unknown, signer: Signer, trusted: TrustedKeys, maxLength = 16_384): Record<string, unknown> | null {
-  const opened = openText(text, maxLength);
+  const opened = openUnverified(text, maxLength);
   return opened && signedBy(opened, trusted.get(signer) ?? []) ? opened.payload : null;
 }
 
 /**
  * A signed (`v1.`) or tagged (`m1.`) text taken apart, its payload decoded but not yet
  * trusted: so a reader that must learn from the payload whose keys to try (a ticket
- * names its issuer) decodes it once, then checks it with signedBy or taggedUnder.
+ * names its issuer) decodes it once (openUnverified), then checks it with signedBy or taggedUnder.
  */
 export interface OpenedText {
   format: 'v1' | 'm1';
@@ -101,8 +101,12 @@ export interface OpenedText {
   seals: Buffer[];
 }
 
-/** `text` taken apart if it has the exact shape of a signed or tagged text (strict base64url, a JSON object), else null. */
-export function openText(text: unknown, maxLength = 16_384): OpenedText | null {
+/**
+ * `text` taken apart if it has the exact shape of a signed or tagged text (strict
+ * base64url, a JSON object), else null. Nothing in it is trusted until signedBy or
+ * taggedUnder says so.
+ */
+export function openUnverified(text: unknown, maxLength = 16_384): OpenedText | null {
   if (typeof text !== 'string' || text.length > maxLength) return null;
   const parts = text.split('.');
   const format = parts[0];
@@ -126,8 +130,9 @@ export function openText(text: unknown, maxLength = 16_384): OpenedText | null {
 }
 
 /** Whether an opened `v1.` text is signed by one of `keys`. */
-export const signedBy = (opened: OpenedText, keys: readonly KeyObject[]) =>
-  opened.format === 'v1' && keys.some((key) => verify(null, Buffer.from(opened.signed), key, opened.seals[0]!));
+export function signedBy(opened: OpenedText, keys: readonly KeyObject[]): boolean {
+  return opened.format === 'v1' && keys.some((key) => verify(null, Buffer.from(opened.signed), key, opened.seals[0]!));
+}
 
 // ---------------------------------------------------------------------------------------
 // Keys shared by two parts, for tickets of one hop (principal.ts). Verifying an Ed25519
@@ -224,7 +229,7 @@ export function macPayload(keys: readonly Buffer[], payload: unknown): string {
 
 /** The payload of a `macPayload` text with a tag made under one of `keys`, or null. Strict as verifiedPayload. */
 export function macVerifiedPayload(text: unknown, keys: readonly Buffer[], maxLength = 16_384): Record<string, unknown> | null {
-  const opened = openText(text, maxLength);
+  const opened = openUnverified(text, maxLength);
   return opened && taggedUnder(opened, keys) ? opened.payload : null;
 }
 

@@ -1,8 +1,11 @@
+import http from 'node:http';
 import { z } from 'zod';
 import { DASHBOARD_LIMITS, DashboardInput, FILTER_LIMITS } from '@tracker/contracts';
 import { createServiceApp } from '../src/app';
 import { BODY_LIMITS, BODY_MESSAGES, loneSurrogates, scanJson, type BodyLimits } from '../src/json-body';
 import { createLogger } from '../src/logger';
+import { issueTicket, PRINCIPAL_HEADER } from '../src/principal';
+import { devSigningKey } from '../src/signing';
 import { as, ticketedFetch as fetch, ticketOptions } from './tickets';
 import { serve, type RunningServer } from '../src/server';
 import { parseBody } from '../src/validation';
@@ -260,5 +263,55 @@ describe('through a service app', () => {
     const median = (v: number[]) => [...v].sort((a, b) => a - b)[2]!;
     // Generous for a loaded machine; typically 2-4 ms including sending the body.
     expect({ deep: median(times.deep) < 50, wide: median(times.wide) < 50, times }).toEqual({ deep: true, wide: true, times });
+  });
+});
+
+describe('requests with and without a body, as body-parser decides', () => {
+  const user = { kind: 'user' as const, userId: 1, workspaceId: 1, workspaceRole: 'member' as const, tokenId: 1 };
+  let running: RunningServer;
+  beforeAll(async () => {
+    const app = createServiceApp({
+      ...ticketOptions(),
+      logger: createLogger('test', 'silent'),
+      routes: (router) => {
+        router.all('/api/v1/body', (req, res) => {
+          res.json({ body: req.body === undefined ? '(none)' : Buffer.isBuffer(req.body) ? `${req.body.length} bytes` : req.body });
+        });
+      },
+    });
+    running = await serve(app, { port: 0, host: '127.0.0.1', logger: createLogger('test', 'silent'), graceMs: 200 });
+  });
+  afterAll(() => running.shutdown());
+
+  /** One request as sent on the wire (fetch sends no body with a GET), its ticket made for `body`. */
+  const send = (method: string, headers: Record<string, string>, body?: string, ticketBody = body) =>
+    new Promise<{ status: number; body: any }>((resolve, reject) => {
+      const ticket = issueTicket(devSigningKey('gateway'), { audience: 'issues', method, path: '/api/v1/body', body: ticketBody === undefined ? undefined : Buffer.from(ticketBody), user });
+      const req = http.request({ host: '127.0.0.1', port: running.port, method, path: '/api/v1/body', headers: { ...headers, [PRINCIPAL_HEADER]: ticket } }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) }));
+      });
+      req.on('error', reject);
+      req.end(body);
+    });
+
+  test('neither Content-Length nor Transfer-Encoding: no body is read, the ticket is for no bytes', async () => {
+    expect(await send('GET', {})).toEqual({ status: 200, body: { body: '(none)' } });
+    expect(await send('DELETE', {})).toEqual({ status: 200, body: { body: '(none)' } });
+  });
+
+  test('Content-Length: 0 with JSON is read: an empty JSON body is {}', async () => {
+    expect(await send('POST', { 'content-type': 'application/json', 'content-length': '0' }, '')).toEqual({ status: 200, body: { body: {} } });
+  });
+
+  test('a chunked GET body is read, parsed and bound to the ticket', async () => {
+    expect(await send('GET', { 'content-type': 'application/json', 'transfer-encoding': 'chunked' }, '{"a":1}')).toEqual({ status: 200, body: { body: { a: 1 } } });
+    expect(await send('GET', { 'transfer-encoding': 'chunked' }, 'raw bytes')).toEqual({ status: 200, body: { body: '9 bytes' } });
+    expect((await send('GET', { 'content-type': 'application/json', 'transfer-encoding': 'chunked' }, '{"a":1}', '{"a":2}')).status).toBe(401);
+  });
+
+  test('a ticket made for a body refuses the same request sent without one', async () => {
+    expect((await send('GET', {}, undefined, '{"a":1}')).status).toBe(401);
   });
 });

@@ -33,7 +33,7 @@ export function proxyTo(upstream: Upstream, target: string, timeoutMs: number): 
       error: (err, _req, res) => {
         if (!('setHeader' in res)) return;
         const response = res as unknown as Response;
-        logOf(response)?.warn({ upstream, err: (err as Error).message }, 'upstream unavailable');
+        logOf(response).warn({ upstream, err: (err as Error).message }, 'upstream unavailable');
         if (response.headersSent) {
           response.destroy();
           return;
