@@ -54,7 +54,7 @@ import { createProxyMiddleware, debugProxyErrorsPlugin, proxyEventsPlugin } from
 import { Redis } from 'ioredis';
 import { Pool } from 'pg';
 import { toSearchCriteria, type Filters } from '@tracker/contracts';
-import { redisSeenTickets } from '@tracker/authz';
+import { createRedis, redisSeenTickets } from '@tracker/authz';
 import { createLogger, createMetrics, createServiceApp, devSigningKey, devTrustedKeysText, parseTrustedKeys, sendJsonText, serve } from '@tracker/kit';
 import { issueReadsRepository } from '@tracker/issues/src/data-access/issue-reads.repository';
 import { issuesRepository } from '@tracker/issues/src/data-access/issues.repository';
@@ -95,15 +95,14 @@ const lookUpCaller = (redis: Redis) => redis.pipeline().get('floor:principal').e
  * B1's floors' work for one GET: the ticket marked seen, then the issue read by the issues
  * service's own repository. With `ticketsSeenBy` the kit's layers mark it (kit-service).
  */
-function issueReader(args: string[], ticketsSeenBy: 'floor' | 'kit' = 'floor'): { body: Buffer; read: () => Promise<void>; redis: Redis } {
+function issueReader(args: string[], ticketsSeenBy: 'floor' | 'kit' = 'floor'): { body: Buffer; read: () => Promise<void> } {
   const [file, databaseUrl, schema, redisUrl, workspaceId, key] = args;
   const reads = issueReadsRepository(schemaPool(databaseUrl!, schema!));
-  const redis = new Redis(redisUrl!);
+  const redis = ticketsSeenBy === 'floor' ? new Redis(redisUrl!) : null;
   return {
     body: fs.readFileSync(file!),
-    redis,
     read: async () => {
-      if (ticketsSeenBy === 'floor') await markSeen(redis);
+      if (redis) await markSeen(redis);
       if (!(await reads.findWithAttachments(Number(workspaceId), key!, null))) throw new Error(`no issue ${key}`);
     },
   };
@@ -159,12 +158,14 @@ if (role === 'service') {
   });
   listenExpress(app);
 } else if (role === 'kit-service') {
-  const { body, read, redis } = issueReader(args, 'kit');
+  const { body, read } = issueReader(args, 'kit');
   const logger = createLogger('issues', 'warn');
+  // The replay check on a client opened as the services open theirs (command timeout, no offline queue).
+  const seenTicketsRedis = createRedis(args[3]!, logger);
   const app = createServiceApp({
     name: 'issues',
     keys: { key: devSigningKey('issues'), trusted: parseTrustedKeys(devTrustedKeysText()) },
-    seenTickets: redisSeenTickets(redis, logger),
+    seenTickets: redisSeenTickets(seenTicketsRedis, logger),
     logger,
     metrics: createMetrics('issues'),
     routes: (router) => {
