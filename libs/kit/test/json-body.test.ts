@@ -1,7 +1,7 @@
 import http from 'node:http';
 import { z } from 'zod';
 import { DASHBOARD_LIMITS, DashboardInput, FILTER_LIMITS } from '@tracker/contracts';
-import { createServiceApp } from '../src/app';
+import { createServiceApp, type ServiceAppOptions } from '../src/app';
 import { BODY_LIMITS, BODY_MESSAGES, loneSurrogates, scanJson, type BodyLimits } from '../src/json-body';
 import { createLogger } from '../src/logger';
 import { issueTicket, PRINCIPAL_HEADER } from '../src/principal';
@@ -14,6 +14,10 @@ const scan = (text: string, limits?: BodyLimits) => scanJson(Buffer.from(text), 
 const nested = (open: string, close: string, levels: number, inner = '1') => open.repeat(levels) + inner + close.repeat(levels);
 const keys = (count: number) => Array.from({ length: count }, (_, i) => `"k${i}":1`).join(',');
 const small: BodyLimits = { depth: 3, members: 4, elements: 5 };
+
+/** A service app (ticket checks as "issues") with these routes, served on a free port. */
+const serveServiceApp = (routes: ServiceAppOptions['routes']) =>
+  serve(createServiceApp({ ...ticketOptions(), logger: createLogger('test', 'silent'), routes }), { port: 0, host: '127.0.0.1', logger: createLogger('test', 'silent'), graceMs: 200 });
 
 describe('scanJson: limits', () => {
   test('the limits are those documented', () => {
@@ -180,16 +184,11 @@ describe('through a service app', () => {
   const Echo = z.strictObject({ name: z.string(), tags: z.array(z.string()).max(10).optional() });
   let running: RunningServer;
   beforeAll(async () => {
-    const app = createServiceApp({
-      ...ticketOptions(),
-      logger: createLogger('test', 'silent'),
-      routes: (router) => {
-        router.post('/api/v1/echo', (req, res) => {
-          res.json(parseBody(Echo, req.body));
-        });
-      },
+    running = await serveServiceApp((router) => {
+      router.post('/api/v1/echo', (req, res) => {
+        res.json(parseBody(Echo, req.body));
+      });
     });
-    running = await serve(app, { port: 0, host: '127.0.0.1', logger: createLogger('test', 'silent'), graceMs: 200 });
   });
   afterAll(() => running.shutdown());
 
@@ -270,16 +269,11 @@ describe('requests with and without a body, as body-parser decides', () => {
   const user = { kind: 'user' as const, userId: 1, workspaceId: 1, workspaceRole: 'member' as const, tokenId: 1 };
   let running: RunningServer;
   beforeAll(async () => {
-    const app = createServiceApp({
-      ...ticketOptions(),
-      logger: createLogger('test', 'silent'),
-      routes: (router) => {
-        router.all('/api/v1/body', (req, res) => {
-          res.json({ body: req.body === undefined ? '(none)' : Buffer.isBuffer(req.body) ? `${req.body.length} bytes` : req.body });
-        });
-      },
+    running = await serveServiceApp((router) => {
+      router.all('/api/v1/body', (req, res) => {
+        res.json({ body: req.body === undefined ? '(none)' : Buffer.isBuffer(req.body) ? `${req.body.length} bytes` : req.body });
+      });
     });
-    running = await serve(app, { port: 0, host: '127.0.0.1', logger: createLogger('test', 'silent'), graceMs: 200 });
   });
   afterAll(() => running.shutdown());
 
