@@ -56,7 +56,8 @@ function parentOf(pid: string): number | null {
   }
 }
 
-function cpuSeconds(pid: string): number | null {
+/** CPU seconds (user and system) a process has used so far, or null when it is gone. */
+export function cpuSeconds(pid: string): number | null {
   try {
     const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
     return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;

@@ -11,17 +11,15 @@
  * and is left out. Not part of `pnpm bench`: B1's kit floor measures the same layers
  * with the database behind them.
  */
-import { execFile, spawn } from 'node:child_process';
-import fs from 'node:fs';
-import path from 'node:path';
-import { promisify } from 'node:util';
+import { spawn } from 'node:child_process';
 import express from 'express';
 import { createLogger, createMetrics, createServiceApp, devSigningKey, devTrustedKeysText, inProcessSeenTickets, parseTrustedKeys, sendJsonText, serve } from '@tracker/kit';
 import { freePort } from '@tracker/testing';
-import type { LoadJob, LoadResult } from './loader';
+import { cpuSeconds } from './cpu';
+import type { LoadJob } from './loader';
 import { median } from './stats';
+import { load } from './system';
 
-const execFileP = promisify(execFile);
 const KINDS = ['express', 'kit'] as const;
 type Kind = (typeof KINDS)[number];
 const ROUTE = '/api/v1/issues/:key';
@@ -48,11 +46,8 @@ async function server(kind: Kind, port: number): Promise<void> {
   process.stdout.write('listening\n');
 }
 
-/** CPU time of a process so far, ms (user + system, in clock ticks of 10 ms). */
-const cpuMs = (pid: number) => {
-  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
-};
+/** CPU time of a process so far, ms. */
+const cpuMs = (pid: number) => cpuSeconds(String(pid))! * 1000;
 
 async function measure(rounds: number): Promise<void> {
   const servers = await Promise.all(
@@ -70,8 +65,7 @@ async function measure(rounds: number): Promise<void> {
       for (const { kind, url, child } of round % 2 ? [...servers].reverse() : servers) {
         const job: LoadJob = { kind: 'throughput', url: `${url}/api/v1/issues/Q1-1`, connections: 10, durationSeconds: 4, overallRate: 2000, ticket: { audience: 'issues', user } };
         const before = cpuMs(child.pid!);
-        const { stdout } = await execFileP(process.execPath, ['--import', 'tsx', path.join(__dirname, 'loader.ts'), JSON.stringify(job)], { maxBuffer: 1 << 24 });
-        const result = JSON.parse(stdout.trim().split('\n').pop()!) as LoadResult;
+        const result = await load(job);
         if (result.statusCodes['200'] !== result.total) throw new Error(`${kind}: not all 200: ${JSON.stringify(result.statusCodes)}`);
         const us = ((cpuMs(child.pid!) - before) / result.total) * 1000;
         if (round > 0) micros[kind].push(us);

@@ -11,11 +11,11 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { connect } from 'amqplib';
 import { Client } from 'pg';
-import type { LoadJob, LoadResult } from './loader';
+import type { LoadJob } from './loader';
 import { costRatios, median, percentile, ratioOf, table, type Row } from './stats';
 import { answerProblem } from './checks';
 import { SCHEMAS, vacuumDatabase, WORDS } from './seed';
-import { admin, EVENTS_QUEUE, EXCHANGE, rssMiB, startBenchSystem, startHelper, type BenchSystem } from './system';
+import { admin, EVENTS_QUEUE, EXCHANGE, load, rssMiB, startBenchSystem, startHelper, type BenchSystem } from './system';
 import { cpuTally } from './cpu';
 import { measureStartup, type Build } from './startup';
 import { SERVICE_NAMES } from '@tracker/system-tests-support';
@@ -70,15 +70,6 @@ function row(r: Omit<Row, 'value' | 'ratio' | 'met'> & { value?: number; ratio?:
 const CPU_METRIC = 'CPU ms per request, all processes';
 const SERVING_CPU_METRIC = 'CPU ms per request, all but the load generator';
 const EXPLAINS = '(explains the ratio)';
-
-/** One load job in its own process. */
-async function load(job: LoadJob): Promise<LoadResult> {
-  const { stdout } = await execFileP(process.execPath, ['--import', 'tsx', path.join(__dirname, 'loader.ts'), JSON.stringify(job)], {
-    maxBuffer: 16 * 1024 * 1024,
-    timeout: (job.durationSeconds + 60) * 1000,
-  });
-  return JSON.parse(stdout.trim().split('\n').pop()!) as LoadResult;
-}
 
 async function main() {
   const started = Date.now();
@@ -171,21 +162,22 @@ async function startFloorChain(
   cleanups: Array<() => Promise<unknown>>,
   proxyRole = 'proxy',
 ): Promise<{ service: string; proxy: string }> {
+  const service = await startFloorServer(role, args, cleanups);
+  return { service, proxy: await startFloorProxy(system, proxyRole, service, cleanups) };
+}
+
+/** A floor server (floor-server.ts `role`) on a free port: its URL, stopped with the run. */
+async function startFloorServer(role: string, args: string[], cleanups: Array<() => Promise<unknown>>): Promise<string> {
   const { freePort } = await import('@tracker/testing');
-  const servicePort = await freePort();
-  const service = await startHelper('floor-server.ts', [role, String(servicePort), ...args]);
-  cleanups.push(async () => service.kill('SIGTERM'));
-  const url = `http://127.0.0.1:${servicePort}`;
-  return { service: url, proxy: await startFloorProxy(system, proxyRole, url, cleanups) };
+  const port = await freePort();
+  const server = await startHelper('floor-server.ts', [role, String(port), ...args]);
+  cleanups.push(async () => server.kill('SIGTERM'));
+  return `http://127.0.0.1:${port}`;
 }
 
 /** A floor proxy (floor-server.ts `proxy` or `express-proxy`) in front of `upstream`: its URL, stopped with the run. */
-async function startFloorProxy(system: BenchSystem, role: string, upstream: string, cleanups: Array<() => Promise<unknown>>): Promise<string> {
-  const { freePort } = await import('@tracker/testing');
-  const port = await freePort();
-  const proxy = await startHelper('floor-server.ts', [role, String(port), upstream, system.env.REDIS_URL!]);
-  cleanups.push(async () => proxy.kill('SIGTERM'));
-  return `http://127.0.0.1:${port}`;
+function startFloorProxy(system: BenchSystem, role: string, upstream: string, cleanups: Array<() => Promise<unknown>>): Promise<string> {
+  return startFloorServer(role, [upstream, system.env.REDIS_URL!], cleanups);
 }
 
 // ---------------------------------------------------------------------------- B0
@@ -234,9 +226,7 @@ async function b1b2(system: BenchSystem, cleanups: Array<() => Promise<unknown>>
   // The frameworks' floor: the same round trips through express and http-proxy-middleware.
   const frameworks = await startFloorChain(system, 'express-service', floorArgs, cleanups, 'express-proxy');
   // Between the two: the express service inside the kit's layers, its route only reading the issue.
-  const kitPort = await freePort();
-  const kitService = await startHelper('floor-server.ts', ['kit-service', String(kitPort), ...floorArgs]);
-  cleanups.push(async () => kitService.kill('SIGTERM'));
+  const kitService = await startFloorServer('kit-service', floorArgs, cleanups);
   const token = { authorization: `Bearer ${system.seeded.token}` };
   // B2: the gateway's whole authentication (token hash, one Redis round trip for the signed
   // cached principal and the rate-limit counter, its check) is the difference between a
@@ -251,7 +241,7 @@ async function b1b2(system: BenchSystem, cleanups: Array<() => Promise<unknown>>
     floorProxy: () => ({ url: `${floor.proxy}${path}`, headers: {}, expect: '200' }),
     express: () => ({ url: `${frameworks.service}${path}`, headers: {}, expect: '200' }),
     expressProxy: () => ({ url: `${frameworks.proxy}${path}`, headers: {}, expect: '200' }),
-    kit: () => ({ url: `http://127.0.0.1:${kitPort}${path}`, headers: {}, ticket: { audience: 'issues', user: system.principal }, expect: '200' }),
+    kit: () => ({ url: `${kitService}${path}`, headers: {}, ticket: { audience: 'issues', user: system.principal }, expect: '200' }),
     direct: () => ({ url: `${system.issues.url}${path}`, headers: {}, ticket: { audience: 'issues', user: system.principal }, expect: '200' }),
     gateway: () => ({ url: `${system.gateway.url}${path}`, headers: token, expect: '200' }),
     ...(wants('B2') && {

@@ -7,6 +7,7 @@ import { Client } from 'pg';
 import { devSigningKey, devTrustedKeysText, issueTicket, parseTrustedKeys, type Signer, type UserPrincipal } from '@tracker/kit';
 import { startService, type ServiceName, type ServiceProcess } from '@tracker/system-tests-support';
 import { freePort } from '@tracker/testing';
+import type { LoadJob, LoadResult } from './loader';
 import { ensureDatabase, readSeeded, REPO_ROOT, resetSchemas, SCHEMAS, seedIssues, vacuumDatabase, writeSeeded, type Seeded } from './seed';
 
 const run = promisify(execFile);
@@ -184,6 +185,15 @@ export async function admin(env: Record<string, string>, ...args: string[]): Pro
   });
   const lines = stdout.trim().split('\n');
   return JSON.parse(lines[lines.length - 1]!);
+}
+
+/** One load job in its own process (loader.ts), so its CPU is not the measured server's. */
+export async function load(job: LoadJob): Promise<LoadResult> {
+  const { stdout } = await run(process.execPath, ['--import', 'tsx', path.join(__dirname, 'loader.ts'), JSON.stringify(job)], {
+    maxBuffer: 16 * 1024 * 1024,
+    timeout: (job.durationSeconds + 60) * 1000,
+  });
+  return JSON.parse(stdout.trim().split('\n').pop()!) as LoadResult;
 }
 
 /** A helper process (bare server) that prints "listening" when ready. */
