@@ -198,8 +198,9 @@ export async function load(job: LoadJob): Promise<LoadResult> {
 
 /** A helper process (bare server) that prints "listening" when ready. */
 export async function startHelper(script: string, args: string[]): Promise<ChildProcess> {
-  // A floor server is profiled as `floor-<role>` (BENCH_CPU_PROFILE=floor-express-proxy, say).
-  const profiled = script === 'floor-server.ts' ? profileArgs(`floor-${args[0]}`) : [];
+  // A floor server is profiled as `floor-<role>` (BENCH_CPU_PROFILE=floor-express-proxy, say),
+  // a server of layers.ts as `layers-<kind>` (layers-gateway).
+  const profiled = script === 'floor-server.ts' ? profileArgs(`floor-${args[0]}`) : script === 'layers.ts' ? profileArgs(`layers-${args[1]}`) : [];
   const child = spawn(process.execPath, [...profiled, '--import', 'tsx', path.join(__dirname, script), ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
   await new Promise<void>((resolve, reject) => {
     child.stdout!.on('data', (d: Buffer) => d.toString().includes('listening') && resolve());

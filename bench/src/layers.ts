@@ -1,0 +1,154 @@
+/**
+ * What the project's per-request layers cost, away from the database's noise:
+ *   pnpm --dir bench exec tsx src/layers.ts kit|gateway [rounds]
+ *
+ * - `kit`: two servers answer GET /api/v1/issues/{key} with the same bytes and no
+ *   database: a plain express app with that one route, and the same route inside the
+ *   kit's service app (createServiceApp: request id, access log and metrics, the ticket
+ *   checked and accepted once, the body layers; replays remembered in the process). The
+ *   load generator makes a ticket for every request.
+ * - `gateway`: two proxies in front of the same upstream (a bare node:http server
+ *   answering those bytes): the express proxy floor B1 measures (floor-server.ts
+ *   `express-proxy`: one Redis pipeline, then http-proxy-middleware set up as the
+ *   gateway's) and the gateway itself (its token found in its signed Redis cache, as a
+ *   hot token is: authentication, rate limit, the ticket, the headers rewritten).
+ *
+ * The load generator sends each server a fixed 2,000 req/s over 10 connections for 4 s
+ * in turn; the servers' CPU per request (from /proc) is printed per round, then the
+ * medians and ours over the floor, round by round. The first round warms up and is left
+ * out. Not part of `pnpm bench`: B1's kit floor and its proxy floors measure the same
+ * layers with the database behind them.
+ */
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import express from 'express';
+import { Redis } from 'ioredis';
+import { authCacheKey, CACHE_FRESH_KEY, CACHE_FRESH_TTL_MS, hashToken, signCacheEntry } from '@tracker/authz';
+import { createLogger, createMetrics, createServiceApp, devSigningKey, devTrustedKeysText, inProcessSeenTickets, parseTrustedKeys, runService, sendJsonText, serve, type UserPrincipal } from '@tracker/kit';
+import { createGatewayService } from '@tracker/gateway/src/app';
+import { loadGatewayConfig } from '@tracker/gateway/src/config';
+import { freePort } from '@tracker/testing';
+import { cpuSeconds } from './cpu';
+import type { LoadJob } from './loader';
+import { median } from './stats';
+import { load, startHelper } from './system';
+
+const ROUTE = '/api/v1/issues/:key';
+const PATH = '/api/v1/issues/Q1-1';
+const ANSWER = Buffer.from(JSON.stringify({ id: 1, key: 'Q1-1', title: 'x'.repeat(40), description: 'y'.repeat(300), labels: ['a', 'b'], comments: [] }));
+const USER: UserPrincipal = { kind: 'user', userId: 1, workspaceId: 1, workspaceRole: 'admin', tokenId: 1 };
+/** Its own Redis database, so the freshness key set here touches nothing else. */
+const REDIS_URL = `${(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379').replace(/\/\d*$/, '')}/7`;
+
+type Pair = 'kit' | 'gateway';
+/** What one server of a pair is: a role of floor-server.ts, or one served by this script. */
+type Kind = 'express' | 'kit' | 'express-proxy' | 'gateway';
+const KINDS: Record<Pair, [floor: Kind, ours: Kind]> = { kit: ['express', 'kit'], gateway: ['express-proxy', 'gateway'] };
+
+/** The servers this script runs in a child process of its own (`serve <kind> <port> [upstream]`). */
+async function server(kind: Kind, port: number, upstream: string): Promise<void> {
+  const logger = createLogger('issues', 'warn');
+  if (kind === 'gateway') {
+    const env = { PORT: String(port), LOG_LEVEL: 'warn', REDIS_URL, RATE_LIMIT_PER_MINUTE: '10000000', ACCESS_URL: upstream, ISSUES_URL: upstream, STATISTICS_URL: upstream, AGENT_URL: upstream };
+    await runService('gateway', (lifecycle) => {
+      const config = loadGatewayConfig(env);
+      const service = createGatewayService(config, lifecycle);
+      return { service, config, closers: [service.close] };
+    });
+  } else {
+    const answer = (_req: express.Request, res: express.Response) => {
+      res.setHeader('ETag', '"1-0123456789abcdef"');
+      sendJsonText(res, ANSWER);
+    };
+    const app =
+      kind === 'kit'
+        ? createServiceApp({
+            name: 'issues',
+            keys: { key: devSigningKey('issues'), trusted: parseTrustedKeys(devTrustedKeysText()) },
+            seenTickets: inProcessSeenTickets(),
+            logger,
+            metrics: createMetrics('issues'),
+            routes: (router) => router.get(ROUTE, answer),
+          })
+        : express().get(ROUTE, answer);
+    await serve(app, { port, host: '127.0.0.1', logger, graceMs: 100, handleSignals: true });
+  }
+  process.stdout.write('listening\n');
+}
+
+/** A server of `kind` on a free port, in its own process. */
+async function start(kind: Kind, upstream: string) {
+  const port = await freePort();
+  const child =
+    kind === 'express-proxy'
+      ? await startHelper('floor-server.ts', [kind, String(port), upstream, REDIS_URL])
+      : await startHelper('layers.ts', ['serve', kind, String(port), upstream]);
+  return { kind, url: `http://127.0.0.1:${port}`, child };
+}
+
+/**
+ * For the gateway pair: the bare upstream, and a token the gateway finds in its cache
+ * (signed as the access service signs it, the freshness key kept alive as access keeps it).
+ */
+async function prepareGateway(cleanups: Array<() => unknown>): Promise<{ upstream: string; headers: Record<string, string> }> {
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'layers-')), 'answer.json');
+  fs.writeFileSync(file, ANSWER);
+  const port = await freePort();
+  const bare = await startHelper('bare-server.ts', [String(port), file]);
+  cleanups.push(() => bare.kill('SIGTERM'));
+  const token = `trk_${randomBytes(24).toString('hex')}`;
+  const redis = new Redis(REDIS_URL);
+  const key = authCacheKey(hashToken(token));
+  await redis.set(key, signCacheEntry(devSigningKey('access'), key, USER, 3600), 'EX', 3600);
+  const keepFresh = () => void redis.set(CACHE_FRESH_KEY, String(Date.now()), 'PX', CACHE_FRESH_TTL_MS);
+  keepFresh();
+  const timer = setInterval(keepFresh, 1000);
+  cleanups.push(() => {
+    clearInterval(timer);
+    redis.disconnect();
+  });
+  return { upstream: `http://127.0.0.1:${port}`, headers: { authorization: `Bearer ${token}` } };
+}
+
+/** CPU time of a process so far, ms. */
+const cpuMs = (pid: number) => cpuSeconds(String(pid))! * 1000;
+
+async function measure(pair: Pair, rounds: number): Promise<void> {
+  const cleanups: Array<() => unknown> = [];
+  try {
+    const { upstream, headers } = pair === 'gateway' ? await prepareGateway(cleanups) : { upstream: '', headers: {} };
+    const servers = await Promise.all(KINDS[pair].map((kind) => start(kind, upstream)));
+    for (const { child } of servers) cleanups.push(() => child.kill('SIGTERM'));
+    const micros = new Map<Kind, number[]>(KINDS[pair].map((kind) => [kind, []]));
+    for (let round = 0; round <= rounds; round++) {
+      for (const { kind, url, child } of round % 2 ? [...servers].reverse() : servers) {
+        const job: LoadJob = { kind: 'throughput', url: `${url}${PATH}`, connections: 10, durationSeconds: 4, overallRate: 2000, headers };
+        if (pair === 'kit') job.ticket = { audience: 'issues', user: USER };
+        const before = cpuMs(child.pid!);
+        const result = await load(job);
+        if (result.statusCodes['200'] !== result.total) throw new Error(`${kind}: not all 200: ${JSON.stringify(result.statusCodes)}`);
+        const us = ((cpuMs(child.pid!) - before) / result.total) * 1000;
+        if (round > 0) micros.get(kind)!.push(us);
+        console.log(`round ${round}${round === 0 ? ' (warm-up)' : ''} ${kind}: ${result.requestsPerSecond.toFixed(0)} req/s, ${us.toFixed(0)} µs CPU per request`);
+      }
+    }
+    const [floor, ours] = KINDS[pair].map((kind) => micros.get(kind)!);
+    const over = ours!.map((value, i) => value - floor![i]!);
+    const [floorKind, ourKind] = KINDS[pair];
+    console.log(`medians: ${floorKind} ${median(floor!).toFixed(0)} µs, ${ourKind} ${median(ours!).toFixed(0)} µs; the ${pair}'s layers ${median(over).toFixed(0)} µs (by round: ${over.map((v) => v.toFixed(0)).join(' / ')})`);
+  } finally {
+    for (const cleanup of cleanups.reverse()) await cleanup();
+  }
+}
+
+if (process.argv[2] === 'serve') void server(process.argv[3] as Kind, Number(process.argv[4]), process.argv[5] ?? '');
+else {
+  const pair = process.argv[2] as Pair;
+  if (!(pair in KINDS)) throw new Error('usage: layers.ts kit|gateway [rounds]');
+  void measure(pair, Number(process.argv[3] ?? 7)).catch((error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  });
+}
