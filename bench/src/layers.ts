@@ -1,6 +1,6 @@
 /**
  * What the project's per-request layers cost, away from the database's noise:
- *   pnpm --dir bench exec tsx src/layers.ts kit|gateway [rounds]
+ *   pnpm --dir bench exec tsx src/layers.ts kit|gateway|agent [rounds]
  *
  * - `kit`: two servers answer GET /api/v1/issues/{key} with the same bytes and no
  *   database: a plain express app with that one route, and the same route inside the
@@ -12,8 +12,12 @@
  *   `express-proxy`: one Redis pipeline, then http-proxy-middleware set up as the
  *   gateway's) and the gateway itself (its token found in its signed Redis cache, as a
  *   hot token is: authentication, rate limit, the ticket, the headers rewritten).
+ * - `agent`: a get_issue tool call (POST /mcp, the gateway's ticket with its proofs)
+ *   answered by the MCP SDK alone (floor-server.ts `mcp`: B8's floor, nothing behind it)
+ *   and by the agent service, whose call to the issues service a bare node:http server
+ *   answers: the agent's layers and its hop to the service.
  *
- * The load generator sends each server a fixed 2,000 req/s over 10 connections for 4 s
+ * The load generator sends each server a fixed rate (2,000 req/s; tool calls 800) over 10 connections for 4 s
  * in turn; the servers' CPU per request (from /proc) is printed per round, then the
  * medians and ours over the floor, round by round. The first round warms up and is left
  * out. Not part of `pnpm bench`: B1's kit floor and its proxy floors measure the same
@@ -27,25 +31,29 @@ import express from 'express';
 import { Redis } from 'ioredis';
 import { authCacheKey, CACHE_FRESH_KEY, CACHE_FRESH_TTL_MS, hashToken, signCacheEntry } from '@tracker/authz';
 import { createLogger, createMetrics, createServiceApp, devSigningKey, devTrustedKeysText, inProcessSeenTickets, parseTrustedKeys, runService, sendJsonText, serve, type UserPrincipal } from '@tracker/kit';
+import { createAgentService } from '@tracker/agent/src/app';
+import { loadAgentConfig } from '@tracker/agent/src/config';
 import { createGatewayService } from '@tracker/gateway/src/app';
 import { loadGatewayConfig } from '@tracker/gateway/src/config';
 import { freePort } from '@tracker/testing';
 import { cpuSeconds } from './cpu';
 import type { LoadJob } from './loader';
 import { median } from './stats';
-import { load, startHelper } from './system';
+import { getIssueCall, load, MCP_HEADERS, startHelper } from './system';
 
 const ROUTE = '/api/v1/issues/:key';
+/** Requests per second: well under what each server can answer on two cores (a tool call costs about three times a GET). */
+const RATE: Record<Pair, number> = { kit: 2000, gateway: 2000, agent: 800 };
 const PATH = '/api/v1/issues/Q1-1';
 const ANSWER = Buffer.from(JSON.stringify({ id: 1, key: 'Q1-1', title: 'x'.repeat(40), description: 'y'.repeat(300), labels: ['a', 'b'], comments: [] }));
 const USER: UserPrincipal = { kind: 'user', userId: 1, workspaceId: 1, workspaceRole: 'admin', tokenId: 1 };
 /** Its own Redis database, so the freshness key set here touches nothing else. */
 const REDIS_URL = `${(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379').replace(/\/\d*$/, '')}/7`;
 
-type Pair = 'kit' | 'gateway';
+type Pair = 'kit' | 'gateway' | 'agent';
 /** What one server of a pair is: a role of floor-server.ts, or one served by this script. */
-type Kind = 'express' | 'kit' | 'express-proxy' | 'gateway';
-const KINDS: Record<Pair, [floor: Kind, ours: Kind]> = { kit: ['express', 'kit'], gateway: ['express-proxy', 'gateway'] };
+type Kind = 'express' | 'kit' | 'express-proxy' | 'gateway' | 'mcp' | 'agent';
+const KINDS: Record<Pair, [floor: Kind, ours: Kind]> = { kit: ['express', 'kit'], gateway: ['express-proxy', 'gateway'], agent: ['mcp', 'agent'] };
 
 /** The servers this script runs in a child process of its own (`serve <kind> <port> [upstream]`). */
 async function server(kind: Kind, port: number, upstream: string): Promise<void> {
@@ -55,6 +63,13 @@ async function server(kind: Kind, port: number, upstream: string): Promise<void>
     await runService('gateway', (lifecycle) => {
       const config = loadGatewayConfig(env);
       const service = createGatewayService(config, lifecycle);
+      return { service, config, closers: [service.close] };
+    });
+  } else if (kind === 'agent') {
+    const env = { PORT: String(port), LOG_LEVEL: 'warn', REDIS_URL, ACCESS_URL: upstream, ISSUES_URL: upstream, STATISTICS_URL: upstream };
+    await runService('agent', (lifecycle) => {
+      const config = loadAgentConfig(env);
+      const service = createAgentService(config, lifecycle);
       return { service, config, closers: [service.close] };
     });
   } else {
@@ -78,26 +93,33 @@ async function server(kind: Kind, port: number, upstream: string): Promise<void>
   process.stdout.write('listening\n');
 }
 
-/** A server of `kind` on a free port, in its own process. */
-async function start(kind: Kind, upstream: string) {
+/** A server of `kind` on a free port, in its own process; `upstream` is a URL, or for `mcp` the answer's file. */
+async function start(kind: Kind, upstream: string, answerFile: string) {
   const port = await freePort();
   const child =
     kind === 'express-proxy'
       ? await startHelper('floor-server.ts', [kind, String(port), upstream, REDIS_URL])
-      : await startHelper('layers.ts', ['serve', kind, String(port), upstream]);
+      : kind === 'mcp'
+        ? await startHelper('floor-server.ts', [kind, String(port), answerFile])
+        : await startHelper('layers.ts', ['serve', kind, String(port), upstream]);
   return { kind, url: `http://127.0.0.1:${port}`, child };
 }
 
-/**
- * For the gateway pair: the bare upstream, and a token the gateway finds in its cache
- * (signed as the access service signs it, the freshness key kept alive as access keeps it).
- */
-async function prepareGateway(cleanups: Array<() => unknown>): Promise<{ upstream: string; headers: Record<string, string> }> {
-  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'layers-')), 'answer.json');
-  fs.writeFileSync(file, ANSWER);
+/** The answer in a file, and a bare node:http server answering it to every request (the gateway's and the agent's upstream). */
+async function bareUpstream(cleanups: Array<() => unknown>): Promise<{ upstream: string; answerFile: string }> {
+  const answerFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'layers-')), 'answer.json');
+  fs.writeFileSync(answerFile, ANSWER);
   const port = await freePort();
-  const bare = await startHelper('bare-server.ts', [String(port), file]);
-  cleanups.push(() => bare.kill('SIGTERM'));
+  const bare = await startHelper('bare-server.ts', [String(port), answerFile]);
+  cleanups.push(() => bare.kill('SIGTERM'), () => fs.rmSync(path.dirname(answerFile), { recursive: true, force: true }));
+  return { upstream: `http://127.0.0.1:${port}`, answerFile };
+}
+
+/**
+ * For the gateway pair: a token the gateway finds in its cache (signed as the access
+ * service signs it, the freshness key kept alive as access keeps it), as the header.
+ */
+async function cachedToken(cleanups: Array<() => unknown>): Promise<Record<string, string>> {
   const token = `trk_${randomBytes(24).toString('hex')}`;
   const redis = new Redis(REDIS_URL);
   const key = authCacheKey(hashToken(token));
@@ -109,7 +131,14 @@ async function prepareGateway(cleanups: Array<() => unknown>): Promise<{ upstrea
     clearInterval(timer);
     redis.disconnect();
   });
-  return { upstream: `http://127.0.0.1:${port}`, headers: { authorization: `Bearer ${token}` } };
+  return { authorization: `Bearer ${token}` };
+}
+
+/** The request each server of `pair` gets, as a load job's fields. */
+async function requestOf(pair: Pair, cleanups: Array<() => unknown>): Promise<Pick<LoadJob, 'method' | 'headers' | 'body' | 'ticket'> & { path: string }> {
+  if (pair === 'kit') return { path: PATH, ticket: { audience: 'issues', user: USER } };
+  if (pair === 'gateway') return { path: PATH, headers: await cachedToken(cleanups) };
+  return { path: '/mcp', method: 'POST', headers: MCP_HEADERS, body: getIssueCall('Q1-1'), ticket: { audience: 'agent', user: USER } };
 }
 
 /** CPU time of a process so far, ms. */
@@ -118,14 +147,14 @@ const cpuMs = (pid: number) => cpuSeconds(String(pid))! * 1000;
 async function measure(pair: Pair, rounds: number): Promise<void> {
   const cleanups: Array<() => unknown> = [];
   try {
-    const { upstream, headers } = pair === 'gateway' ? await prepareGateway(cleanups) : { upstream: '', headers: {} };
-    const servers = await Promise.all(KINDS[pair].map((kind) => start(kind, upstream)));
+    const { upstream, answerFile } = await bareUpstream(cleanups);
+    const { path: requestPath, ...request } = await requestOf(pair, cleanups);
+    const servers = await Promise.all(KINDS[pair].map((kind) => start(kind, upstream, answerFile)));
     for (const { child } of servers) cleanups.push(() => child.kill('SIGTERM'));
     const micros = new Map<Kind, number[]>(KINDS[pair].map((kind) => [kind, []]));
     for (let round = 0; round <= rounds; round++) {
       for (const { kind, url, child } of round % 2 ? [...servers].reverse() : servers) {
-        const job: LoadJob = { kind: 'throughput', url: `${url}${PATH}`, connections: 10, durationSeconds: 4, overallRate: 2000, headers };
-        if (pair === 'kit') job.ticket = { audience: 'issues', user: USER };
+        const job: LoadJob = { kind: 'throughput', url: `${url}${requestPath}`, connections: 10, durationSeconds: 4, overallRate: RATE[pair], ...request };
         const before = cpuMs(child.pid!);
         const result = await load(job);
         if (result.statusCodes['200'] !== result.total) throw new Error(`${kind}: not all 200: ${JSON.stringify(result.statusCodes)}`);
@@ -146,7 +175,7 @@ async function measure(pair: Pair, rounds: number): Promise<void> {
 if (process.argv[2] === 'serve') void server(process.argv[3] as Kind, Number(process.argv[4]), process.argv[5] ?? '');
 else {
   const pair = process.argv[2] as Pair;
-  if (!(pair in KINDS)) throw new Error('usage: layers.ts kit|gateway [rounds]');
+  if (!(pair in KINDS)) throw new Error('usage: layers.ts kit|gateway|agent [rounds]');
   void measure(pair, Number(process.argv[3] ?? 7)).catch((error: unknown) => {
     console.error(error);
     process.exit(1);

@@ -15,7 +15,7 @@ import type { LoadJob } from './loader';
 import { costRatios, median, percentile, ratioOf, table, type Row } from './stats';
 import { answerProblem } from './checks';
 import { SCHEMAS, vacuumDatabase, WORDS } from './seed';
-import { admin, EVENTS_QUEUE, EXCHANGE, load, rssMiB, startBenchSystem, startHelper, type BenchSystem } from './system';
+import { admin, EVENTS_QUEUE, EXCHANGE, getIssueCall, load, MCP_HEADERS, rssMiB, startBenchSystem, startHelper, type BenchSystem } from './system';
 import { cpuTally } from './cpu';
 import { measureStartup, type Build } from './startup';
 import { SERVICE_NAMES } from '@tracker/system-tests-support';
@@ -1020,18 +1020,11 @@ async function b7(system: BenchSystem, b1Max: number) {
 }
 
 // ---------------------------------------------------------------------------- B8
-/** The MCP request as an agent sends it without an initialize handshake (stateless transport, JSON answers). */
-const MCP_HEADERS = {
-  'content-type': 'application/json',
-  accept: 'application/json, text/event-stream',
-  'mcp-protocol-version': '2025-06-18',
-} as const;
-
 async function b8(system: BenchSystem, cleanups: Array<() => Promise<unknown>>) {
   const [issue] = await someIssues(system, 1, 5); // B1's issue
   const key = issue!.key;
   const token = { authorization: `Bearer ${system.seeded.token}` };
-  const mcpBody = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get_issue', arguments: { key } } });
+  const mcpBody = getIssueCall(key);
   const targets = {
     rest: { url: `${system.gateway.url}/api/v1/issues/${key}`, headers: token, check: { kind: 'json-object', field: 'key', equals: key } },
     mcp: { url: `${system.gateway.url}/mcp`, method: 'POST', headers: { ...token, ...MCP_HEADERS }, body: mcpBody, check: { kind: 'mcp-result', id: 1, field: 'key', equals: key } },

@@ -196,6 +196,16 @@ export async function load(job: LoadJob): Promise<LoadResult> {
   return JSON.parse(stdout.trim().split('\n').pop()!) as LoadResult;
 }
 
+/** The MCP request as an agent sends it without an initialize handshake (stateless transport, JSON answers). */
+export const MCP_HEADERS = {
+  'content-type': 'application/json',
+  accept: 'application/json, text/event-stream',
+  'mcp-protocol-version': '2025-06-18',
+} as const;
+
+/** The body of a get_issue tool call (JSON-RPC id 1). */
+export const getIssueCall = (key: string) => JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get_issue', arguments: { key } } });
+
 /** A helper process (bare server) that prints "listening" when ready. */
 export async function startHelper(script: string, args: string[]): Promise<ChildProcess> {
   // A floor server is profiled as `floor-<role>` (BENCH_CPU_PROFILE=floor-express-proxy, say),
