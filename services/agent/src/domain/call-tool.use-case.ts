@@ -55,6 +55,8 @@ async function run(deps: AgentDeps, caller: Caller, tool: Tool, args: Record<str
   const body = jsonOf(answer.text);
   // A success that is not JSON is a service answering out of contract: as for internalClient, unavailable.
   if (body === undefined) return refusal(upstreamUnavailable(operation.service));
+  // An object is answered as the service sent it: its text is already that JSON.
+  if (tool.answer === 'object') return { status: answer.status, result: success(body as Record<string, unknown>, answer.text) };
   return { status: answer.status, result: success(structured(tool, body, parsed.data, answer)) };
 }
 
@@ -81,8 +83,8 @@ function bodyOf(tool: Tool, args: Record<string, unknown>): Record<string, unkno
   return body;
 }
 
+/** A list answer as the tool returns it: `{ items }`, the search's with its total and whether it was cut. */
 function structured(tool: Tool, body: unknown, args: Record<string, unknown>, answer: UpstreamAnswer): Record<string, unknown> {
-  if (tool.answer === 'object') return body as Record<string, unknown>;
   const items = body as unknown[];
   if (tool.answer === 'list') return { items };
   const limit = args.limit as number;
@@ -92,8 +94,8 @@ function structured(tool: Tool, body: unknown, args: Record<string, unknown>, an
   return { items: items.slice(0, limit), total, truncated: cut || items.length > limit };
 }
 
-const success = (value: Record<string, unknown>): ToolResult => ({
-  content: [{ type: 'text', text: JSON.stringify(value) }],
+const success = (value: Record<string, unknown>, text = JSON.stringify(value)): ToolResult => ({
+  content: [{ type: 'text', text }],
   structuredContent: value,
 });
 

@@ -33,7 +33,12 @@ export function mcpRoutes(router: Router, deps: AgentDeps): void {
     const caller: Caller = { principal: principalOf(res), proofs: proofsOf(res), requestId: res.locals.requestId };
     const server = mcpServer(deps, caller);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-    res.on('close', () => void server.close()); // closes the transport too
+    // A client gone before its answer: the call's handlers are stopped (server.close closes
+    // the transport too). After a whole answer nothing is left running, and closing would
+    // only build a "Connection closed" error for no one (5 % of a tool call's CPU).
+    res.on('close', () => {
+      if (!res.writableFinished) void server.close();
+    });
     await server.connect(transport);
     await transport.handleRequest(req, res, req.body);
   });
