@@ -5,7 +5,7 @@
  *   kind "latency": a closed loop of `connections` keep-alive clients recording
  *   every request's time, for exact percentiles.
  * Both may rotate over `keys` (the path's {key}) and keep each issue's version for
- * versioned PATCHes (body {"title": ..., "version": <last seen>}).
+ * versioned PATCHes (body {"title": "... {version}", "version": <last seen>}).
  * A service called directly needs a ticket per request (`ticket`): made here, as the
  * gateway makes it, for the request's own method, path and body.
  */
@@ -69,7 +69,7 @@ export interface LoadResult {
  * are remembered per key from each answer (200: the issue; 409: the problem's current
  * version), so a versioned PATCH sends the version last seen.
  */
-function rotation(job: LoadJob, first: number, step: number) {
+export function rotation(job: LoadJob, first: number, step: number) {
   const keys = job.keys ?? [];
   const versions = new Map<string, number>(keys.map((k, i) => [k, job.versions?.[i] ?? 1]));
   let i = first;
@@ -87,7 +87,9 @@ function rotation(job: LoadJob, first: number, step: number) {
       }
       let body = job.body;
       if (job.bodies?.length) body = job.bodies[j++ % job.bodies.length];
-      if (body && job.versions && key) body = body.replace('"{version}"', String(versions.get(key)));
+      // `"{version}"` becomes the number; `{version}` inside a string (a title) its digits, so
+      // that every PATCH changes the issue (one that changes nothing writes nothing).
+      if (body && job.versions && key) body = body.replaceAll('"{version}"', String(versions.get(key))).replaceAll('{version}', String(versions.get(key)));
       return { path, body, key };
     },
     answered(key: string, status: number, text: string) {

@@ -448,7 +448,8 @@ COMMIT;
       headers: token,
       keys: fresh.rows.map((r) => r.key),
       versions: fresh.rows.map((r) => r.version),
-      body: `{"title":"Benchmark edit ${run}","version":"{version}"}`,
+      // The title names the version it replaces: every PATCH writes, as pgbench's does.
+      body: `{"title":"Benchmark edit ${run}.{version}","version":"{version}"}`,
       connections: 20,
       durationSeconds: SECONDS,
     }), (r) => r.total);
