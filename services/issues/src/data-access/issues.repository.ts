@@ -184,7 +184,12 @@ export function issuesRepository(c: Sql): IssuesRepository {
       // The SET is built from the known fields only (their API names are their columns), never from the request's keys.
       const fields = PATCHABLE_FIELDS.filter((f) => values[f] !== undefined);
       const assignments = fields.map((f, n) => `${f} = $${n + 7}`);
-      const { rows } = await c.query<IssueRecord>(
+      // Prepared once per connection for each set of fields (a few in practice), named by
+      // the set as a bit mask over PATCHABLE_FIELDS (Postgres cuts names at 63 bytes).
+      const fieldSet = PATCHABLE_FIELDS.reduce((mask, f, bit) => (values[f] !== undefined ? mask | (1 << bit) : mask), 0);
+      const rows = await prepared<IssueRecord>(
+        c,
+        `issues.update.${fieldSet.toString(36)}`,
         `WITH i AS (
            UPDATE issues SET ${[...assignments, 'version = version + 1', 'revision = revision + 1', 'updated_at = $2'].join(', ')}
             WHERE id = $1 RETURNING *),
