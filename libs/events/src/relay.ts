@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { ChannelModel, ConfirmChannel, Options } from 'amqplib';
 import { Pool as PgPool, type Pool } from 'pg';
 import type { Metrics, SigningKey, TrustedKeys } from '@tracker/kit';
@@ -77,6 +78,10 @@ export function outboxTable(schema: string): string {
 export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
   const { pool, amqpUrl, logger, key } = options;
   const table = outboxTable(options.schema);
+  // The relay's statements are named (parsed and planned once per connection), per table:
+  // a pool may serve several schemas' relays, and Postgres cuts names at 63 bytes.
+  const tableId = createHash('sha256').update(table).digest('base64url').slice(0, 16);
+  const statements = { pending: `outbox.pending.${tableId}`, published: `outbox.published.${tableId}` };
   const ownTypes = EVENT_TYPES.filter((type) => eventSourceOf[type] === options.key.signer);
   const exchange = options.exchange ?? EVENTS_EXCHANGE;
   const batchSize = options.batchSize ?? 100;
@@ -139,11 +144,12 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
     let clientBroken: Error | undefined;
     try {
       await client.query('BEGIN');
-      const { rows } = await client.query<PendingRow>(
-        `SELECT id, event_id, type, routing_key, payload, created_at FROM ${table}
+      const { rows } = await client.query<PendingRow>({
+        name: statements.pending,
+        text: `SELECT id, event_id, type, routing_key, payload, created_at FROM ${table}
           WHERE published_at IS NULL AND type = ANY($2::text[]) ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED`,
-        [batchSize, ownTypes],
-      );
+        values: [batchSize, ownTypes],
+      });
       if (rows.length === 0) {
         await client.query('COMMIT');
         return { selected: 0, published: 0, failed: 0 };
@@ -152,7 +158,7 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
       const confirmed = outcomes.filter((o) => o.ok).map((o) => o.id);
       const failed = outcomes.filter((o): o is Extract<Outcome, { ok: false }> => !o.ok);
       if (confirmed.length > 0) {
-        await client.query(`UPDATE ${table} SET published_at = now(), attempts = attempts + 1 WHERE id = ANY($1::bigint[])`, [confirmed]);
+        await client.query({ name: statements.published, text: `UPDATE ${table} SET published_at = now(), attempts = attempts + 1 WHERE id = ANY($1::bigint[])`, values: [confirmed] });
       }
       if (failed.length > 0) {
         await client.query(

@@ -51,7 +51,9 @@ function countBatches(pool: Pool): { published: number } {
       wrapped.add(client);
       const query = client.query.bind(client) as (...args: unknown[]) => Promise<unknown>;
       (client as unknown as { query: (...args: unknown[]) => Promise<unknown> }).query = (...args) => {
-        if (typeof args[0] === 'string' && args[0].includes('SET published_at')) counter.published += 1;
+        // A statement as text, or as a named statement's config.
+        const text = typeof args[0] === 'string' ? args[0] : (args[0] as { text?: string } | undefined)?.text;
+        if (text?.includes('SET published_at')) counter.published += 1;
         return query(...args);
       };
     }

@@ -1,6 +1,6 @@
 import type { ReplicaStore, ReplicaWriter } from '../domain/replica';
 import type { Pool } from 'pg';
-import { inTransaction, rowCountOf, rowsOf, sql, type Sql } from '@tracker/kit';
+import { inTransaction, prepared, rowCountOf, rowsOf, sql, type Sql } from '@tracker/kit';
 
 /**
  * Replica writes as set-based upserts: rows travel as one JSON parameter and are
@@ -9,7 +9,8 @@ import { inTransaction, rowCountOf, rowsOf, sql, type Sql } from '@tracker/kit';
  * `WHERE EXCLUDED.revision > <table>.revision`: the database decides under the row
  * lock, so there is no read-then-write race between concurrent consumers. Neither does a
  * row ever move to another workspace (workspace-rule.ts refuses such events first; the
- * condition closes the race of two concurrent first events of one row).
+ * condition closes the race of two concurrent first events of one row). The statements
+ * every batch of events runs (the workspaces held, the issues, the comments) are prepared.
  */
 function replicaWriter(c: Sql): ReplicaWriter {
   return {
@@ -59,13 +60,15 @@ function replicaWriter(c: Sql): ReplicaWriter {
       // The event's issue state as it is (its fields are the replica's columns), with the revision it is at.
       const issues = rows.map(({ revision, issue }) => ({ ...issue, description: issue.description ?? null, revision }));
       // A state without `description` (it is optional in IssueState) keeps the stored text.
-      const written = await rowsOf<{ id: number }>(c, sql`
-        INSERT INTO issues (id, workspace_id, queue_id, key, title, description, status_id, status_category, assignee_id, parent_id,
+      const written = await prepared<{ id: number }>(
+        c,
+        'replica.apply-issues',
+        `INSERT INTO issues (id, workspace_id, queue_id, key, title, description, status_id, status_category, assignee_id, parent_id,
                             priority, type, labels, due_date, estimate_minutes, spent_minutes, version, revision, event_at, created_at, updated_at)
         SELECT r.id, r.workspace_id, r.queue_id, r.key, r.title, r.description, r.status_id, r.status_category::status_category,
                r.assignee_id, r.parent_id, r.priority::issue_priority, r.type, r.labels, r.due_date, r.estimate_minutes, r.spent_minutes,
-               r.version, r.revision, ${eventAt}::timestamptz, r.created_at, r.updated_at
-        FROM jsonb_to_recordset(${JSON.stringify(issues)}::jsonb) AS r(
+               r.version, r.revision, $2::timestamptz, r.created_at, r.updated_at
+        FROM jsonb_to_recordset($1::jsonb) AS r(
           id int, workspace_id int, queue_id int, key text, title text, description text, status_id int, status_category text,
           assignee_id int, parent_id int, priority text, type text, labels text[], due_date date, estimate_minutes int,
           spent_minutes int, version int, revision int, created_at timestamptz, updated_at timestamptz)
@@ -77,7 +80,9 @@ function replicaWriter(c: Sql): ReplicaWriter {
           estimate_minutes = EXCLUDED.estimate_minutes, spent_minutes = EXCLUDED.spent_minutes, version = EXCLUDED.version,
           revision = EXCLUDED.revision, event_at = EXCLUDED.event_at, created_at = EXCLUDED.created_at, updated_at = EXCLUDED.updated_at
         WHERE EXCLUDED.revision > issues.revision AND EXCLUDED.workspace_id = issues.workspace_id
-        RETURNING id`);
+        RETURNING id`,
+        [JSON.stringify(issues), eventAt],
+      );
       return written.map((r) => r.id);
     },
 
@@ -86,22 +91,30 @@ function replicaWriter(c: Sql): ReplicaWriter {
       const comments = rows.map((r) => ({ id: r.id, issue_id: r.issueId, body: r.body }));
       // A snapshot comment may belong to an issue created after the issue pages were read:
       // skipped (its comment.added event brings it), never a foreign-key failure.
-      const written = await rowsOf<{ id: number }>(c, sql`
-        INSERT INTO comments (id, issue_id, body, event_at)
-        SELECT r.id, r.issue_id, r.body, ${eventAt}::timestamptz
-        FROM jsonb_to_recordset(${JSON.stringify(comments)}::jsonb) AS r(id int, issue_id int, body text)
+      const written = await prepared<{ id: number }>(
+        c,
+        'replica.add-comments',
+        `INSERT INTO comments (id, issue_id, body, event_at)
+        SELECT r.id, r.issue_id, r.body, $2::timestamptz
+        FROM jsonb_to_recordset($1::jsonb) AS r(id int, issue_id int, body text)
         WHERE EXISTS (SELECT 1 FROM issues i WHERE i.id = r.issue_id)
         ON CONFLICT (id) DO UPDATE SET body = EXCLUDED.body, event_at = EXCLUDED.event_at
         WHERE comments.body IS NULL AND EXCLUDED.body IS NOT NULL
-        RETURNING id`);
+        RETURNING id`,
+        [JSON.stringify(comments), eventAt],
+      );
       return written.map((r) => r.id);
     },
 
     async heldWorkspaces(refs) {
-      const rows = await rowsOf<{ kind: 'queue' | 'issue' | 'comment'; id: number; value: number }>(c, sql`
-        SELECT 'queue' AS kind, id, workspace_id AS value FROM queues WHERE id = ANY(${refs.queueIds}::int[])
-        UNION ALL SELECT 'issue', id, workspace_id FROM issues WHERE id = ANY(${refs.issueIds}::int[])
-        UNION ALL SELECT 'comment', id, issue_id FROM comments WHERE id = ANY(${refs.commentIds}::int[])`);
+      const rows = await prepared<{ kind: 'queue' | 'issue' | 'comment'; id: number; value: number }>(
+        c,
+        'replica.held-workspaces',
+        `SELECT 'queue' AS kind, id, workspace_id AS value FROM queues WHERE id = ANY($1::int[])
+         UNION ALL SELECT 'issue', id, workspace_id FROM issues WHERE id = ANY($2::int[])
+         UNION ALL SELECT 'comment', id, issue_id FROM comments WHERE id = ANY($3::int[])`,
+        [refs.queueIds, refs.issueIds, refs.commentIds],
+      );
       const of = (kind: string) => new Map(rows.filter((r) => r.kind === kind).map((r) => [r.id, r.value]));
       return { queues: of('queue'), issues: of('issue'), comments: of('comment') };
     },
