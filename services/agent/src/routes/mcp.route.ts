@@ -35,7 +35,7 @@ export function mcpRoutes(router: Router, deps: AgentDeps): void {
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     // A client gone before its answer: the call's handlers are stopped (server.close closes
     // the transport too). After a whole answer nothing is left running, and closing would
-    // only build a "Connection closed" error for no one (5 % of a tool call's CPU).
+    // only build a "Connection closed" error with its stack for no one (2-3 % of a call's CPU).
     res.on('close', () => {
       if (!res.writableFinished) void server.close();
     });
