@@ -595,6 +595,24 @@ describe('services that are away', () => {
       expect(Date.now() - started).toBeLessThan(3000);
     });
 
+    test('when the client leaves before its answer, then that call is dropped and the agent answers the next one', async () => {
+      const caller = newCaller();
+      const message = { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'get_issue', arguments: { key: 'WEB-12' } } };
+      upstreams.issues.answer('hang');
+      const leaving = new AbortController();
+      const call = fetch(`${slow.url}/mcp`, { method: 'POST', headers: mcpHeaders(caller, {}, { message }), body: JSON.stringify(message), signal: leaving.signal });
+      const forwarded = Date.now() + 2000;
+      while (upstreams.issues.received.length === 0 && Date.now() < forwarded) await new Promise((resolve) => setTimeout(resolve, 10));
+      expect(upstreams.issues.received).toHaveLength(1);
+      leaving.abort();
+      await expect(call).rejects.toThrow();
+      // The call's 300 ms bound ends after its client left: its answer goes nowhere, and nothing breaks.
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      const client = await clientFor(caller, { url: slow.url });
+      upstreams.access.answer(json(200, me));
+      expect(await callTool(client, 'get_me', {})).toEqual({ content: [{ type: 'text', text: JSON.stringify(me) }], structuredContent: me });
+    });
+
     test('when a service answers within the bound, then the answer comes back as usual', async () => {
       const client = await clientFor(newCaller(), { url: slow.url });
       upstreams.access.answer(json(200, me));

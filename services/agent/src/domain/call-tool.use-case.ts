@@ -55,7 +55,8 @@ async function run(deps: AgentDeps, caller: Caller, tool: Tool, args: Record<str
   const body = jsonOf(answer.text);
   // A success that is not JSON is a service answering out of contract: as for internalClient, unavailable.
   if (body === undefined) return refusal(upstreamUnavailable(operation.service));
-  // An object is answered as the service sent it: its text is already that JSON.
+  // An object is answered as the service sent it: its text is already that JSON (the
+  // services send compact JSON.stringify output: libs/kit sendJsonText, res.json).
   if (tool.answer === 'object') return { status: answer.status, result: success(body as Record<string, unknown>, answer.text) };
   return { status: answer.status, result: success(structured(tool, body, parsed.data, answer)) };
 }

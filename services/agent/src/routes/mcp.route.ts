@@ -33,9 +33,10 @@ export function mcpRoutes(router: Router, deps: AgentDeps): void {
     const caller: Caller = { principal: principalOf(res), proofs: proofsOf(res), requestId: res.locals.requestId };
     const server = mcpServer(deps, caller);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-    // A client gone before its answer: the call's handlers are stopped (server.close closes
-    // the transport too). After a whole answer nothing is left running, and closing would
-    // only build a "Connection closed" error with its stack for no one (2-3 % of a call's CPU).
+    // A client gone before its answer: the server is closed (and its transport with it), so
+    // the call's answer is dropped; the service call itself runs to its end. After a whole
+    // answer nothing is left to stop, and closing would only build a "Connection closed"
+    // error with its stack for no one (2-3 % of a call's CPU).
     res.on('close', () => {
       if (!res.writableFinished) void server.close();
     });
