@@ -32,6 +32,9 @@ const INSERT_HISTORY = `
     FROM unnest($4::text[], $5::jsonb[], $6::jsonb[]) WITH ORDINALITY AS ch(field, "from", "to", n)
    ORDER BY n`;
 
+/** PATCHes of at most this many fields run as prepared statements (issuesRepository.update). */
+const MAX_PREPARED_UPDATE_FIELDS = 2;
+
 const TOUCH_ISSUE = `
   WITH i AS (UPDATE issues SET revision = revision + 1, updated_at = $2, spent_minutes = spent_minutes + $3 WHERE id = $1 RETURNING *)
   SELECT ${ISSUE_RECORD_COLUMNS} FROM i`;
@@ -184,20 +187,19 @@ export function issuesRepository(c: Sql): IssuesRepository {
       // The SET is built from the known fields only (their API names are their columns), never from the request's keys.
       const fields = PATCHABLE_FIELDS.filter((f) => values[f] !== undefined);
       const assignments = fields.map((f, n) => `${f} = $${n + 7}`);
-      // Prepared once per connection for each set of fields (a few in practice), named by
-      // the set as a bit mask over PATCHABLE_FIELDS (Postgres cuts names at 63 bytes).
-      const fieldSet = PATCHABLE_FIELDS.reduce((mask, f, bit) => (values[f] !== undefined ? mask | (1 << bit) : mask), 0);
-      const rows = await prepared<IssueRecord>(
-        c,
-        `issues.update.${fieldSet.toString(36)}`,
-        `WITH i AS (
+      const text = `WITH i AS (
            UPDATE issues SET ${[...assignments, 'version = version + 1', 'revision = revision + 1', 'updated_at = $2'].join(', ')}
             WHERE id = $1 RETURNING *),
          history AS (${INSERT_HISTORY})
-         SELECT ${ISSUE_RECORD_COLUMNS} FROM i`,
-        [id, at, history.actorId, ...historyColumns(history.changes), ...fields.map((f) => values[f])],
-      );
-      return rows[0]!;
+         SELECT ${ISSUE_RECORD_COLUMNS} FROM i`;
+      const params = [id, at, history.actorId, ...historyColumns(history.changes), ...fields.map((f) => values[f])];
+      // The usual PATCH changes one or two fields: that statement is prepared once per
+      // connection, named by its fields as a bit mask over PATCHABLE_FIELDS (Postgres cuts
+      // names at 63 bytes). Larger sets go unnamed, so no client can fill a connection with
+      // plans (eleven fields make 2,047 sets; one or two, 66).
+      if (fields.length > MAX_PREPARED_UPDATE_FIELDS) return (await c.query<IssueRecord>(text, params)).rows[0]!;
+      const fieldSet = PATCHABLE_FIELDS.reduce((mask, f, bit) => (values[f] !== undefined ? mask | (1 << bit) : mask), 0);
+      return (await prepared<IssueRecord>(c, `issues.update.${fieldSet.toString(36)}`, text, params))[0]!;
     },
 
     /**
