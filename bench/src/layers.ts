@@ -48,7 +48,11 @@ const PATH = '/api/v1/issues/Q1-1';
 const ANSWER = Buffer.from(JSON.stringify({ id: 1, key: 'Q1-1', title: 'x'.repeat(40), description: 'y'.repeat(300), labels: ['a', 'b'], comments: [] }));
 const USER: UserPrincipal = { kind: 'user', userId: 1, workspaceId: 1, workspaceRole: 'admin', tokenId: 1 };
 /** Its own Redis database, so the freshness key set here touches nothing else. */
-const REDIS_URL = `${(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379').replace(/\/\d*$/, '')}/7`;
+const REDIS_URL = (() => {
+  const url = new URL(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
+  url.pathname = '/7';
+  return url.toString();
+})();
 
 type Pair = 'kit' | 'gateway' | 'agent';
 /** What one server of a pair is: a role of floor-server.ts, or one served by this script. */
@@ -57,7 +61,6 @@ const KINDS: Record<Pair, [floor: Kind, ours: Kind]> = { kit: ['express', 'kit']
 
 /** The servers this script runs in a child process of its own (`serve <kind> <port> [upstream]`). */
 async function server(kind: Kind, port: number, upstream: string): Promise<void> {
-  const logger = createLogger('issues', 'warn');
   if (kind === 'gateway') {
     const env = { PORT: String(port), LOG_LEVEL: 'warn', REDIS_URL, RATE_LIMIT_PER_MINUTE: '10000000', ACCESS_URL: upstream, ISSUES_URL: upstream, STATISTICS_URL: upstream, AGENT_URL: upstream };
     await runService('gateway', (lifecycle) => {
@@ -73,6 +76,7 @@ async function server(kind: Kind, port: number, upstream: string): Promise<void>
       return { service, config, closers: [service.close] };
     });
   } else {
+    const logger = createLogger('issues', 'warn');
     const answer = (_req: express.Request, res: express.Response) => {
       res.setHeader('ETag', '"1-0123456789abcdef"');
       sendJsonText(res, ANSWER);
@@ -93,8 +97,11 @@ async function server(kind: Kind, port: number, upstream: string): Promise<void>
   process.stdout.write('listening\n');
 }
 
-/** A server of `kind` on a free port, in its own process; `upstream` is a URL, or for `mcp` the answer's file. */
-async function start(kind: Kind, upstream: string, answerFile: string) {
+/**
+ * A server of `kind` on a free port, in its own process, stopped with the rest: `upstream`
+ * is the bare server's URL, `answerFile` what the `mcp` floor answers.
+ */
+async function start(kind: Kind, upstream: string, answerFile: string, cleanups: Array<() => unknown>) {
   const port = await freePort();
   const child =
     kind === 'express-proxy'
@@ -102,6 +109,7 @@ async function start(kind: Kind, upstream: string, answerFile: string) {
       : kind === 'mcp'
         ? await startHelper('floor-server.ts', [kind, String(port), answerFile])
         : await startHelper('layers.ts', ['serve', kind, String(port), upstream]);
+  cleanups.push(() => child.kill('SIGTERM'));
   return { kind, url: `http://127.0.0.1:${port}`, child };
 }
 
@@ -135,10 +143,12 @@ async function cachedToken(cleanups: Array<() => unknown>): Promise<Record<strin
 }
 
 /** The request each server of `pair` gets, as a load job's fields. */
-async function requestOf(pair: Pair, cleanups: Array<() => unknown>): Promise<Pick<LoadJob, 'method' | 'headers' | 'body' | 'ticket'> & { path: string }> {
+async function requestOf(pair: Pair, cleanups: Array<() => unknown>): Promise<Pick<LoadJob, 'method' | 'headers' | 'body' | 'ticket' | 'check'> & { path: string }> {
   if (pair === 'kit') return { path: PATH, ticket: { audience: 'issues', user: USER } };
   if (pair === 'gateway') return { path: PATH, headers: await cachedToken(cleanups) };
-  return { path: '/mcp', method: 'POST', headers: MCP_HEADERS, body: getIssueCall('Q1-1'), ticket: { audience: 'agent', user: USER } };
+  // A tool's error result is a 200 too: every answer must be the issue.
+  const check = { kind: 'mcp-result', id: 1, field: 'key', equals: 'Q1-1' } as const;
+  return { path: '/mcp', method: 'POST', headers: MCP_HEADERS, body: getIssueCall('Q1-1'), ticket: { audience: 'agent', user: USER }, check };
 }
 
 /** CPU time of a process so far, ms. */
@@ -149,15 +159,17 @@ async function measure(pair: Pair, rounds: number): Promise<void> {
   try {
     const { upstream, answerFile } = await bareUpstream(cleanups);
     const { path: requestPath, ...request } = await requestOf(pair, cleanups);
-    const servers = await Promise.all(KINDS[pair].map((kind) => start(kind, upstream, answerFile)));
-    for (const { child } of servers) cleanups.push(() => child.kill('SIGTERM'));
+    const servers = [];
+    for (const kind of KINDS[pair]) servers.push(await start(kind, upstream, answerFile, cleanups));
     const micros = new Map<Kind, number[]>(KINDS[pair].map((kind) => [kind, []]));
     for (let round = 0; round <= rounds; round++) {
       for (const { kind, url, child } of round % 2 ? [...servers].reverse() : servers) {
         const job: LoadJob = { kind: 'throughput', url: `${url}${requestPath}`, connections: 10, durationSeconds: 4, overallRate: RATE[pair], ...request };
         const before = cpuMs(child.pid!);
         const result = await load(job);
-        if (result.statusCodes['200'] !== result.total) throw new Error(`${kind}: not all 200: ${JSON.stringify(result.statusCodes)}`);
+        if (result.statusCodes['200'] !== result.total || result.failedChecks) {
+          throw new Error(`${kind}: not all answered: ${JSON.stringify(result.statusCodes)}, ${result.failedChecks} failed checks (${result.firstFailure ?? ''})`);
+        }
         const us = ((cpuMs(child.pid!) - before) / result.total) * 1000;
         if (round > 0) micros.get(kind)!.push(us);
         console.log(`round ${round}${round === 0 ? ' (warm-up)' : ''} ${kind}: ${result.requestsPerSecond.toFixed(0)} req/s, ${us.toFixed(0)} µs CPU per request`);
@@ -175,7 +187,7 @@ async function measure(pair: Pair, rounds: number): Promise<void> {
 if (process.argv[2] === 'serve') void server(process.argv[3] as Kind, Number(process.argv[4]), process.argv[5] ?? '');
 else {
   const pair = process.argv[2] as Pair;
-  if (!(pair in KINDS)) throw new Error('usage: layers.ts kit|gateway|agent [rounds]');
+  if (!Object.hasOwn(KINDS, pair)) throw new Error('usage: layers.ts kit|gateway|agent [rounds]');
   void measure(pair, Number(process.argv[3] ?? 7)).catch((error: unknown) => {
     console.error(error);
     process.exit(1);
