@@ -10,8 +10,8 @@
  * - `gateway`: two proxies in front of the same upstream (a bare node:http server
  *   answering those bytes): the express proxy floor B1 measures (floor-server.ts
  *   `express-proxy`: one Redis pipeline, then http-proxy-middleware set up as the
- *   gateway's) and the gateway itself (its token found in its signed Redis cache, as a
- *   hot token is: authentication, rate limit, the ticket, the headers rewritten).
+ *   gateway's) and the gateway itself, compiled (its token found in its signed Redis
+ *   cache, as a hot token is: authentication, rate limit, the ticket, the headers rewritten).
  * - `agent`: a get_issue tool call (POST /mcp, the gateway's ticket with its proofs)
  *   answered by the MCP SDK alone (floor-server.ts `mcp`: B8's floor, nothing behind it)
  *   and by the agent service, whose call to the issues service a bare node:http server
@@ -30,16 +30,13 @@ import path from 'node:path';
 import express from 'express';
 import { Redis } from 'ioredis';
 import { authCacheKey, CACHE_FRESH_KEY, CACHE_FRESH_TTL_MS, hashToken, signCacheEntry } from '@tracker/authz';
-import { createLogger, createMetrics, createServiceApp, devSigningKey, devTrustedKeysText, inProcessSeenTickets, parseTrustedKeys, runService, sendJsonText, serve, type UserPrincipal } from '@tracker/kit';
-import { createAgentService } from '@tracker/agent/src/app';
-import { loadAgentConfig } from '@tracker/agent/src/config';
-import { createGatewayService } from '@tracker/gateway/src/app';
-import { loadGatewayConfig } from '@tracker/gateway/src/config';
+import { createLogger, createMetrics, createServiceApp, devSigningKey, devTrustedKeysText, inProcessSeenTickets, parseTrustedKeys, sendJsonText, serve, type UserPrincipal } from '@tracker/kit';
+import { startService } from '@tracker/system-tests-support';
 import { freePort } from '@tracker/testing';
 import { cpuSeconds } from './cpu';
 import type { LoadJob } from './loader';
 import { median } from './stats';
-import { getIssueCall, load, MCP_HEADERS, startHelper } from './system';
+import { buildServices, getIssueCall, load, MCP_HEADERS, profileArgs, startHelper } from './system';
 
 const ROUTE = '/api/v1/issues/:key';
 /** Requests per second: well under what each server can answer on two cores (a tool call costs about three times a GET). */
@@ -59,56 +56,49 @@ type Pair = 'kit' | 'gateway' | 'agent';
 type Kind = 'express' | 'kit' | 'express-proxy' | 'gateway' | 'mcp' | 'agent';
 const KINDS: Record<Pair, [floor: Kind, ours: Kind]> = { kit: ['express', 'kit'], gateway: ['express-proxy', 'gateway'], agent: ['mcp', 'agent'] };
 
-/** The servers this script runs in a child process of its own (`serve <kind> <port> [upstream]`). */
-async function server(kind: Kind, port: number, upstream: string): Promise<void> {
-  if (kind === 'gateway') {
-    const env = { PORT: String(port), LOG_LEVEL: 'warn', REDIS_URL, RATE_LIMIT_PER_MINUTE: '10000000', ACCESS_URL: upstream, ISSUES_URL: upstream, STATISTICS_URL: upstream, AGENT_URL: upstream };
-    await runService('gateway', (lifecycle) => {
-      const config = loadGatewayConfig(env);
-      const service = createGatewayService(config, lifecycle);
-      return { service, config, closers: [service.close] };
-    });
-  } else if (kind === 'agent') {
-    const env = { PORT: String(port), LOG_LEVEL: 'warn', REDIS_URL, ACCESS_URL: upstream, ISSUES_URL: upstream, STATISTICS_URL: upstream };
-    await runService('agent', (lifecycle) => {
-      const config = loadAgentConfig(env);
-      const service = createAgentService(config, lifecycle);
-      return { service, config, closers: [service.close] };
-    });
-  } else {
-    const logger = createLogger('issues', 'warn');
-    const answer = (_req: express.Request, res: express.Response) => {
-      res.setHeader('ETag', '"1-0123456789abcdef"');
-      sendJsonText(res, ANSWER);
-    };
-    const app =
-      kind === 'kit'
-        ? createServiceApp({
-            name: 'issues',
-            keys: { key: devSigningKey('issues'), trusted: parseTrustedKeys(devTrustedKeysText()) },
-            seenTickets: inProcessSeenTickets(),
-            logger,
-            metrics: createMetrics('issues'),
-            routes: (router) => router.get(ROUTE, answer),
-          })
-        : express().get(ROUTE, answer);
-    await serve(app, { port, host: '127.0.0.1', logger, graceMs: 100, handleSignals: true });
-  }
+/** The kit pair's servers, each run by this script in a process of its own (`serve <kind> <port>`). */
+async function server(kind: 'express' | 'kit', port: number): Promise<void> {
+  const logger = createLogger('issues', 'warn');
+  const answer = (_req: express.Request, res: express.Response) => {
+    res.setHeader('ETag', '"1-0123456789abcdef"');
+    sendJsonText(res, ANSWER);
+  };
+  const app =
+    kind === 'kit'
+      ? createServiceApp({
+          name: 'issues',
+          keys: { key: devSigningKey('issues'), trusted: parseTrustedKeys(devTrustedKeysText()) },
+          seenTickets: inProcessSeenTickets(),
+          logger,
+          metrics: createMetrics('issues'),
+          routes: (router) => router.get(ROUTE, answer),
+        })
+      : express().get(ROUTE, answer);
+  await serve(app, { port, host: '127.0.0.1', logger, graceMs: 100, handleSignals: true });
   process.stdout.write('listening\n');
 }
 
 /**
  * A server of `kind` on a free port, in its own process, stopped with the rest: `upstream`
- * is the bare server's URL, `answerFile` what the `mcp` floor answers.
+ * is the bare server's URL, `answerFile` what the `mcp` floor answers. The gateway and the
+ * agent are the services themselves, compiled, started as the bench starts them (every
+ * service they call is the bare server).
  */
 async function start(kind: Kind, upstream: string, answerFile: string, cleanups: Array<() => unknown>) {
+  if (kind === 'gateway' || kind === 'agent') {
+    const upstreams = { ACCESS_URL: upstream, ISSUES_URL: upstream, STATISTICS_URL: upstream };
+    const env = { LOG_LEVEL: 'warn', REDIS_URL, ...upstreams, ...(kind === 'gateway' && { AGENT_URL: upstream, RATE_LIMIT_PER_MINUTE: '10000000' }) };
+    const service = await startService(kind, env, { nodeArgs: profileArgs(`layers-${kind}`) });
+    cleanups.push(() => service.stop());
+    return { kind, url: service.url, child: service.child };
+  }
   const port = await freePort();
   const child =
     kind === 'express-proxy'
       ? await startHelper('floor-server.ts', [kind, String(port), upstream, REDIS_URL])
       : kind === 'mcp'
         ? await startHelper('floor-server.ts', [kind, String(port), answerFile])
-        : await startHelper('layers.ts', ['serve', kind, String(port), upstream]);
+        : await startHelper('layers.ts', ['serve', kind, String(port)]);
   cleanups.push(() => child.kill('SIGTERM'));
   return { kind, url: `http://127.0.0.1:${port}`, child };
 }
@@ -157,6 +147,7 @@ const cpuMs = (pid: number) => cpuSeconds(String(pid))! * 1000;
 async function measure(pair: Pair, rounds: number): Promise<void> {
   const cleanups: Array<() => unknown> = [];
   try {
+    if (pair !== 'kit') buildServices();
     const { upstream, answerFile } = await bareUpstream(cleanups);
     const { path: requestPath, ...request } = await requestOf(pair, cleanups);
     const servers = [];
@@ -184,7 +175,7 @@ async function measure(pair: Pair, rounds: number): Promise<void> {
   }
 }
 
-if (process.argv[2] === 'serve') void server(process.argv[3] as Kind, Number(process.argv[4]), process.argv[5] ?? '');
+if (process.argv[2] === 'serve') void server(process.argv[3] as 'express' | 'kit', Number(process.argv[4]));
 else {
   const pair = process.argv[2] as Pair;
   if (!Object.hasOwn(KINDS, pair)) throw new Error('usage: layers.ts kit|gateway|agent [rounds]');

@@ -4,7 +4,7 @@
  * noise hits both alike), medians and ratios printed and written to
  * bench/results/latest.md. Not a test: nothing here fails a build.
  */
-import { execFile, execFileSync, spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
@@ -15,7 +15,7 @@ import type { LoadJob } from './loader';
 import { costRatios, median, percentile, ratioOf, table, type Row } from './stats';
 import { answerProblem } from './checks';
 import { SCHEMAS, vacuumDatabase, WORDS } from './seed';
-import { admin, EVENTS_QUEUE, EXCHANGE, getIssueCall, load, MCP_HEADERS, rssMiB, startBenchSystem, startHelper, type BenchSystem } from './system';
+import { admin, buildServices, EVENTS_QUEUE, EXCHANGE, getIssueCall, load, MCP_HEADERS, rssMiB, startBenchSystem, startHelper, type BenchSystem } from './system';
 import { cpuTally } from './cpu';
 import { measureStartup, type Build } from './startup';
 import { SERVICE_NAMES } from '@tracker/system-tests-support';
@@ -81,8 +81,7 @@ async function main() {
     queues: QUEUES,
   };
   say(`mode: ${QUICK ? 'quick' : 'full'}${LARGE ? ', large' : ''}; ${RUNS} runs of ${SECONDS} s per figure`);
-  // The services run compiled, as `pnpm start` and the images run them.
-  execFileSync(process.execPath, [path.join(__dirname, '../../scripts/build.mjs')], { stdio: ['ignore', 'ignore', 'inherit'] });
+  buildServices();
   const system = await startBenchSystem(options);
   const postgresVersion = `PostgreSQL ${(await system.db.query('SHOW server_version')).rows[0].server_version.split(' ')[0]}`;
   const cleanups: Array<() => Promise<unknown>> = [];

@@ -1,5 +1,5 @@
 /** Starts the services for the benchmark (as processes, quiet logs) on the seeded database. */
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -172,7 +172,7 @@ export async function startBenchSystem(options: BenchOptions): Promise<BenchSyst
  * in Chrome DevTools). The profile covers the whole process, start-up included; the file
  * of the main thread ends in .0.001.
  */
-function profileArgs(name: string): string[] {
+export function profileArgs(name: string): string[] {
   const wanted = (process.env.BENCH_CPU_PROFILE ?? '').split(',').map((s) => s.trim());
   return wanted.includes(name) ? ['--cpu-prof', `--cpu-prof-dir=${path.join(REPO_ROOT, 'bench', 'results', 'profiles', name)}`] : [];
 }
@@ -194,6 +194,11 @@ export async function load(job: LoadJob): Promise<LoadResult> {
     timeout: (job.durationSeconds + 60) * 1000,
   });
   return JSON.parse(stdout.trim().split('\n').pop()!) as LoadResult;
+}
+
+/** The services compiled, as `pnpm start` and the images run them (startService starts dist/main.js). */
+export function buildServices(): void {
+  execFileSync(process.execPath, [path.join(REPO_ROOT, 'scripts', 'build.mjs')], { stdio: ['ignore', 'ignore', 'inherit'] });
 }
 
 /** The MCP request as an agent sends it without an initialize handshake (stateless transport, JSON answers). */
