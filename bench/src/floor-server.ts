@@ -55,7 +55,7 @@ import { Redis } from 'ioredis';
 import { Pool } from 'pg';
 import { toSearchCriteria, type Filters } from '@tracker/contracts';
 import { createRedis, redisSeenTickets } from '@tracker/authz';
-import { createLogger, createMetrics, createServiceApp, devSigningKey, devTrustedKeysText, parseTrustedKeys, sendJsonText, serve } from '@tracker/kit';
+import { createLogger, createMetrics, createServiceApp, devSigningKey, devTrustedKeysText, inTransaction, parseTrustedKeys, sendJsonText, serve, writeAtCommit } from '@tracker/kit';
 import { issueReadsRepository } from '@tracker/issues/src/data-access/issue-reads.repository';
 import { issuesRepository } from '@tracker/issues/src/data-access/issues.repository';
 import { searchRepository } from '@tracker/issues/src/data-access/search.repository';
@@ -83,7 +83,7 @@ function listenExpress(app: express.Express): void {
 }
 
 /** A pool on one service's schema, as the services open theirs. */
-const schemaPool = (databaseUrl: string, schema: string) => new Pool({ connectionString: databaseUrl, max: 10, options: `-c search_path="${schema}"` });
+const schemaPool = (databaseUrl: string, schema: string) => new Pool({ connectionString: databaseUrl, max: 10, options: `-c search_path="${schema}"`, pipeline: true });
 
 /** What a service does to accept a ticket once: one Redis `SET … PX … NX`. */
 const markSeen = (redis: Redis) => redis.set(`floor:seen:${randomUUID()}`, '1', 'PX', 30_000, 'NX');
@@ -224,9 +224,8 @@ if (role === 'service') {
         values: [ws, input.queue_id],
       })
     ).rows[0]!;
-    const client = await pool.connect();
-    try {
-      await client.query('BEGIN');
+    // The service's transaction (libs/kit inTransaction): BEGIN sent with the counter, the outbox row with the COMMIT.
+    return inTransaction(pool, async (client) => {
       const issues = issuesRepository(client);
       const { number, queueKey } = await issues.nextNumberLockingStatus(input.queue_id, queue.status_id);
       const issue = await issues.create({
@@ -234,20 +233,14 @@ if (role === 'service') {
         status_id: queue.status_id, assignee_id: null, parent_id: null, priority: 'normal', type: 'task', labels: [],
         due_date: null, estimate_minutes: 0, createdBy: user, at: new Date(),
       });
-      await client.query({
+      await writeAtCommit(client, {
         name: 'floor.outbox',
         text: `INSERT INTO outbox_events (event_id, type, routing_key, workspace_id, aggregate_type, aggregate_id, aggregate_revision, payload, published_at)
                VALUES (gen_random_uuid(), 'issue.created', 'tracker.issue.created', $1, 'issue', $2, 1, $3, now())`,
         values: [ws, issue.id, JSON.stringify({ bench: true, issue })],
       });
-      await client.query('COMMIT');
       return issue;
-    } catch (error) {
-      await client.query('ROLLBACK');
-      throw error;
-    } finally {
-      client.release();
-    }
+    });
   };
   listen(
     http.createServer((req, res) => {

@@ -1,3 +1,4 @@
+import { writeAtCommit } from '@tracker/kit';
 import { routingKeyOf, type EventEnvelope } from './events';
 
 /**
@@ -103,9 +104,10 @@ export interface OutboxWriter {
 
 /**
  * The one way a service appends events to its outbox: run it inside the transaction of
- * the change they report, so both commit or neither does. A prepared statement (its text
- * is the same whatever the number of events).
+ * the change they report, so both commit or neither does. Nothing reads the rows back
+ * in that transaction, so they are written with its COMMIT (libs/kit writeAtCommit). A
+ * prepared statement (its text is the same whatever the number of events).
  */
 export async function appendOutboxEvents(db: OutboxWriter, events: EventEnvelope[]): Promise<void> {
-  await db.query({ name: 'outbox.append', ...outboxInsert(events) });
+  await writeAtCommit(db, { name: 'outbox.append', ...outboxInsert(events) });
 }

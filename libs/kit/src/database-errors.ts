@@ -81,5 +81,7 @@ export function servicePoolConfig(database: ServiceDatabase) {
       `-c search_path="${database.schema}" -c lock_timeout=${LOCK_TIMEOUT_MS} ` +
       `-c idle_in_transaction_session_timeout=${IDLE_IN_TRANSACTION_TIMEOUT_MS} -c statement_timeout=${statementTimeoutMs}`,
     connectionTimeoutMillis: POOL_CONNECT_TIMEOUT_MS,
+    // Statements sent without awaiting the one before go out at once (inTransaction's BEGIN and COMMIT).
+    pipeline: true,
   };
 }

@@ -4,7 +4,7 @@ import { IDEMPOTENCY, IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_REPLAYED_HEADER, Idempo
 import { AppError, invalid } from './errors';
 import { principalOf, sendJsonText } from './app';
 import type { Logger } from './logger';
-import { prepared, type Sql } from './postgres';
+import { prepared, writeAtCommit, type Sql } from './postgres';
 
 /**
  * Safe retries of a POST that writes (README: Retrying safely). A request carrying
@@ -132,13 +132,12 @@ export async function runOnce<R>(client: Sql, once: Once<R> | undefined, write: 
   }
   const result = await write();
   const { status, body } = once.answer(result);
-  await prepared(client, 'idempotency.save', `UPDATE idempotent_requests SET status = $4, answer = $5 WHERE workspace_id = $1 AND user_id = $2 AND key = $3`, [
-    workspaceId,
-    userId,
-    key,
-    status,
-    body,
-  ]);
+  // Written with the COMMIT: the claim above already holds the key for this transaction.
+  await writeAtCommit(client, {
+    name: 'idempotency.save',
+    text: `UPDATE idempotent_requests SET status = $4, answer = $5 WHERE workspace_id = $1 AND user_id = $2 AND key = $3`,
+    values: [workspaceId, userId, key, status, body],
+  });
   return result;
 }
 

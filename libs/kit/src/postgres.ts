@@ -1,4 +1,4 @@
-import { Pool, type PoolClient, type QueryResultRow } from 'pg';
+import { Pool, type PoolClient, type QueryResult, type QueryResultRow } from 'pg';
 import { servicePoolConfig, type ServiceDatabase } from './database-errors';
 import type { Logger } from './logger';
 import type { SqlQuery } from './sql';
@@ -42,6 +42,29 @@ export async function rowCountOf(db: Sql, query: SqlQuery): Promise<number> {
   return (await db.query(query.text, query.values)).rowCount ?? 0;
 }
 
+/** A statement as node-postgres takes it. */
+export interface Statement {
+  name?: string;
+  text: string;
+  values?: unknown[];
+}
+
+/** The writes each open transaction sends with its COMMIT (writeAtCommit), by its connection. */
+const commitWrites = new WeakMap<object, Statement[]>();
+
+/**
+ * A write that nothing in its transaction reads back (the change's outbox rows, an
+ * idempotent request's stored answer). Inside inTransaction it is sent with the COMMIT,
+ * in the same round trip; if it fails, Postgres answers that COMMIT with a ROLLBACK and
+ * inTransaction throws the write's error, so the transaction still commits whole or not
+ * at all. Anywhere else it runs at once.
+ */
+export async function writeAtCommit(db: { query(statement: Statement): Promise<unknown> }, statement: Statement): Promise<void> {
+  const queued = commitWrites.get(db);
+  if (queued) queued.push(statement);
+  else await db.query(statement);
+}
+
 /**
  * Runs `work` in one transaction on one pooled connection: COMMIT when it returns,
  * ROLLBACK when it throws. A connection that cannot even roll back is dropped from
@@ -49,6 +72,11 @@ export async function rowCountOf(db: Sql, query: SqlQuery): Promise<number> {
  * locks or sit idle, and how long each statement may run, is bounded per connection
  * (servicePoolConfig); `statementTimeoutMs` sets another statement limit for this
  * transaction alone (work that legitimately runs long, such as a replica rebuild).
+ *
+ * The pool must pipeline, as servicePoolConfig's do: BEGIN leaves in one write with the
+ * statements `work` sends before its first await, and the writes queued by writeAtCommit
+ * with the COMMIT, so neither costs a round trip of its own. A BEGIN on an idle
+ * connection fails only when the connection does, and then so does all sent after it.
  */
 export async function inTransaction<T>(
   pool: Pool,
@@ -56,20 +84,46 @@ export async function inTransaction<T>(
   options: { statementTimeoutMs?: number } = {},
 ): Promise<T> {
   const client = await pool.connect();
+  if (!client.pipeline) {
+    client.release();
+    throw new Error('inTransaction needs a pipelining pool (servicePoolConfig)');
+  }
+  const atCommit: Statement[] = [];
+  commitWrites.set(client, atCommit);
   let broken: Error | undefined;
   try {
-    await client.query('BEGIN');
-    if (options.statementTimeoutMs !== undefined) {
-      // SET takes no parameters; the value is a whole number of milliseconds, never text.
-      await client.query(`SET LOCAL statement_timeout = ${Math.max(0, Math.trunc(options.statementTimeoutMs))}`);
-    }
-    const result = await work(client);
-    await client.query('COMMIT');
-    return result;
+    const [begun, worked] = await Promise.allSettled(
+      sentTogether(client, () => {
+        const begin = client.query('BEGIN');
+        // SET takes no parameters; the value is a whole number of milliseconds, never text.
+        const limit = options.statementTimeoutMs === undefined ? null : client.query(`SET LOCAL statement_timeout = ${Math.max(0, Math.trunc(options.statementTimeoutMs))}`);
+        return [Promise.all([begin, limit]), (async () => work(client))()] as const;
+      }),
+    );
+    if (begun.status === 'rejected') throw begun.reason;
+    if (worked.status === 'rejected') throw worked.reason;
+    const ending = await Promise.allSettled(sentTogether(client, () => [...atCommit.splice(0).map((s) => client.query(s)), client.query('COMMIT')]));
+    const failed = ending.find((outcome) => outcome.status === 'rejected');
+    if (failed) throw failed.reason;
+    const commit = ending.at(-1) as PromiseFulfilledResult<QueryResult>;
+    if (commit.value.command !== 'COMMIT') throw new Error(`the transaction ended in ${commit.value.command}, not COMMIT`);
+    return worked.value;
   } catch (error) {
     await client.query('ROLLBACK').catch((rollbackError: Error) => (broken = rollbackError));
     throw error;
   } finally {
+    commitWrites.delete(client);
     client.release(broken);
+  }
+}
+
+/** What `send` queries leaves in one write, each statement sent without waiting for the answer to the one before. */
+function sentTogether<R>(client: PoolClient, send: () => R): R {
+  const socket = client.connection.stream;
+  socket.cork();
+  try {
+    return send();
+  } finally {
+    socket.uncork();
   }
 }
