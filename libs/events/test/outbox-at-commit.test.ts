@@ -27,7 +27,8 @@ describe('on a service pool (pipelined)', () => {
   let pool: Pool;
   beforeEach(async () => {
     await db.query('TRUNCATE changes, outbox_events');
-    pool = new Pool(servicePoolConfig({ url: db.databaseUrl, schema: db.schema, poolMax: 2 }));
+    // One connection, so every transaction of a test runs on the same one.
+    pool = new Pool(servicePoolConfig({ url: db.databaseUrl, schema: db.schema, poolMax: 1 }));
   });
   afterEach(() => pool.end());
 
@@ -73,6 +74,48 @@ describe('on a service pool (pipelined)', () => {
     expect(await counts()).toEqual({ changes: 0, events: 0 });
     const shown = await inTransaction(pool, async (client) => (await client.query('SHOW statement_timeout')).rows[0], { statementTimeoutMs: 1234 });
     expect(shown).toEqual({ statement_timeout: '1234ms' });
+  });
+
+  test('when node-postgres refuses a write queued for the COMMIT before sending it, then no COMMIT is sent and nothing is written', async () => {
+    const circular: Record<string, unknown> = {};
+    circular.self = circular;
+    for (const values of [[circular], 5 as unknown as unknown[]]) {
+      const failing = inTransaction(pool, async (client) => {
+        await client.query('INSERT INTO changes VALUES (1)');
+        await writeAtCommit(client, { text: 'INSERT INTO changes VALUES ($1)', values });
+      });
+      await expect(failing).rejects.toThrow(/circular|must be an array/i);
+      expect(await counts()).toEqual({ changes: 0, events: 0 });
+    }
+  });
+
+  test('when the COMMIT is answered with ROLLBACK (work swallowed a failed statement), then inTransaction throws and nothing is written', async () => {
+    const failing = inTransaction(pool, async (client) => {
+      await client.query('INSERT INTO changes VALUES (1)');
+      await client.query('SELECT 1 / 0').catch(() => undefined);
+      return 'answered';
+    });
+    await expect(failing).rejects.toThrow('ended in ROLLBACK, not COMMIT');
+    expect(await counts()).toEqual({ changes: 0, events: 0 });
+  });
+
+  test('when a transaction runs, then BEGIN leaves with its first statement and the COMMIT right behind the queued write, unanswered', async () => {
+    const client = await pool.connect();
+    const wire: string[] = [];
+    const socket = client.connection.stream as unknown as Record<'_write' | '_writev', (...args: unknown[]) => unknown>;
+    for (const method of ['_write', '_writev'] as const) {
+      const original = socket[method]!.bind(socket);
+      socket[method] = (...args: unknown[]) => (wire.push('sent'), original(...args));
+    }
+    client.connection.on('readyForQuery', () => wire.push('answered'));
+    client.release();
+    await inTransaction(pool, async (tx) => {
+      await tx.query('INSERT INTO changes VALUES (1)');
+      await appendOutboxEvents(tx, [userUpdated(1)]);
+    });
+    // BEGIN + INSERT in one write, two answers; the outbox row, then the COMMIT before its answer; two answers.
+    expect(wire).toEqual(['sent', 'answered', 'answered', 'sent', 'sent', 'answered', 'answered']);
+    expect(await counts()).toEqual({ changes: 1, events: 1 });
   });
 
   test('when a write is queued outside a transaction, then it runs at once', async () => {

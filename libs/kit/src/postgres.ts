@@ -75,8 +75,9 @@ export async function writeAtCommit(db: { query(statement: Statement): Promise<u
  *
  * The pool must pipeline, as servicePoolConfig's do: BEGIN leaves in one write with the
  * statements `work` sends before its first await, and the writes queued by writeAtCommit
- * with the COMMIT, so neither costs a round trip of its own. A BEGIN on an idle
- * connection fails only when the connection does, and then so does all sent after it.
+ * go out followed at once by the COMMIT, so neither costs a round trip of its own. A BEGIN
+ * on an idle connection fails only when the connection does, and then so does all sent
+ * after it.
  */
 export async function inTransaction<T>(
   pool: Pool,
@@ -102,7 +103,13 @@ export async function inTransaction<T>(
     );
     if (begun.status === 'rejected') throw begun.reason;
     if (worked.status === 'rejected') throw worked.reason;
-    const ending = await Promise.allSettled(sentTogether(client, () => [...atCommit.splice(0).map((s) => client.query(s)), client.query('COMMIT')]));
+    const writes = sentTogether(client, () => atCommit.splice(0).map((s) => client.query(s)));
+    // A write node-postgres refused before sending it (a value it cannot convert, a name
+    // reused for another text) never failed in Postgres, so the COMMIT would commit
+    // without it: such refusals come by the next turn of the event loop, before the COMMIT goes.
+    const refusal = await firstRefusal(writes);
+    if (refusal.refused) throw refusal.error;
+    const ending = await Promise.allSettled([...writes, client.query('COMMIT')]);
     const failed = ending.find((outcome) => outcome.status === 'rejected');
     if (failed) throw failed.reason;
     const commit = ending.at(-1) as PromiseFulfilledResult<QueryResult>;
@@ -115,6 +122,14 @@ export async function inTransaction<T>(
     commitWrites.delete(client);
     client.release(broken);
   }
+}
+
+/** The first of `writes` rejected by the next turn of the event loop, if any (they are not waited for). */
+async function firstRefusal(writes: Promise<unknown>[]): Promise<{ refused: false } | { refused: true; error: unknown }> {
+  let refusal: { refused: false } | { refused: true; error: unknown } = { refused: false };
+  for (const write of writes) write.catch((error: unknown) => (refusal = refusal.refused ? refusal : { refused: true, error }));
+  await new Promise((resolve) => setImmediate(resolve));
+  return refusal;
 }
 
 /** What `send` queries leaves in one write, each statement sent without waiting for the answer to the one before. */
