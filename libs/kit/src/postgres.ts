@@ -127,6 +127,7 @@ export async function inTransaction<T>(
 /** The first of `writes` rejected by the next turn of the event loop, if any (they are not waited for). */
 async function firstRefusal(writes: Promise<unknown>[]): Promise<{ refused: false } | { refused: true; error: unknown }> {
   let refusal: { refused: false } | { refused: true; error: unknown } = { refused: false };
+  if (writes.length === 0) return refusal;
   for (const write of writes) write.catch((error: unknown) => (refusal = refusal.refused ? refusal : { refused: true, error }));
   await new Promise((resolve) => setImmediate(resolve));
   return refusal;
