@@ -1,4 +1,4 @@
-import { Pool, type PoolClient, type QueryResult, type QueryResultRow } from 'pg';
+import { Pool, type PoolClient, type QueryConfig, type QueryResult, type QueryResultRow } from 'pg';
 import { servicePoolConfig, type ServiceDatabase } from './database-errors';
 import type { Logger } from './logger';
 import type { SqlQuery } from './sql';
@@ -42,15 +42,8 @@ export async function rowCountOf(db: Sql, query: SqlQuery): Promise<number> {
   return (await db.query(query.text, query.values)).rowCount ?? 0;
 }
 
-/** A statement as node-postgres takes it. */
-export interface Statement {
-  name?: string;
-  text: string;
-  values?: unknown[];
-}
-
 /** The writes each open transaction sends with its COMMIT (writeAtCommit), by its connection. */
-const commitWrites = new WeakMap<object, Statement[]>();
+const commitWrites = new WeakMap<object, QueryConfig[]>();
 
 /**
  * A write that nothing in its transaction reads back (the change's outbox rows, an
@@ -59,7 +52,7 @@ const commitWrites = new WeakMap<object, Statement[]>();
  * inTransaction throws the write's error, so the transaction still commits whole or not
  * at all. Anywhere else it runs at once.
  */
-export async function writeAtCommit(db: { query(statement: Statement): Promise<unknown> }, statement: Statement): Promise<void> {
+export async function writeAtCommit(db: { query(statement: QueryConfig): Promise<unknown> }, statement: QueryConfig): Promise<void> {
   const queued = commitWrites.get(db);
   if (queued) queued.push(statement);
   else await db.query(statement);
@@ -89,7 +82,7 @@ export async function inTransaction<T>(
     client.release();
     throw new Error('inTransaction needs a pipelining pool (servicePoolConfig)');
   }
-  const atCommit: Statement[] = [];
+  const atCommit: QueryConfig[] = [];
   commitWrites.set(client, atCommit);
   let broken: Error | undefined;
   try {
@@ -108,7 +101,7 @@ export async function inTransaction<T>(
     // reused for another text) never failed in Postgres, so the COMMIT would commit
     // without it: such refusals come by the next turn of the event loop, before the COMMIT goes.
     const refusal = await firstRefusal(writes);
-    if (refusal.refused) throw refusal.error;
+    if (refusal) throw refusal.error;
     const ending = await Promise.allSettled([...writes, client.query('COMMIT')]);
     const failed = ending.find((outcome) => outcome.status === 'rejected');
     if (failed) throw failed.reason;
@@ -125,10 +118,10 @@ export async function inTransaction<T>(
 }
 
 /** The first of `writes` rejected by the next turn of the event loop, if any (they are not waited for). */
-async function firstRefusal(writes: Promise<unknown>[]): Promise<{ refused: false } | { refused: true; error: unknown }> {
-  let refusal: { refused: false } | { refused: true; error: unknown } = { refused: false };
-  if (writes.length === 0) return refusal;
-  for (const write of writes) write.catch((error: unknown) => (refusal = refusal.refused ? refusal : { refused: true, error }));
+async function firstRefusal(writes: Promise<unknown>[]): Promise<{ error: unknown } | null> {
+  if (writes.length === 0) return null;
+  let refusal: { error: unknown } | null = null;
+  for (const write of writes) write.catch((error: unknown) => (refusal ??= { error }));
   await new Promise((resolve) => setImmediate(resolve));
   return refusal;
 }
