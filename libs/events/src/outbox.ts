@@ -70,6 +70,12 @@ export function toOutboxRow(event: EventEnvelope): OutboxRow {
   };
 }
 
+/** `"schema".outbox_events`, with the schema quoted as an identifier. */
+export function outboxTable(schema: string): string {
+  if (!schema) throw new Error('outbox schema name is empty');
+  return `"${schema.replace(/"/g, '""')}".outbox_events`;
+}
+
 /**
  * The statement that writes these events' outbox rows, any number of them in one
  * (parallel arrays, unnest). `table` is the unqualified name on the search_path unless a

@@ -5,6 +5,8 @@ import type { Metrics, SigningKey, TrustedKeys } from '@tracker/kit';
 import { closeQuietly, errorMessage, openConnection, reconnectDelay, Waker, type EventsLogger, type ReconnectOptions } from './broker';
 import { EVENT_TYPES, EVENTS_EXCHANGE, eventSourceOf, type EventType } from './events';
 import { outboxMetrics } from './metrics';
+import { outboxTable } from './outbox';
+import { keepPublishedOutboxPruned } from './prune';
 import { eventTagKeys, signedEventHeaders, taggedEventHeaders } from './signature';
 
 export interface OutboxRelayOptions {
@@ -58,12 +60,6 @@ interface PendingRow {
 }
 
 type Outcome = { id: string; ok: true } | { id: string; ok: false; error: string };
-
-/** `"schema".outbox_events`, with the schema quoted as an identifier. */
-export function outboxTable(schema: string): string {
-  if (!schema) throw new Error('outbox schema name is empty');
-  return `"${schema.replace(/"/g, '""')}".outbox_events`;
-}
 
 /**
  * Publishes unpublished outbox rows to the events exchange and marks them sent only once
@@ -359,6 +355,8 @@ export function startServiceRelay(options: {
   trusted?: TrustedKeys;
   logger: EventsLogger;
   pollIntervalMs: number;
+  /** Published rows older than this are pruned (prune.ts). */
+  retentionHours: number;
   exchange?: string;
   onBatch?: OutboxRelayOptions['onBatch'];
 }): { stop: () => Promise<void>; backlog: () => Promise<OutboxBacklog> } {
@@ -367,8 +365,10 @@ export function startServiceRelay(options: {
   const pool = new PgPool({ connectionString: url.toString(), max: 2 });
   pool.on('error', (err) => options.logger.warn({ err: err.message }, 'outbox relay database connection lost'));
   const relay = startOutboxRelay({ ...options, pool });
+  const pruning = keepPublishedOutboxPruned(pool, options.schema, options.logger, { retentionHours: options.retentionHours });
   return {
     stop: async () => {
+      await pruning.stop();
       await relay.stop();
       await pool.end();
     },
@@ -379,7 +379,7 @@ export function startServiceRelay(options: {
 /** What relayServiceOutbox reads from a service's config (kit's databaseConfigOf, outboxConfigOf, the internal key). */
 export interface OutboxServiceConfig {
   database: { url: string; schema: string };
-  outbox: { amqpUrl: string; pollIntervalMs: number; exchange?: string };
+  outbox: { amqpUrl: string; pollIntervalMs: number; retentionHours: number; exchange?: string };
   internal: { key: SigningKey; trusted: TrustedKeys; tagTickets: boolean };
 }
 

@@ -88,14 +88,17 @@ export const outboxEnv = {
   AMQP_URL: url(DEFAULT_AMQP_URL),
   /** How often the outbox relay looks for new rows when idle. */
   OUTBOX_POLL_MS: z.coerce.number().int().min(10).max(60_000).default(100),
+  /** How long a published outbox row is kept (for looking into a delivery) before it is pruned. */
+  OUTBOX_RETENTION_HOURS: z.coerce.number().int().min(1).max(8760).default(24),
   /** The topic exchange events are published to (tests give each system its own). */
   EVENTS_EXCHANGE: z.string().regex(/^[A-Za-z0-9._-]{1,200}$/).default('tracker.events'),
 };
 
 /** The `outbox` section of a service config, from the outboxEnv variables. */
-export const outboxConfigOf = (env: { AMQP_URL: string; OUTBOX_POLL_MS: number; EVENTS_EXCHANGE: string }) => ({
+export const outboxConfigOf = (env: { AMQP_URL: string; OUTBOX_POLL_MS: number; OUTBOX_RETENTION_HOURS: number; EVENTS_EXCHANGE: string }) => ({
   amqpUrl: env.AMQP_URL,
   pollIntervalMs: env.OUTBOX_POLL_MS,
+  retentionHours: env.OUTBOX_RETENTION_HOURS,
   exchange: env.EVENTS_EXCHANGE,
 });
 

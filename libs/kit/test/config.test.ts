@@ -190,7 +190,7 @@ describe('the shared env fragments', () => {
   test('when nothing is set, then every default is used (the schema given to databaseEnv included)', () => {
     expect(Fragments.parse({})).toEqual({
       database: { url: DEFAULT_DATABASE_URL, schema: 'issues', poolMax: 10, statementTimeoutMs: DEFAULT_STATEMENT_TIMEOUT_MS },
-      outbox: { amqpUrl: DEFAULT_AMQP_URL, pollIntervalMs: 100, exchange: 'tracker.events' },
+      outbox: { amqpUrl: DEFAULT_AMQP_URL, pollIntervalMs: 100, retentionHours: 24, exchange: 'tracker.events' },
       redis: DEFAULT_REDIS_URL,
     });
   });
@@ -203,12 +203,13 @@ describe('the shared env fragments', () => {
       DATABASE_STATEMENT_TIMEOUT_MS: '250',
       AMQP_URL: 'amqp://broker:5672',
       OUTBOX_POLL_MS: '10',
+      OUTBOX_RETENTION_HOURS: '48',
       EVENTS_EXCHANGE: 'test.events-1',
       REDIS_URL: 'redis://cache:6379',
     };
     expect(Fragments.parse(env)).toEqual({
       database: { url: env.DATABASE_URL, schema: 'issues_test', poolMax: 20, statementTimeoutMs: 250 },
-      outbox: { amqpUrl: env.AMQP_URL, pollIntervalMs: 10, exchange: 'test.events-1' },
+      outbox: { amqpUrl: env.AMQP_URL, pollIntervalMs: 10, retentionHours: 48, exchange: 'test.events-1' },
       redis: env.REDIS_URL,
     });
   });
