@@ -684,7 +684,9 @@ async function b5(system: BenchSystem, cleanups: Array<() => Promise<unknown>>) 
   // One request (the first widget's), measured as B4's search is: one request of each kind
   // per round, in turn, one connection each: through the gateway, the service called
   // directly (the ticket made before the clock starts), the floor through bare hops, the
-  // floor's service behind the frameworks' hop, and the statement run directly.
+  // floor's service behind the frameworks' hop, that service called directly (so each
+  // hop is measured against its own service: ours, the bare one, the frameworks'), and the
+  // statement run directly.
   const statisticsPath = '/api/v1/statistics';
   const singleBody = JSON.stringify(widgets[0]);
   const { post, close } = keepAlivePoster('B5', singleBody);
@@ -693,6 +695,7 @@ async function b5(system: BenchSystem, cleanups: Array<() => Promise<unknown>>) 
     direct: () => msOf(post(`${system.statistics.url}${statisticsPath}`, { [PRINCIPAL_HEADER]: system.ticket('statistics', 'POST', statisticsPath, singleBody) })),
     floor: () => msOf(post(floorUrl, {})),
     frameworks: () => msOf(post(frameworksUrl, {})),
+    floorDirect: () => msOf(post(`${floor.service}${statisticsPath}`, {})),
     sql: () => msOf(() => db.query(sqls[0]!.sql, sqls[0]!.values)),
   };
   const singleKinds = Object.keys(single) as Array<keyof typeof single>;
@@ -757,6 +760,19 @@ async function b5(system: BenchSystem, cleanups: Array<() => Promise<unknown>>) 
   row({ scenario: 'B5 statistics, service direct', metric: 'p50 ms', runs: one.direct, ceilingName: 'same SQL direct ms', ceiling: median(one.sql), target: '(locates the gap)', met: () => null });
   row({ scenario: 'B5 statistics, floor: node:http proxy and service, Redis, the statement', metric: 'p50 ms', runs: one.floor, ceilingName: 'same SQL direct ms', ceiling: median(one.sql), target: EXPLAINS, met: () => null });
   row({ scenario: 'B5 statistics, floor: its service behind express with http-proxy-middleware', metric: 'p50 ms', runs: one.frameworks, ceilingName: 'same SQL direct ms', ceiling: median(one.sql), target: EXPLAINS, met: () => null });
+  // The hops, each over its own service called directly in the same rounds.
+  const added = (via: number[], direct: number[]) => via.map((v, i) => v - direct[i]!);
+  const hopNote = (via: number[], direct: number[]) => `${added(via, direct).map((h) => h.toFixed(2)).join(' / ')}`;
+  row({
+    scenario: 'B5 statistics, the gateway hop',
+    metric: 'added p50 ms (1 conn.)',
+    runs: added(one.api, one.direct),
+    ceilingName: 'the frameworks\' hop, added p50 ms',
+    ceiling: median(added(one.frameworks, one.floorDirect)),
+    target: EXPLAINS,
+    met: () => null,
+    note: `the bare hop ${hopNote(one.floor, one.floorDirect)}; the frameworks' hop ${hopNote(one.frameworks, one.floorDirect)}; the floor's service called directly ${one.floorDirect.map((v) => v.toFixed(2)).join(' / ')} ms`,
+  });
   row({ scenario: 'B5 dashboard, 30 widgets, one request (GET /dashboards/{id}/statistics)', metric: 'ms per dashboard', runs: dash.once, ceilingName: 'same SQL direct ms, one after another', ceiling: median(dash.sql), target: '≤ 1.3×', met: (_v, r) => r! <= 1.3, note: `CPU ms per widget ${median(cpu.runs('dashboard, one request')).toFixed(2)}: ${cpu.note('dashboard, one request')}` });
   row({ scenario: 'B5 dashboard, 30 widgets, 6 at a time (typed client)', metric: 'ms per dashboard', runs: dash.fanOut, ceilingName: 'same SQL direct ms, one after another', ceiling: median(dash.sql), target: '(a client\'s fan-out of POST /statistics)', met: () => null, note: `CPU ms per widget ${median(cpu.runs('dashboard')).toFixed(2)}: ${cpu.note('dashboard')}` });
   row({ scenario: 'B5 dashboard, floor, 6 at a time', metric: 'ms per dashboard', runs: dash.floor, ceilingName: 'same SQL direct ms, one after another', ceiling: median(dash.sql), target: EXPLAINS, met: () => null, note: `CPU ms per widget ${median(cpu.runs('floor dashboard')).toFixed(2)}: ${cpu.note('floor dashboard')}` });
