@@ -13,7 +13,7 @@ afterAll(() => database.close());
 
 const table = () => outboxTable(database.db.schema);
 
-/** Rows for events 1..n, published `publishedHoursAgo` ago (null: not published). */
+/** `count` rows (events `from`, `from + 1`, …), published `publishedHoursAgo` ago (null: not published). */
 async function rows(from: number, count: number, publishedHoursAgo: number | null): Promise<void> {
   const events = Array.from({ length: count }, (_, i) => userUpdated(from + i));
   await insertOutbox(database.pool, database.db.schema, events);
@@ -56,7 +56,7 @@ test('when more rows are due than a batch, then one call deletes a batch, oldest
   expect(left.rows.map((r) => r.hours)).toEqual([40, 40, 40, 40, 40]);
 });
 
-test('when kept pruned, then each round deletes batch after batch until none is due, and stop waits for the round', async () => {
+test('when kept pruned, then rounds delete batch after batch until none is due, and the newer row stays', async () => {
   await rows(1, 7, 48);
   await rows(10, 1, 1);
   const logger = captureLogger();
