@@ -282,7 +282,7 @@ async function b1b2(system: BenchSystem, cleanups: Array<() => Promise<unknown>>
     met: () => null,
     note: `the service alone: ${rps.floor!.map((r) => r.toFixed(0)).join(' / ')}`,
   });
-  const hops = p50.gateway.map((g, i) => g - p50.direct[i]!);
+  const hops = added(p50.gateway, p50.direct);
   row({ scenario: 'B1 gateway hop', metric: 'added p50 ms (1 conn.)', runs: hops, ceilingName: 'service direct p50 ms', ceiling: median(p50.direct), ratio: null, target: '≤ 1 ms', met: (v) => v <= 1 });
   for (const [name, ceiling] of [['direct', 'bare'], ['gateway', 'direct']] as const) {
     const scenario = `B1 GET issue, ${name === 'direct' ? 'service direct' : 'via gateway'}`;
@@ -519,6 +519,8 @@ async function msOf(request: () => Promise<unknown>): Promise<number> {
 }
 
 /** An empty list for each of `keys`. */
+/** What a hop adds, run by run: the time through it less its service's own time in the same run. */
+const added = (via: number[], direct: number[]) => via.map((v, i) => v - direct[i]!);
 const listsFor = <Key extends string>(keys: readonly Key[]) => Object.fromEntries(keys.map((key) => [key, [] as number[]])) as Record<Key, number[]>;
 
 /** A copy of `items` in random order (Fisher-Yates). */
@@ -761,8 +763,7 @@ async function b5(system: BenchSystem, cleanups: Array<() => Promise<unknown>>) 
   row({ scenario: 'B5 statistics, floor: node:http proxy and service, Redis, the statement', metric: 'p50 ms', runs: one.floor, ceilingName: 'same SQL direct ms', ceiling: median(one.sql), target: EXPLAINS, met: () => null });
   row({ scenario: 'B5 statistics, floor: its service behind express with http-proxy-middleware', metric: 'p50 ms', runs: one.frameworks, ceilingName: 'same SQL direct ms', ceiling: median(one.sql), target: EXPLAINS, met: () => null });
   // The hops, each over its own service called directly in the same rounds.
-  const added = (via: number[], direct: number[]) => via.map((v, i) => v - direct[i]!);
-  const hopNote = (via: number[], direct: number[]) => `${added(via, direct).map((h) => h.toFixed(2)).join(' / ')}`;
+  const hopNote = (via: number[], direct: number[]) => added(via, direct).map((h) => h.toFixed(2)).join(' / ');
   row({
     scenario: 'B5 statistics, the gateway hop',
     metric: 'added p50 ms (1 conn.)',
