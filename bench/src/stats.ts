@@ -44,6 +44,16 @@ export function ratioOf(value: number, ceiling: number): number {
 }
 
 /**
+ * The heap in use after each full collection, MiB, in the order printed: V8's `--trace-gc`
+ * lines such as `[7:0x5f]  1005 ms: Mark-Compact 45.2 (60.1) -> 20.8 (58.0) MB, …` (in use
+ * before, committed in brackets, then after; `Mark-Compact (reduce)` when V8 shrinks an idle
+ * heap). Every other line is skipped.
+ */
+export function heapAfterFullCollections(output: string): number[] {
+  return [...output.matchAll(/ms: Mark-Compact (?:\(reduce\) )?[\d.]+ \([\d.]+\) -> ([\d.]+) \([\d.]+\) MB/g)].map((m) => Number(m[1]));
+}
+
+/**
  * B8's two ratios, both as "times the REST request" (above 1: the tool call costs more):
  * REST req/s over the tool's req/s, and the tool's CPU per request over REST's.
  */

@@ -78,7 +78,7 @@ export async function startBenchSystem(options: BenchOptions): Promise<BenchSyst
   const envs = {} as Record<ServiceName, Record<string, string>>;
   const start = async (name: ServiceName, extra: Record<string, string>) => {
     envs[name] = { ...env, ...extra };
-    const service = await startService(name, envs[name], { readyTimeoutMs: 60_000, nodeArgs: profileArgs(name) });
+    const service = await startService(name, envs[name], { readyTimeoutMs: 60_000, nodeArgs: [...profileArgs(name), ...FULL_GC_TRACE] });
     started.push(service);
     return service;
   };
@@ -164,6 +164,14 @@ export async function startBenchSystem(options: BenchOptions): Promise<BenchSyst
     throw err;
   }
 }
+
+/**
+ * Access, issues and the gateway (the services B7 watches) print one line after each full
+ * collection of their heap, with the heap in use after it: B7 reads it from their output.
+ * Under load such collections come seconds apart, and no line is printed for the frequent
+ * young-generation ones.
+ */
+const FULL_GC_TRACE = ['--trace-gc', '--trace-gc-ignore-scavenger'];
 
 /**
  * BENCH_CPU_PROFILE=issues,gateway (any of access, issues, statistics, agent, gateway, or

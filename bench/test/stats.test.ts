@@ -1,10 +1,22 @@
-import { median, percentile, ratioOf, scaleTable, table, type Row } from '../src/stats';
+import { heapAfterFullCollections, median, percentile, ratioOf, scaleTable, table, type Row } from '../src/stats';
 
 describe('bench figures', () => {
   it('takes the median of odd and even counts, unsorted', () => {
     expect(median([5, 1, 3])).toBe(3);
     expect(median([4, 1, 3, 2])).toBe(2.5);
     expect(median([])).toBeNaN();
+  });
+
+  it('reads the heap in use after each full collection from V8 trace lines, nothing else', () => {
+    const output = [
+      '{"level":"warn","msg":"Mark-Compact 1.0 (2.0) -> 3.0 (4.0) MB in a log message"}',
+      '[7:0x5f]     1005 ms: Mark-Compact 45.2 (60.1) -> 20.8 (58.0) MB, 6.25 / 0.00 ms  (+ 1.0 ms in 30 steps) finalize incremental marking via task; GC in old space requested',
+      '[7:0x5f]     1010 ms: Scavenge 30.1 (58.0) -> 22.0 (58.0) MB, 0.51 / 0.00 ms  (average mu = 1.000) allocation failure;',
+      '[7:0x5f]    31000 ms: Mark-Compact (reduce) 40.0 (61.0) -> 19.5 (30.2) MB, 3.1 / 0.0 ms  (+ 2.0 ms in 3 steps) memory reducer',
+      '[7:0x5f]    42000 ms: Mark-Compact 96.4 (120.0) -> 21.0 (110.5) MB, 9.9 / 0.00 ms  (average mu = 0.8) allocation failure',
+    ].join('\n');
+    expect(heapAfterFullCollections(output)).toEqual([20.8, 19.5, 21.0]);
+    expect(heapAfterFullCollections('')).toEqual([]);
   });
 
   it('takes nearest-rank percentiles', () => {
