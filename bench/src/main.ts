@@ -1060,7 +1060,7 @@ async function b7(system: BenchSystem, b1Max: number) {
     ceiling: null,
     target: EXPLAINS,
     met: () => null,
-    note: `its largest in each overload, MiB: ${watched.map((service, i) => `${service.name} ${heldPeaks[i]!.map((m) => m.toFixed(1)).join(' / ')}`).join(', ')}`,
+    note: `its largest in each overload, MiB (– where none ran): ${watched.map((service, i) => `${service.name} ${heldPeaks[i]!.map((m) => (Number.isNaN(m) ? '–' : m.toFixed(1))).join(' / ')}`).join(', ')}`,
   });
   row({ scenario: 'B7 overload 1.5× B1 max', metric: 'answers not 2xx/429/503', value: Object.values(bad).reduce((a, b) => a + b, 0) + errors, runs: [], ceilingName: '', ceiling: null, target: '0', met: (v) => v === 0, note });
 }
