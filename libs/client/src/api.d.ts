@@ -4453,7 +4453,7 @@ export interface operations {
                      *       "openapi": "3.1.0",
                      *       "info": {
                      *         "title": "Tracker API",
-                     *         "version": "1.2.0"
+                     *         "version": "1.0.0"
                      *       },
                      *       "paths": {}
                      *     }

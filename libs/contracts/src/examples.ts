@@ -284,7 +284,7 @@ export const RESPONSE_EXAMPLES = {
     ],
     updated_at: at('10:31'),
   } satisfies Dashboard,
-  getOpenApiDocument: { openapi: '3.1.0', info: { title: 'Tracker API', version: '1.2.0' }, paths: {} },
+  getOpenApiDocument: { openapi: '3.1.0', info: { title: 'Tracker API', version: '1.0.0' }, paths: {} },
 };
 
 /**

@@ -46,7 +46,12 @@ import { Me, User, UserChanges } from './users';
  * fields may be added to them (the compatibility policy in `info.description`).
  */
 
-export const API_VERSION = '1.2.0';
+/**
+ * The published schema's version: 1.0.0 for as long as the API is v1, as the API's own
+ * documentation says (clients check it). Additions within v1 are announced in the
+ * description (CHANGES_WITHIN_V1) and in docs/api-changelog.md, never by this number.
+ */
+export const API_VERSION = '1.0.0';
 export const OPENAPI_PATH = '/api/v1/openapi.json';
 
 /** Who serves an operation: the gateway itself or the service it forwards to. */
@@ -713,6 +718,13 @@ const TAGS: Record<string, string> = {
   Schema: 'This OpenAPI document.',
 };
 
+/** Additions to v1, newest first (the same list, dated, is docs/api-changelog.md). */
+export const CHANGES_WITHIN_V1 = [
+  '2026-11-25: GET /api/v1/dashboards/{dashboard_id}/statistics answers every widget of a dashboard in one request.',
+  '2026-11-24: every schema, property, parameter and answer described and exemplified; conditional requests (`ETag`, `If-None-Match`, `If-Match`), `Idempotency-Key` and the search headers declared.',
+  '2026-11-24: GET /api/v1/issues/{key}/comments, /worklogs, /history, /links and /subtasks page through what an issue read embeds the newest 50 of.',
+];
+
 const DESCRIPTION = `The REST API of Tracker, a team issue tracker organised in workspaces.
 
 - Every operation but this document needs \`Authorization: Bearer <token>\` (a personal token, \`trk_\` then 32 or more base62 characters). A token reads and changes only its owner's workspace, with the owner's current rights.
@@ -728,7 +740,10 @@ const DESCRIPTION = `The REST API of Tracker, a team issue tracker organised in 
 - Optimistic concurrency: an issue has a \`version\`; send the last one read in an update. On 409 \`version_conflict\`, re-read the issue and reconsider the change, a bounded number of times. Reading and updating an issue also speak HTTP conditional requests: its \`ETag\` in \`If-None-Match\` (304 while unchanged) and \`If-Match\` (412 once changed).
 - Safe retries: the POSTs that create something take an \`${IDEMPOTENCY_KEY_HEADER}\`; a repeat of the same request with the same key within ${IDEMPOTENCY.replayHours} hours gets the first answer again (\`${IDEMPOTENT_REPLAYED_HEADER}: true\`) instead of writing twice.
 
-**Compatibility.** Within 1.x the API only grows: answers may gain fields, and new optional request fields, new operations and new problem codes may appear. Clients must ignore answer fields they do not know (the answer schemas are open for that reason) and treat an unknown problem \`code\` by its HTTP status. Nothing is removed or renamed within 1.x; a deprecated field or header keeps being sent until 2.0.`;
+**Compatibility.** Within 1.x the API only grows: answers may gain fields, and new optional request fields, new operations and new problem codes may appear. Clients must ignore answer fields they do not know (the answer schemas are open for that reason) and treat an unknown problem \`code\` by its HTTP status. Nothing is removed or renamed within 1.x; a deprecated field or header keeps being sent until 2.0. The document's \`info.version\` stays \`1.0.0\` throughout v1: additions are announced below, newest first, never by changing that number.
+
+**Changes within v1.**
+${CHANGES_WITHIN_V1.map((change) => `- ${change}`).join('\n')}`;
 
 let built: Record<string, unknown> | undefined;
 

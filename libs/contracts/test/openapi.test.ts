@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
-import { API_OPERATIONS, errorCodesOf, EXTENSION_OPERATIONS, HISTORY_FIELDS, HistoryEntry, ISSUE_READ_LIMITS, openApiDocument, PROBLEM_CODES } from '../src';
+import { API_OPERATIONS, CHANGES_WITHIN_V1, errorCodesOf, EXTENSION_OPERATIONS, HISTORY_FIELDS, HistoryEntry, ISSUE_READ_LIMITS, openApiDocument, PROBLEM_CODES } from '../src';
 
 const doc = openApiDocument();
 const schemas = doc.components.schemas;
@@ -51,11 +52,11 @@ function validateOpenApi(document: unknown): Promise<{ valid: boolean; version: 
 }
 
 describe('the OpenAPI document', () => {
-  test('when validated against the OpenAPI schemas, then it is a valid 3.1 document of version 1.2.0', async () => {
+  test('when validated against the OpenAPI schemas, then it is a valid 3.1 document of version 1.0.0, the version of the API v1 throughout', async () => {
     const result = await validateOpenApi(doc);
     expect(result).toEqual({ valid: true, version: '3.1', errors: null });
     expect(doc.openapi).toBe('3.1.0');
-    expect(doc.info.version).toBe('1.2.0');
+    expect(doc.info.version).toBe('1.0.0');
   });
 
   test('then info names the contact, an SPDX license and the compatibility policy of 1.x', () => {
@@ -66,6 +67,15 @@ describe('the OpenAPI document', () => {
     expect(doc.info.description).toMatch(/new optional request fields, new operations and new problem codes/);
     expect(doc.info.description).toMatch(/must ignore answer fields they do not know/);
     expect(doc.info.description).toMatch(/Nothing is removed or renamed within 1\.x/);
+  });
+
+  test('then additions within v1 are announced in the description and in docs/api-changelog.md, not by the version', () => {
+    const changelog = fs.readFileSync(path.join(__dirname, '../../../docs/api-changelog.md'), 'utf8');
+    expect(CHANGES_WITHIN_V1.length).toBeGreaterThan(0);
+    for (const change of CHANGES_WITHIN_V1) {
+      expect(doc.info.description).toContain(`- ${change}`);
+      expect(changelog).toContain(`- ${change}`);
+    }
   });
 
   test('when a document is broken, then the validator says so', async () => {
