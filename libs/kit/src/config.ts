@@ -48,12 +48,14 @@ export const commonEnv = {
   /** Port of the separate /metrics listener (Prometheus); unset = none. */
   METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(120_000).default(10_000),
+  /** Open connections the HTTP server holds at most; past it new ones are closed at once (Node's server.maxConnections). */
+  MAX_CONNECTIONS: z.coerce.number().int().min(1).max(1_000_000).default(8192),
 };
 
 /** The part of every service's config built from commonEnv (and PORT) and its keys. */
 export const serviceConfigOf = (env: z.output<z.ZodObject<typeof commonEnv>> & { PORT: number; internal: InternalKeys }) => ({
   env: env.NODE_ENV,
-  http: { host: env.HOST, port: env.PORT, shutdownGraceMs: env.SHUTDOWN_GRACE_MS },
+  http: { host: env.HOST, port: env.PORT, shutdownGraceMs: env.SHUTDOWN_GRACE_MS, maxConnections: env.MAX_CONNECTIONS },
   log: { level: env.LOG_LEVEL },
   metrics: { port: env.METRICS_PORT },
   internal: env.internal,

@@ -29,6 +29,8 @@ export interface ServeOptions {
   metrics?: Metrics;
   /** Serves `metrics` at `/metrics` on this port (0 = any free one); no listener when undefined. */
   metricsPort?: number;
+  /** Open connections held at most (config's MAX_CONNECTIONS); past it Node closes new ones at once. */
+  maxConnections?: number;
 }
 
 export interface ServerTimeouts {
@@ -66,6 +68,7 @@ export async function serve(app: Express, options: ServeOptions): Promise<Runnin
     app,
   );
   server.on('clientError', answerClientError);
+  if (options.maxConnections !== undefined) server.maxConnections = options.maxConnections;
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -114,7 +117,7 @@ export async function serve(app: Express, options: ServeOptions): Promise<Runnin
 /** What a service's `main` hands to `runService`: its parts, its config, and what to close on shutdown. */
 export interface ServiceToRun {
   service: { app: Express; logger: Logger; metrics: Metrics };
-  config: { http: { port: number; host: string; shutdownGraceMs: number }; metrics: { port?: number } };
+  config: { http: { port: number; host: string; shutdownGraceMs: number; maxConnections?: number }; metrics: { port?: number } };
   /** Closed in this order after the last request finished (consumers and relays first, the pool last). */
   closers: Array<() => Promise<unknown>>;
   /** Runs as shutdown begins, after the readiness probe starts failing. */
@@ -152,6 +155,7 @@ export async function serveService(
     metrics: service.metrics,
     metricsPort: config.metrics.port,
     graceMs: config.http.shutdownGraceMs,
+    maxConnections: config.http.maxConnections,
     ...options,
     onShutdownStart: () => {
       shuttingDown = true;

@@ -36,6 +36,33 @@ describe('serveService', () => {
     expect(events).toEqual(['shutdown started, shutting down: true', 'first closer', 'second closer']);
   });
 
+  test('when the config bounds connections, then the server holds no more open: the next one is closed at once', async () => {
+    const app = express();
+    app.get('/ok', (_req, res) => {
+      res.end('ok');
+    });
+    const running = await serveService(() => ({
+      service: { app, logger, metrics: createMetrics('test') },
+      config: { http: { port: 0, host: '127.0.0.1', shutdownGraceMs: 100, maxConnections: 2 }, metrics: {} },
+      closers: [],
+    }));
+    expect(running.server.maxConnections).toBe(2);
+    const net = await import('node:net');
+    const open = await Promise.all([0, 1].map(() => new Promise<import('node:net').Socket>((resolve) => {
+      const socket = net.connect(running.port, '127.0.0.1', () => resolve(socket));
+    })));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const third = net.connect(running.port, '127.0.0.1');
+    const closed = await new Promise<boolean>((resolve) => {
+      third.on('close', () => resolve(true));
+      third.on('error', () => undefined);
+      setTimeout(() => resolve(false), 2000);
+    });
+    expect(closed).toBe(true);
+    for (const socket of open) socket.destroy();
+    await running.shutdown();
+  });
+
   test('a service that fails to build is not served', async () => {
     await expect(
       serveService(() => {

@@ -6,9 +6,16 @@ import type { GatewayConfig } from './config';
 import { accessClient } from './data-access/access-client';
 import { authStore } from './data-access/auth-store';
 import { blockedClients } from './data-access/blocked-clients';
+import { inFlight } from './data-access/in-flight';
 import type { GatewayDeps } from './domain/deps';
 import { apiRoutes } from './routes/api.route';
 import { openApiRoutes } from './routes/openapi.route';
+
+/**
+ * Tokens from blocked clients that the cache cannot vouch for, resolved by the access
+ * service at once: enough for the people behind a shared address, never a flood.
+ */
+const BLOCKED_CLIENT_RESOLVES = 4;
 
 export interface GatewayService {
   app: express.Express;
@@ -27,6 +34,7 @@ export function createGatewayService(config: GatewayConfig, options: { isShuttin
     store: authStore(redis, config.internal.trusted, logger),
     access: accessClient({ baseUrl: config.upstreams.access, keys: config.internal, timeoutMs: config.auth.timeoutMs }),
     blockedClients: blockedClients(),
+    blockedClientResolves: inFlight(BLOCKED_CLIENT_RESOLVES),
     limits: { requestsPerToken: config.rateLimit.perMinute, failuresPerClient: config.auth.failuresPerMinute },
     clock: () => new Date(),
   };

@@ -24,6 +24,12 @@ const Env = serviceEnv('gateway', {
     .regex(/^[A-Za-z0-9-]{1,64}$/, 'must be a header name')
     .transform((name) => name.toLowerCase())
     .optional(),
+  /**
+   * Requests of one client address (CLIENT_ADDRESS_HEADER's, else the connection's) in
+   * progress at once, from their headers to their answer; past it 429. Bounds what one
+   * address holds of the gateway: connections, headers and bodies being read.
+   */
+  CLIENT_REQUESTS_IN_FLIGHT: z.coerce.number().int().min(1).max(1_000_000).default(256),
   AUTH_TIMEOUT_MS: z.coerce.number().int().min(50).max(60_000).default(3_000),
   REDIS_TIMEOUT_MS: z.coerce.number().int().min(10).max(10_000).default(250),
 })
@@ -33,6 +39,7 @@ const Env = serviceEnv('gateway', {
     upstreamTimeoutMs: env.UPSTREAM_TIMEOUT_MS,
     bodyTimeoutMs: env.BODY_TIMEOUT_MS,
     auth: { timeoutMs: env.AUTH_TIMEOUT_MS, failuresPerMinute: env.AUTH_FAILURES_PER_MINUTE, clientAddressHeader: env.CLIENT_ADDRESS_HEADER },
+    clientRequestsInFlight: env.CLIENT_REQUESTS_IN_FLIGHT,
     redis: { url: env.REDIS_URL, timeoutMs: env.REDIS_TIMEOUT_MS },
     rateLimit: { perMinute: env.RATE_LIMIT_PER_MINUTE },
   }));

@@ -57,7 +57,23 @@ describe('auth store lookup', () => {
   test('when the client has failed before, then its failures are answered beside a missing principal', async () => {
     await admin.set(authFailureKey('192.0.2.3', windowId), '7', 'EX', 60);
     const lookup = await store().lookup(tokenHashOf(newToken()), windowId, true, '192.0.2.3');
-    expect(lookup).toEqual({ token: 'ask-access', requests: 1, failures: 7 });
+    expect(lookup).toEqual({ token: 'ask-access', requests: null, failures: 7 });
+  });
+
+  test('when the cache holds nothing for a token, then the lookup counts nothing and leaves no counter: made-up tokens grow nothing in Redis', async () => {
+    const tokenHash = tokenHashOf(newToken());
+    expect((await store().lookup(tokenHash, windowId, true, '192.0.2.8')).requests).toBeNull();
+    expect(await admin.exists(rateLimitKey(tokenHash, windowId))).toBe(0);
+  });
+
+  test('when a token the access service resolved is counted apart, then it shares the window\'s counter, which expires', async () => {
+    const tokenHash = tokenHashOf(newToken());
+    const lookups = store();
+    expect(await lookups.countRequest(tokenHash, windowId)).toBe(1);
+    expect(await lookups.countRequest(tokenHash, windowId)).toBe(2);
+    const ttl = await admin.ttl(rateLimitKey(tokenHash, windowId));
+    expect(ttl).toBeGreaterThan(0);
+    expect(ttl).toBeLessThanOrEqual(61);
   });
 
   test('when a token is remembered as unknown, then it is unknown without asking the access service', async () => {

@@ -1,19 +1,25 @@
 import { AppError, UpstreamUnavailableError, type UserPrincipal } from '@tracker/kit';
 import { hashToken } from '@tracker/authz';
 import { blockedClients } from '../src/data-access/blocked-clients';
+import { inFlight } from '../src/data-access/in-flight';
 import { failureLimitReached, tokenRateLimit } from '../src/domain/authenticate.rules';
-import { authenticate, bearerToken } from '../src/domain/authenticate.use-case';
+import { authenticate, bearerToken, reauthenticate } from '../src/domain/authenticate.use-case';
 import type { CacheLookup, GatewayDeps } from '../src/domain/deps';
 import { newToken, principalOf } from './harness';
 
 /** The use case with in-memory ports: what it asks of each, and what it decides. */
 function fakeDeps(lookup: Partial<CacheLookup> = {}, options: { resolves?: UserPrincipal | null | Error; requestsPerToken?: number; failuresPerClient?: number } = {}) {
-  const calls = { lookups: 0, resolves: 0, failures: [] as string[] };
+  const calls = { lookups: 0, resolves: 0, failures: [] as string[], counted: [] as boolean[], countRequests: 0 };
   const deps: GatewayDeps = {
     store: {
-      async lookup() {
+      async lookup(_hash, _window, countRequest) {
         calls.lookups++;
+        calls.counted.push(countRequest);
         return { token: 'ask-access', requests: 1, failures: 0, ...lookup };
+      },
+      async countRequest() {
+        calls.countRequests++;
+        return 5;
       },
       async recordFailure(client) {
         calls.failures.push(client);
@@ -27,6 +33,7 @@ function fakeDeps(lookup: Partial<CacheLookup> = {}, options: { resolves?: UserP
       },
     },
     blockedClients: blockedClients(),
+    blockedClientResolves: inFlight(2),
     limits: { requestsPerToken: options.requestsPerToken ?? 10, failuresPerClient: options.failuresPerClient ?? 3 },
     // 20 s into a window: Retry-After is 40.
     clock: () => new Date(Date.UTC(2026, 0, 1, 12, 0, 20)),
@@ -80,7 +87,7 @@ describe('authenticate', () => {
     const { deps, calls } = fakeDeps({ token: 'unknown-token' });
     const error = await refusal(authenticate(deps, request('10.0.0.9')));
     expect([error.status, error.detail]).toEqual([401, 'The token is not valid, revoked, or its owner is deactivated.']);
-    expect(calls).toEqual({ lookups: 1, resolves: 0, failures: ['10.0.0.9'] });
+    expect(calls).toMatchObject({ lookups: 1, resolves: 0, failures: ['10.0.0.9'] });
   });
 
   test('when the cache cannot say, then the access service decides, with the token hash and request id', async () => {
@@ -116,16 +123,63 @@ describe('authenticate', () => {
     ]);
   });
 
-  test('when Redis has reached the failure limit for the client, then 429, and later requests of that client are refused without a Redis round trip', async () => {
-    const { deps, calls } = fakeDeps({ token: principalOf(), failures: 3 });
-    const first = await refusal(authenticate(deps, request('10.0.0.7')));
-    expect([first.code, first.detail, first.extra.headers]).toEqual(['rate_limited', 'Too many failed authentications from this client: at most 3 per minute.', { 'Retry-After': '40' }]);
-    expect(calls.lookups).toBe(1);
+  test('when the cache holds no entry and the access service resolves the token, then that request is counted against it apart', async () => {
+    const { deps, calls } = fakeDeps({ requests: null }, { resolves: principalOf() });
+    expect((await authenticate(deps, request())).rateLimitHeaders).toEqual({ 'RateLimit-Limit': '10', 'RateLimit-Remaining': '5' });
+    expect(calls.countRequests).toBe(1);
+  });
+
+  test('when the cache holds an entry, then the lookup has counted the request and nothing is counted apart', async () => {
+    const { deps, calls } = fakeDeps({ token: principalOf(), requests: 2 });
+    await authenticate(deps, request());
+    expect([calls.counted, calls.countRequests]).toEqual([[true], 0]);
+  });
+});
+
+describe('authenticate, for a client past its failed authentications', () => {
+  const tooMany = ['rate_limited', 'Too many failed authentications from this client: at most 3 per minute.', { 'Retry-After': '40' }];
+
+  test('when its token is one the cache holds as valid, then it passes: people behind a shared address are never locked out by a flood', async () => {
+    const principal = principalOf();
+    const { deps, calls } = fakeDeps({ token: principal, failures: 1_000 });
+    expect((await authenticate(deps, request('10.0.0.7'))).principal).toEqual(principal);
+    expect(calls.resolves).toBe(0);
+  });
+
+  test('when its token is one the cache knows nobody has, then 429 for the rest of the minute, counted, without asking the access service', async () => {
+    const { deps, calls } = fakeDeps({ token: 'unknown-token', failures: 3 });
+    const error = await refusal(authenticate(deps, request('10.0.0.7')));
+    expect([error.code, error.detail, error.extra.headers]).toEqual(tooMany);
+    expect(calls).toMatchObject({ resolves: 0, failures: ['10.0.0.7'] });
+  });
+
+  test('when the cache cannot say, then the access service decides: a valid token passes, a made-up one is 429', async () => {
+    const principal = principalOf();
+    const valid = fakeDeps({ failures: 3 }, { resolves: principal });
+    expect((await authenticate(valid.deps, request('10.0.0.7'))).principal).toEqual(principal);
+    const madeUp = fakeDeps({ failures: 3 }, { resolves: null });
+    const error = await refusal(authenticate(madeUp.deps, request('10.0.0.7')));
+    expect([error.code, error.detail, error.extra.headers]).toEqual(tooMany);
+    expect(madeUp.calls.resolves).toBe(1);
+  });
+
+  test('when as many of its tokens are being resolved as the limit allows, then the next is 429 without asking the access service', async () => {
+    const { deps, calls } = fakeDeps({ failures: 3 }, { resolves: principalOf() });
+    deps.blockedClientResolves.tryTake();
+    deps.blockedClientResolves.tryTake();
+    const error = await refusal(authenticate(deps, request('10.0.0.7')));
+    expect([error.code, error.detail, error.extra.headers]).toEqual(tooMany);
+    expect(calls.resolves).toBe(0);
+    deps.blockedClientResolves.release();
+    await expect(authenticate(deps, request('10.0.0.7'))).resolves.toBeDefined();
+  });
+
+  test('when Redis once said so, then this process remembers the block for the window, and another client is not concerned', async () => {
+    const { deps } = fakeDeps({ token: 'unknown-token', failures: 3 });
+    await refusal(authenticate(deps, request('10.0.0.7')));
+    deps.store.lookup = async () => ({ token: 'unknown-token', requests: 1, failures: 0 });
     expect((await refusal(authenticate(deps, request('10.0.0.7')))).code).toBe('rate_limited');
-    expect(calls.lookups).toBe(1);
-    // Another client is not concerned.
-    deps.store.lookup = async () => ({ token: principalOf(), requests: 1, failures: 0 });
-    await expect(authenticate(deps, request('10.0.0.8'))).resolves.toEqual(expect.objectContaining({ rateLimitHeaders: { 'RateLimit-Limit': '10', 'RateLimit-Remaining': '9' } }));
+    expect((await refusal(authenticate(deps, request('10.0.0.8')))).code).toBe('unauthorized');
   });
 
   test('when both limits are 0, then no header, no refusal and no failure counted', async () => {
@@ -134,6 +188,23 @@ describe('authenticate', () => {
     expect(calls.failures).toEqual([]);
     deps.store.lookup = async () => ({ token: principalOf(), requests: null, failures: 1_000_000 });
     expect((await authenticate(deps, request())).rateLimitHeaders).toEqual({});
+  });
+});
+
+describe('reauthenticate, once the body is in', () => {
+  test('when the token still resolves, then its principal as it is now (a role changed meanwhile counts), nothing counted', async () => {
+    const now = principalOf('admin');
+    const { deps, calls } = fakeDeps({}, { resolves: now });
+    expect(await reauthenticate(deps, request())).toEqual(now);
+    expect([calls.counted, calls.countRequests, calls.failures]).toEqual([[false], 0, []]);
+  });
+
+  test('when the token was revoked meanwhile, then 401 and no failure counted', async () => {
+    for (const { deps, calls } of [fakeDeps({ token: 'unknown-token' }), fakeDeps({}, { resolves: null })]) {
+      const error = await refusal(reauthenticate(deps, request()));
+      expect([error.status, error.code]).toEqual([401, 'unauthorized']);
+      expect(calls.failures).toEqual([]);
+    }
   });
 });
 

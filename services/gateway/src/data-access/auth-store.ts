@@ -8,7 +8,9 @@ import { authFailureKey, rateLimitKey, WINDOW_SECONDS } from '../domain/rate-lim
  * The lookup as one Redis command (a script: Redis runs it whole, in one round trip):
  * the cached principal, whether the cache may be trusted (CACHE_FRESH_KEY), the
  * client's failed authentications, and when ARGV[1] is '1' the request counted (the
- * counter expiring with its window). A missing key is `false` in the script, so the
+ * counter expiring with its window) if the cache holds an entry for the token: a made-up
+ * token leaves no counter behind (the use case counts a token the access service
+ * resolved with countRequest). A missing key is `false` in the script, so the
  * reply keeps its four places. One command instead of a pipeline of five costs the
  * gateway about a third of the client-side CPU (ioredis builds and parses each command).
  */
@@ -17,7 +19,7 @@ local entry = redis.call('GET', KEYS[1])
 local fresh = redis.call('EXISTS', KEYS[2])
 local failures = redis.call('GET', KEYS[3])
 local count = false
-if ARGV[1] == '1' then
+if ARGV[1] == '1' and entry then
   count = redis.call('INCR', KEYS[4])
   redis.call('EXPIRE', KEYS[4], ARGV[2], 'NX')
 end
@@ -62,6 +64,13 @@ export function authStore(redis: Redis, trusted: TrustedKeys, log?: Logger): Aut
       } catch {
         return { token: 'ask-access', requests: null, failures: 0 };
       }
+    },
+
+    async countRequest(tokenHash, windowId) {
+      const key = rateLimitKey(tokenHash, windowId);
+      const replies = await redis.pipeline().incr(key).expire(key, WINDOW_SECONDS + 1, 'NX').exec().catch(() => null);
+      const [error, count] = replies?.[0] ?? [null, null];
+      return !error && typeof count === 'number' ? count : null;
     },
 
     async recordFailure(client, windowId) {

@@ -2,13 +2,13 @@ import { UpstreamUnavailableError, type UserPrincipal } from '@tracker/kit';
 import { hashToken } from '@tracker/authz';
 import { failureLimitReached, tokenRateLimit } from './authenticate.rules';
 import { readBearer } from './bearer';
-import type { CachedToken, GatewayDeps } from './deps';
+import type { GatewayDeps } from './deps';
 import { gatewayErrors } from './gateway.errors';
 import { windowOf } from './rate-limit';
 
 /**
- * Step one, from the headers alone, before the body is read: the bearer token, or 401
- * (a request without one costs nothing more).
+ * Step one, from the headers alone: the bearer token, or 401 (a request without one costs
+ * nothing more).
  */
 export function bearerToken(authorization: string | undefined): string {
   const bearer = readBearer(authorization);
@@ -30,45 +30,76 @@ export interface Authenticated {
 }
 
 /**
- * Step two, once the request is complete (a change answered meanwhile holds): the
- * token's principal, from the signed Redis cache or else the access service.
+ * Step two, from the headers alone, before a byte of the body is read: the token's
+ * principal, from the signed Redis cache or else the access service. A stranger's request
+ * is refused before its body costs the gateway memory or time.
  *
- * - A client past the failed-authentication limit gets 429 for the rest of the minute on
- *   every request with a token. Counted in Redis (shared by every gateway replica) and
- *   remembered in this process, so a flood costs no Redis round trip and never reaches
- *   the access service.
- * - An unknown or revoked token, or a deactivated owner: 401, counted as a failure.
+ * - A token the cache or the access service knows as valid is never refused for its
+ *   client's failures: behind a proxy many people share one address, and a flood of made-up
+ *   tokens from it must not lock them out.
+ * - An unknown or revoked token, or a deactivated owner: 401, counted as a failure against
+ *   the client. Past the limit of failures in a minute, the client is blocked for the rest
+ *   of that minute (counted in Redis, shared by every gateway replica, and remembered in
+ *   this process): its unknown tokens are 429, and tokens the cache cannot vouch for are
+ *   resolved by the access service only a few at a time (limits.resolvesForBlockedClients),
+ *   so a flood never reaches it in full.
  * - A token past its requests per minute: 429 with Retry-After (the rest of the window).
  * - The access service away when it had to be asked: 503.
  */
 export async function authenticate(deps: GatewayDeps, request: AuthenticateRequest): Promise<Authenticated> {
   const window = windowOf(deps.clock().getTime());
-  const refuseIfBlocked = (failures: number) => {
-    if (deps.limits.failuresPerClient === 0) return;
-    if (failureLimitReached(failures, deps.limits.failuresPerClient)) deps.blockedClients.block(request.client, window.id);
-    if (deps.blockedClients.isBlocked(request.client, window.id)) throw gatewayErrors.tooManyFailures(deps.limits.failuresPerClient, window.retryAfterSeconds);
-  };
-
-  refuseIfBlocked(0);
   const tokenHash = hashToken(request.token);
   const limit = deps.limits.requestsPerToken;
   const cached = await deps.store.lookup(tokenHash, window.id, limit > 0, request.client);
-  refuseIfBlocked(cached.failures);
+  const blocked = isBlocked(deps, request.client, window.id, cached.failures);
 
-  const principal = await principalOf(deps, tokenHash, cached.token, request.requestId);
+  let principal: UserPrincipal | null;
+  if (cached.token === 'unknown-token') principal = null;
+  else if (cached.token !== 'ask-access') principal = cached.token;
+  else if (!blocked) principal = await resolve(deps, tokenHash, request.requestId);
+  else {
+    if (!deps.blockedClientResolves.tryTake()) throw gatewayErrors.tooManyFailures(deps.limits.failuresPerClient, window.retryAfterSeconds);
+    try {
+      principal = await resolve(deps, tokenHash, request.requestId);
+    } finally {
+      deps.blockedClientResolves.release();
+    }
+  }
   if (!principal) {
     if (deps.limits.failuresPerClient > 0) await deps.store.recordFailure(request.client, window.id);
+    if (blocked) throw gatewayErrors.tooManyFailures(deps.limits.failuresPerClient, window.retryAfterSeconds);
     throw gatewayErrors.invalidToken();
   }
 
-  const rateLimit = tokenRateLimit(limit, cached.requests);
+  // The lookup counts a request only for a token the cache holds (a made-up one leaves no counter behind).
+  const requests = cached.requests ?? (limit > 0 && cached.token === 'ask-access' ? await deps.store.countRequest(tokenHash, window.id) : null);
+  const rateLimit = tokenRateLimit(limit, requests);
   if (rateLimit.over) throw gatewayErrors.tooManyRequests(limit, window.retryAfterSeconds, rateLimit.headers);
   return { principal, rateLimitHeaders: rateLimit.headers };
 }
 
-async function principalOf(deps: GatewayDeps, tokenHash: string, cached: CachedToken, requestId: string): Promise<UserPrincipal | null> {
-  if (cached === 'unknown-token') return null;
-  if (cached !== 'ask-access') return cached;
+/**
+ * Step three, once a request's body has arrived whole: the token's principal now, so a
+ * revoke, a deactivation or a role change answered while the body was on its way holds
+ * for this request (rights are those at write time). Nothing is counted again; a token no
+ * longer valid is 401.
+ */
+export async function reauthenticate(deps: GatewayDeps, request: AuthenticateRequest): Promise<UserPrincipal> {
+  const tokenHash = hashToken(request.token);
+  const cached = await deps.store.lookup(tokenHash, windowOf(deps.clock().getTime()).id, false, request.client);
+  const principal = cached.token === 'ask-access' ? await resolve(deps, tokenHash, request.requestId) : cached.token === 'unknown-token' ? null : cached.token;
+  if (!principal) throw gatewayErrors.invalidToken();
+  return principal;
+}
+
+/** Whether the client is past its failures in this window (remembered in this process once Redis says so). */
+function isBlocked(deps: GatewayDeps, client: string, windowId: number, failures: number): boolean {
+  if (deps.limits.failuresPerClient === 0) return false;
+  if (failureLimitReached(failures, deps.limits.failuresPerClient)) deps.blockedClients.block(client, windowId);
+  return deps.blockedClients.isBlocked(client, windowId);
+}
+
+async function resolve(deps: GatewayDeps, tokenHash: string, requestId: string): Promise<UserPrincipal | null> {
   try {
     return await deps.access.resolve(tokenHash, requestId);
   } catch (err) {

@@ -9,7 +9,7 @@ export type CachedToken = UserPrincipal | 'unknown-token' | 'ask-access';
 
 export interface CacheLookup {
   token: CachedToken;
-  /** Requests of this token in the current window, or null when Redis did not answer. */
+  /** Requests of this token in the current window, this one included; null when the cache holds no entry for the token (nothing counted) or Redis did not answer. */
   requests: number | null;
   /** Failed authentications of this client in the current window (0 when Redis did not answer). */
   failures: number;
@@ -17,8 +17,10 @@ export interface CacheLookup {
 
 /** Redis: the signed token cache and the per-window counters (data-access/auth-store.ts). */
 export interface AuthStore {
-  /** One round trip: the cached token, the client's failed authentications, and (when `countRequest`) this request counted against the token. */
+  /** One round trip: the cached token, the client's failed authentications, and (when `countRequest` and the cache holds an entry for the token) this request counted against the token. */
   lookup(tokenHash: string, windowId: number, countRequest: boolean, client: string): Promise<CacheLookup>;
+  /** Counts a request against a token the lookup did not count (resolved by the access service): its requests in the window, or null when Redis did not answer. */
+  countRequest(tokenHash: string, windowId: number): Promise<number | null>;
   /** Counts a failed authentication against the client; best effort. */
   recordFailure(client: string, windowId: number): Promise<void>;
 }
@@ -35,11 +37,20 @@ export interface BlockedClients {
   isBlocked(client: string, windowId: number): boolean;
 }
 
+/** At most a fixed number of something at once, counted in this process (data-access/in-flight.ts). */
+export interface InFlight {
+  /** Takes a place if one is free. */
+  tryTake(): boolean;
+  release(): void;
+}
+
 /** What the authentication use case is given; wired once in app.ts (and in tests). */
 export interface GatewayDeps {
   store: AuthStore;
   access: TokenResolver;
   blockedClients: BlockedClients;
+  /** Resolutions by the access service of tokens from blocked clients, in flight at once. */
+  blockedClientResolves: InFlight;
   /** Per minute; 0 turns a limit off. */
   limits: { requestsPerToken: number; failuresPerClient: number };
   clock: () => Date;

@@ -19,6 +19,8 @@ export const gatewayErrors = {
     new AppError('rate_limited', `Too many failed authentications from this client: at most ${limit} per minute.`, {
       headers: { 'Retry-After': String(retryAfterSeconds) },
     }),
+  tooManyInFlight: (limit: number) =>
+    new AppError('rate_limited', `Too many requests in progress from this client: at most ${limit} at once.`, { headers: { 'Retry-After': '1' } }),
   /** `rateLimitHeaders` first: the answer says where the token stands, then when to retry. */
   tooManyRequests: (limit: number, retryAfterSeconds: number, rateLimitHeaders: Record<string, string>) =>
     new AppError('rate_limited', `At most ${limit} requests per minute per token.`, {

@@ -1,3 +1,5 @@
+import { API_OPERATIONS } from '@tracker/contracts';
+
 export type Upstream = 'access' | 'issues' | 'statistics' | 'agent';
 
 /**
@@ -22,18 +24,27 @@ export function upstreamFor(path: string): Upstream | null {
   return null;
 }
 
-/** Path words that are part of a route, not an id or key. */
-const LITERALS = new Set(['mcp', 'api', 'v1', 'me', 'users', 'queues', 'permissions', 'statuses', 'issues', 'search', 'comments', 'worklogs', 'history', 'links', 'subtasks', 'statistics', 'dashboards']);
+/**
+ * The route labels of the metrics: the public route templates (the OpenAPI document's
+ * paths, `/api/v1/issues/{key}/comments`) and `/mcp`, a fixed and finite set, most literal
+ * first so that `/api/v1/issues/search` is not taken for `/api/v1/issues/{key}`.
+ */
+const TEMPLATES: ReadonlyArray<readonly [RegExp, string]> = [...new Set([...API_OPERATIONS.map((operation) => operation.path), '/mcp'])]
+  .sort((a, b) => parameterCount(a) - parameterCount(b))
+  .map((template) => [new RegExp(`^${template.replace(/\{\w+\}/g, '[^/]+')}$`), template] as const);
+
+function parameterCount(template: string): number {
+  return template.split('{').length - 1;
+}
+
+/** The label of an answer given before the caller was authenticated, whatever its path. */
+export const UNAUTHENTICATED_ROUTE = 'unauthenticated';
 
 /**
- * The metrics label of a path: ids and keys become `:param`
- * (`/api/v1/issues/WEB-1/comments` → `/api/v1/issues/:param/comments`); a path no
- * service owns is `unmatched`, so scanners cannot create series at will.
+ * The metrics label of an authenticated caller's path: its route template, or `unmatched`
+ * for a path no public route has, so no path a client makes up becomes a series.
  */
 export function routeTemplate(path: string): string {
-  if (!upstreamFor(path)) return 'unmatched';
-  return path
-    .split('/')
-    .map((segment, i) => (i === 0 || LITERALS.has(segment) ? segment : ':param'))
-    .join('/');
+  for (const [pattern, template] of TEMPLATES) if (pattern.test(path)) return template;
+  return 'unmatched';
 }

@@ -1,20 +1,23 @@
 import type { NextFunction, Request, Response, Router } from 'express';
 import { INTERNAL_HEADERS, issueTicket, PRINCIPAL_HEADER } from '@tracker/kit';
 import type { GatewayConfig } from '../config';
-import { authenticate, bearerToken } from '../domain/authenticate.use-case';
+import { inFlightPerKey } from '../data-access/in-flight';
+import { authenticate, bearerToken, reauthenticate } from '../domain/authenticate.use-case';
 import type { GatewayDeps } from '../domain/deps';
 import { gatewayErrors } from '../domain/gateway.errors';
 import { clientAddressOf } from '../domain/rate-limit';
-import { routeTemplate, upstreamFor } from '../domain/route-table';
-import { drainUnreadBody, readRequestBody } from './request-body';
+import { routeTemplate, UNAUTHENTICATED_ROUTE, upstreamFor } from '../domain/route-table';
+import { lingerOnUnreadBody, readRequestBody } from './request-body';
 import { proxyTo } from './upstream-proxy';
 
 /**
- * Every /api/v1 and /mcp request: read the whole body, then authenticate the bearer
- * token (domain/authenticate.use-case.ts), choose the owning service, and forward the
- * body with a signed principal in place of the token. Bodies are never parsed here. The
- * agent tool interface (/mcp) passes the same checks as the REST API before anything
- * MCP happens.
+ * Every /api/v1 and /mcp request: authenticate the bearer token from the headers alone
+ * (domain/authenticate.use-case.ts), then read the whole body and check the token again,
+ * choose the owning service, and forward the body with a signed principal in place of the
+ * token. A stranger's request costs no body: it is answered first, and what it still sends
+ * is read off and dropped, within bounds (lingerOnUnreadBody). Bodies are never parsed
+ * here. The agent tool interface (/mcp) passes the same checks as the REST API before
+ * anything MCP happens.
  */
 export function apiRoutes(router: Router, deps: GatewayDeps, config: GatewayConfig): void {
   const forward = {
@@ -24,24 +27,33 @@ export function apiRoutes(router: Router, deps: GatewayDeps, config: GatewayConf
     agent: proxyTo('agent', config.upstreams.agent, config.upstreamTimeoutMs),
   };
   const addressHeader = config.auth.clientAddressHeader;
+  const inFlight = inFlightPerKey(config.clientRequestsInFlight);
 
   router.use(['/api/v1', '/mcp'], async (req: Request, res: Response, next: NextFunction) => {
     // Only the gateway sets these: a copy the client sent never reaches a service.
     for (const header of INTERNAL_HEADERS) delete req.headers[header];
+    // Until the caller is known, every answer has one label: no path a stranger makes up becomes a series.
+    res.locals.route = UNAUTHENTICATED_ROUTE;
+    // As the answer is finishing, before Node would drop the rest of the body unread and uncounted.
+    res.once('prefinish', () => lingerOnUnreadBody(req));
+
+    const client = clientAddressOf(req.headers[addressHeader ?? ''], req.socket.remoteAddress, addressHeader !== undefined);
+    if (!inFlight.tryTake(client)) throw gatewayErrors.tooManyInFlight(config.clientRequestsInFlight);
+    res.once('close', () => inFlight.release(client));
+
+    const token = bearerToken(req.header('authorization'));
+    const request = { token, client, requestId: res.locals.requestId as string };
+    let { principal, rateLimitHeaders } = await authenticate(deps, request);
+    for (const [name, value] of Object.entries(rateLimitHeaders)) res.setHeader(name, value);
+
     // The whole path: under a mount, `/mcp` and `/mcp/` both have req.path `/`.
     const path = req.originalUrl.split('?')[0]!;
     res.locals.route = routeTemplate(path);
-    res.once('finish', () => drainUnreadBody(req));
-
-    const token = bearerToken(req.header('authorization'));
-    const body = await readRequestBody(req, res, config.bodyTimeoutMs);
-    const client = clientAddressOf(req.headers[addressHeader ?? ''], req.socket.remoteAddress, addressHeader !== undefined);
-    const { principal, rateLimitHeaders } = await authenticate(deps, { token, client, requestId: res.locals.requestId });
-    for (const [name, value] of Object.entries(rateLimitHeaders)) res.setHeader(name, value);
-
     const upstream = upstreamFor(path);
     if (!upstream) throw gatewayErrors.noRoute(req.method, path);
+    const body = await readRequestBody(req, res, config.bodyTimeoutMs);
     if (body) {
+      principal = await reauthenticate(deps, request);
       res.locals.body = body;
       req.headers['content-length'] = String(body.length);
       delete req.headers['transfer-encoding'];

@@ -4,19 +4,24 @@ import { AppError } from '@tracker/kit';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 
+/**
+ * What is read off a request after its answer (a refusal given before the body was read,
+ * or a 413) before the connection is closed: enough for a client still sending a body of
+ * a few MiB to finish and read the answer, never more.
+ */
+export const LINGER = { bytes: 4 * BODY_LIMIT_BYTES, ms: 5_000 };
+
 const hasBody = (req: Request) => req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
 
 /**
- * Reads the whole body (as sent: still encoded) before anything else happens, so that
- * the caller is authenticated when the request is complete, not when its headers came
- * (a revoke answered in between holds), and so that a client that stalls holds no
- * upstream connection. Too slow is 408, too large while reading 413; both close the
- * connection, since the rest of the body is not worth reading. No body: null.
+ * Reads the whole body (as sent: still encoded), once the caller is authenticated, so that
+ * a client that stalls holds no upstream connection. Too slow is 408 and closes the
+ * connection (the client is not worth waiting for); too large is 413, and the rest of the
+ * body is read off (lingerOnUnreadBody) so the client reads the answer. No body: null.
  */
 export async function readRequestBody(req: Request, res: Response, timeoutMs: number): Promise<Buffer | null> {
   if (!hasBody(req)) return null;
-  // Refused before a byte is read: the announced body is drained (drainUnreadBody), so a
-  // client still sending it reads the answer rather than a reset connection.
+  // Refused before a byte is read.
   if (Number(req.headers['content-length'] ?? 0) > BODY_LIMIT_BYTES) throw tooLarge();
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
@@ -27,7 +32,7 @@ export async function readRequestBody(req: Request, res: Response, timeoutMs: nu
   } catch (error) {
     if (error instanceof AppError) throw error;
     const type = (error as { type?: string }).type;
-    if (type === 'entity.too.large') throw closing(res, tooLarge());
+    if (type === 'entity.too.large') throw tooLarge();
     // The client went away (or sent fewer bytes than it announced): nobody to answer.
     throw closing(res, new AppError('validation_failed', 'The request body could not be read.', { errors: [{ path: '(body)', message: type ?? 'unreadable' }] }));
   } finally {
@@ -44,18 +49,25 @@ function closing(res: Response, error: AppError): AppError {
 }
 
 /**
- * An answer given before the body was read (401 for a missing token) leaves the rest
- * on the client's connection: it must still be read off, or the next request on that
- * keep-alive connection waits behind it until a timeout. A body that goes on past the
- * limit is not worth waiting for: the connection is closed.
+ * A lingering close. An answer given before the whole request was read (401, 429, 413)
+ * leaves the rest of the body on its way. Closing the connection at once would make the
+ * client's kernel reset it while the client is still writing, and many clients then see
+ * EPIPE or ECONNRESET instead of the answer. So the rest is read off and dropped (never
+ * kept) for up to LINGER.ms and LINGER.bytes; a body that ends within them leaves the
+ * connection usable for the next request, one that goes on past them is cut off.
  */
-export function drainUnreadBody(req: Request): void {
+export function lingerOnUnreadBody(req: Request): void {
   if (req.complete || req.socket.destroyed) return;
   let drained = 0;
+  const cutOff = () => req.socket.destroy();
+  const timer = setTimeout(cutOff, LINGER.ms);
+  const done = () => clearTimeout(timer);
   req.unpipe();
   req.on('data', (chunk: Buffer) => {
     drained += chunk.length;
-    if (drained > BODY_LIMIT_BYTES) req.socket.destroy();
+    if (drained > LINGER.bytes) cutOff();
   });
+  req.once('end', done);
+  req.once('close', done);
   req.resume();
 }
