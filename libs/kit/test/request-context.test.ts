@@ -62,4 +62,11 @@ describe('the access log and metrics of a service app', () => {
     expect(requestLines().map((line) => [line.method, line.path, line.status])).toEqual([['OPTIONS', '/api/v1/things/42', 404]]);
     expect(await counted()).toEqual([{ method: 'OPTIONS', route: 'unmatched', status: '404', value: 1 }]);
   });
+
+  test('many distinct paths, with a ticket or without, counted under the route\'s template or unmatched: a fixed set of series', async () => {
+    const paths = Array.from({ length: 300 }, (_, i) => `/api/v1/things/${i}${i % 2 ? '' : '/x'.repeat(i)}`);
+    await Promise.all(paths.map((path, i) => fetch(`${base}${path}`, { headers: i % 3 ? user : {} })));
+    await settle();
+    expect(new Set((await counted()).map((series) => series.route))).toEqual(new Set(['/api/v1/things/:id', 'unmatched']));
+  });
 });
