@@ -24,16 +24,16 @@ const isSecret = (name: string) => /(SIGNING_KEY|PASSWORD|SECRET|TOKEN)$/.test(n
 /** The only credentials each container may see. */
 const CREDENTIALS: Record<string, string[]> = {
   postgres: ['POSTGRES_PASSWORD', 'MIGRATOR_DB_PASSWORD', 'ACCESS_DB_PASSWORD', 'ISSUES_DB_PASSWORD', 'STATISTICS_DB_PASSWORD'],
-  redis: ['REDIS_PASSWORD'],
+  redis: ['GATEWAY_REDIS_PASSWORD', 'ACCESS_REDIS_PASSWORD', 'ISSUES_REDIS_PASSWORD', 'STATISTICS_REDIS_PASSWORD', 'AGENT_REDIS_PASSWORD'],
   rabbitmq: ['ACCESS_AMQP_PASSWORD', 'ISSUES_AMQP_PASSWORD', 'STATISTICS_AMQP_PASSWORD'],
   'migrate-access': ['MIGRATOR_DB_PASSWORD'],
   'migrate-issues': ['MIGRATOR_DB_PASSWORD'],
   'migrate-statistics': ['MIGRATOR_DB_PASSWORD'],
-  gateway: ['GATEWAY_SIGNING_KEY', 'REDIS_PASSWORD'],
-  access: ['ACCESS_SIGNING_KEY', 'ACCESS_DB_PASSWORD', 'REDIS_PASSWORD', 'ACCESS_AMQP_PASSWORD'],
-  issues: ['ISSUES_SIGNING_KEY', 'ISSUES_DB_PASSWORD', 'REDIS_PASSWORD', 'ISSUES_AMQP_PASSWORD'],
-  statistics: ['STATISTICS_SIGNING_KEY', 'STATISTICS_DB_PASSWORD', 'REDIS_PASSWORD', 'STATISTICS_AMQP_PASSWORD'],
-  agent: ['AGENT_SIGNING_KEY', 'REDIS_PASSWORD'],
+  gateway: ['GATEWAY_SIGNING_KEY', 'GATEWAY_REDIS_PASSWORD'],
+  access: ['ACCESS_SIGNING_KEY', 'ACCESS_DB_PASSWORD', 'ACCESS_REDIS_PASSWORD', 'ACCESS_AMQP_PASSWORD'],
+  issues: ['ISSUES_SIGNING_KEY', 'ISSUES_DB_PASSWORD', 'ISSUES_REDIS_PASSWORD', 'ISSUES_AMQP_PASSWORD'],
+  statistics: ['STATISTICS_SIGNING_KEY', 'STATISTICS_DB_PASSWORD', 'STATISTICS_REDIS_PASSWORD', 'STATISTICS_AMQP_PASSWORD'],
+  agent: ['AGENT_SIGNING_KEY', 'AGENT_REDIS_PASSWORD'],
 };
 
 /** The infrastructure URLs each service is given (and no other). */
@@ -173,15 +173,35 @@ describe('docker-compose.yml', () => {
     for (const name of CREDENTIALS.postgres!.filter((n) => n !== 'POSTGRES_PASSWORD')) expect(init).toContain(`\${${name}:?`);
   });
 
-  test('Redis demands its password, and every REDIS_URL carries it', () => {
-    const redis = compose.services.redis;
-    expect(redis.environment.REDIS_PASSWORD).toBe(dotEnv.REDIS_PASSWORD);
-    expect(redis.command.join(' ')).toMatch(/requirepass \$REDIS_PASSWORD\n/);
-    expect(redis.healthcheck.test.join(' ')).toContain('REDISCLI_AUTH="$REDIS_PASSWORD"');
-    for (const service of SERVICES) {
+  test('Redis: each service`s REDIS_URL names its own user, with its own password, and no two share one', () => {
+    const users = SERVICES.map((service) => {
       const url = urlOf(service, 'REDIS_URL');
-      expect([service, url.protocol, url.host, url.password]).toEqual([service, 'redis:', 'redis:6379', dotEnv.REDIS_PASSWORD]);
+      expect([service, url.protocol, url.host, url.username, url.password]).toEqual([service, 'redis:', 'redis:6379', `tracker-${service}`, dotEnv[`${service.toUpperCase()}_REDIS_PASSWORD`]]);
+      return url.username;
+    });
+    expect(new Set(users).size).toBe(SERVICES.length);
+    expect(new Set(SERVICES.map((service) => urlOf(service, 'REDIS_URL').password)).size).toBe(SERVICES.length);
+  });
+
+  test('Redis starts with the users of deploy/redis/users.sh (on stdin), the default user off, and no password on a command line', () => {
+    const redis = compose.services.redis;
+    expect(redis.image).toMatch(/^redis:7-alpine@sha256:[0-9a-f]{64}$/);
+    expect(redis.volumes).toEqual(['./deploy/redis/users.sh:/etc/tracker/redis-users.sh:ro']);
+    for (const service of SERVICES) {
+      const name = `${service.toUpperCase()}_REDIS_PASSWORD`;
+      expect([name, redis.environment[name]]).toEqual([name, dotEnv[name]]);
     }
+    expect(redis.command.slice(0, 2)).toEqual(['sh', '-ec']);
+    const script = redis.command[2] as string;
+    expect(script).toContain('users="$(sh /etc/tracker/redis-users.sh)"');
+    expect(script).toMatch(/\nunset GATEWAY_REDIS_PASSWORD ACCESS_REDIS_PASSWORD ISSUES_REDIS_PASSWORD STATISTICS_REDIS_PASSWORD AGENT_REDIS_PASSWORD\n/);
+    expect(script).toMatch(/\nexec redis-server - <<EOF\n\$users\nEOF\n$/);
+    // The passwords reach redis-server only through the users the script prints (their SHA-256).
+    expect(script.split('\n').filter((line) => /PASSWORD/.test(line) && !line.startsWith('unset '))).toEqual([]);
+    expect(script).not.toMatch(/requirepass|--user/);
+    // The health check needs no credential: Redis answers, and refuses a client that names no user.
+    expect(redis.healthcheck.test).toEqual(['CMD-SHELL', 'redis-cli ping 2>&1 | grep -q NOAUTH']);
+    expect(JSON.stringify(redis.healthcheck)).not.toMatch(/PASSWORD|AUTH=/);
   });
 
   test('RabbitMQ has one user per service, with only the rights it uses, and no default user', () => {

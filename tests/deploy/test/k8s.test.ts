@@ -96,6 +96,27 @@ function secretsOf(workload: K8sObject): string[] {
   return [...names].sort();
 }
 
+/**
+ * The environment the gateway's container gets from the render: its `env` values and the
+ * data of the ConfigMaps it reads whole (`envFrom`), so a setting counts wherever it is made.
+ */
+function gatewayEnv(objects: K8sObject[]): Record<string, string> {
+  const [container] = containersOf(objects.find((o) => o.kind === 'Deployment' && o.metadata.name === 'gateway')!);
+  const env: Record<string, string> = {};
+  for (const from of container.envFrom ?? []) {
+    const configMap = from.configMapRef && objects.find((o) => o.kind === 'ConfigMap' && o.metadata.name === from.configMapRef.name);
+    if (configMap) Object.assign(env, configMap.data);
+  }
+  for (const entry of container.env ?? []) if (typeof entry.value === 'string') env[entry.name] = entry.value;
+  return env;
+}
+
+/** The ingress controller the production overlay trusts (deploy/README.md, "Behind an ingress controller"). */
+const INGRESS_CONTROLLER = {
+  namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'ingress-nginx' } },
+  podSelector: { matchLabels: { 'app.kubernetes.io/name': 'ingress-nginx', 'app.kubernetes.io/component': 'controller' } },
+};
+
 const MODELS: Record<string, new (data: any) => { validate(): void }> = {
   'apps/v1/Deployment': Deployment,
   'autoscaling/v2/HorizontalPodAutoscaler': HorizontalPodAutoscaler,
@@ -226,7 +247,7 @@ describe.each(Object.entries(renders))('the %s render', (_name, objects) => {
     }
   });
 
-  test('network policy in: the gateway open to all on http only, the others only to their callers, metrics only to Prometheus', () => {
+  test('network policy in: the gateway open to all (or to its proxy alone) on http only, the others only to their callers, metrics only to Prometheus', () => {
     const rulesFor = (service: string) =>
       policies.filter((p) => p.spec.policyTypes.includes('Ingress') && Object.keys(p.spec.podSelector).length > 0 && selects(p.spec.podSelector, service)).flatMap((p) => p.spec.ingress ?? []);
     for (const service of SERVICES) {
@@ -234,9 +255,11 @@ describe.each(Object.entries(renders))('the %s render', (_name, objects) => {
       const http = rules.filter((r: any) => r.ports.some((p: any) => p.port === 'http'));
       const metrics = rules.filter((r: any) => r.ports.some((p: any) => p.port === 'metrics'));
       expect(rules.length).toBe(http.length + metrics.length);
-      // http: from anywhere for the gateway alone; else from named pods of this namespace.
+      // http: for the gateway, from anywhere, or only from the proxy's pods when it trusts a
+      // header the proxy sets (below); else from named pods of this namespace.
       if (CALLERS[service] === 'anyone') {
-        expect(http).toEqual([{ ports: [{ port: 'http' }] }]);
+        if (gatewayEnv(objects).CLIENT_ADDRESS_HEADER === undefined) expect(http).toEqual([{ ports: [{ port: 'http' }] }]);
+        else expect(http).toEqual([{ from: [expect.any(Object)], ports: [{ port: 'http' }] }]);
       } else {
         const from = http.flatMap((r: any) => r.from);
         for (const peer of from) expect(Object.keys(peer)).toEqual(['podSelector']);
@@ -251,6 +274,27 @@ describe.each(Object.entries(renders))('the %s render', (_name, objects) => {
       ]);
     }
     expect(rulesFor('migrate')).toEqual([]);
+  });
+
+  test('network policy: a gateway that trusts a client-address header takes its public port from the proxy`s pods alone', () => {
+    // The header names the client the failed authentications are counted against; whoever
+    // reaches the gateway's port directly could write it and pass for anyone.
+    if (gatewayEnv(objects).CLIENT_ADDRESS_HEADER === undefined) return;
+    const http = policies
+      .filter((p) => p.spec.policyTypes.includes('Ingress') && Object.keys(p.spec.podSelector).length > 0 && selects(p.spec.podSelector, 'gateway'))
+      .flatMap((p) => p.spec.ingress ?? [])
+      .filter((r: any) => r.ports.some((p: any) => p.port === 'http'));
+    expect(http.length).toBeGreaterThan(0);
+    for (const rule of http) {
+      expect(rule.ports).toEqual([{ port: 'http' }]);
+      expect(rule.from?.length).toBeGreaterThan(0);
+      // Pods picked by namespace and by labels together: no address range, no whole namespace.
+      for (const peer of rule.from) {
+        expect(Object.keys(peer).sort()).toEqual(['namespaceSelector', 'podSelector']);
+        expect(Object.keys(peer.namespaceSelector.matchLabels ?? {}).length).toBeGreaterThan(0);
+        expect(Object.keys(peer.podSelector.matchLabels ?? {}).length).toBeGreaterThan(0);
+      }
+    }
   });
 
   test.each(WORKLOADS)('network policy out: %s reaches exactly what it needs', (workload) => {
@@ -295,6 +339,27 @@ describe('the production overlay', () => {
       expect(policy.spec.podSelector).toEqual(base.spec.podSelector);
       expect(policy.spec.egress[0].ports).toEqual(base.spec.egress[0].ports);
     }
+  });
+
+  test('has the gateway take the client`s address from X-Forwarded-For, as the ingress controller sets it', () => {
+    expect(gatewayEnv(objects).CLIENT_ADDRESS_HEADER).toBe('X-Forwarded-For');
+    // Only the gateway reads it.
+    for (const service of SERVICES.filter((s) => s !== 'gateway')) {
+      const [container] = containersOf(find(objects, 'Deployment', service)!);
+      expect([service, (container.env ?? []).map((e: any) => e.name)]).toEqual([service, ['PORT']]);
+    }
+  });
+
+  test('lets only the ingress controller`s pods reach the gateway`s public port, and Prometheus its metrics port', () => {
+    const policy = find(objects, 'NetworkPolicy', 'gateway-ingress')!;
+    expect(policy.spec.ingress).toEqual([
+      { from: [INGRESS_CONTROLLER], ports: [{ port: 'http' }] },
+      find(renders.base, 'NetworkPolicy', 'gateway-ingress')!.spec.ingress[1],
+    ]);
+    expect(policy.spec.podSelector).toEqual({ matchLabels: { 'app.kubernetes.io/name': 'gateway' } });
+    // No other policy opens the gateway's port.
+    const others = objects.filter((o) => o.kind === 'NetworkPolicy' && o.metadata.name !== 'gateway-ingress' && o.spec.policyTypes.includes('Ingress') && Object.keys(o.spec.podSelector).length > 0 && selects(o.spec.podSelector, 'gateway'));
+    expect(others.map((o) => o.metadata.name)).toEqual([]);
   });
 
   test('scales wider than the base and gives pods more headroom', () => {
