@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { isSigner, macPayload, openUnverified, sharedKeys, signedBy, signPayload, taggedUnder, type OpenedText, type Signer, type SigningKey, type TrustedKeys } from './signing';
+import { isSigner, macPayload, openUnverified, sharedKeys, signedBy, signPayload, taggedUnder, verifiedPayload, type OpenedText, type Signer, type SigningKey, type TrustedKeys } from './signing';
 
 /**
  * Every call to a service carries a ticket in this header: who is calling, vouched for by
@@ -11,20 +11,31 @@ import { isSigner, macPayload, openUnverified, sharedKeys, signedBy, signPayload
  *
  * A ticket is tagged (HMAC-SHA256, `m1.`) under the key its issuer shares with the
  * service it is addressed to. Only those two parts can derive that key (signing.ts
- * sharedKeys), so that service alone can check the ticket. Signed tickets (Ed25519, `v1.`)
- * are accepted everywhere: parts sign instead of tagging with INTERNAL_TICKETS=signed
- * (a rolling upgrade), and tests and the bench sign with a signing key alone.
+ * sharedKeys), so that service alone can check the ticket. But that service can also
+ * make one: the tag binds the ticket to its hop and request, it does not tell which of the
+ * two made it. So a tagged ticket names a user only by the gateway's own Ed25519
+ * signature: a vouch (`vch`, the user principal signed for VOUCH_TTL_SECONDS). The
+ * gateway signs one per user for the tickets of those minutes, and each service verifies
+ * a vouch once and remembers it (vouchReader): per request still an HMAC and a Map
+ * lookup. A tagged ticket or proof with a bare `sub` is refused. A service's key thus lets
+ * its holder speak as that service, and read the vouches that reach it, but never as the
+ * gateway for a user of its choosing: a vouch it read passes only under its own pair key
+ * (at that same service) and only for the minutes the vouch lives. Signed tickets
+ * (Ed25519, `v1.`) are the gateway's signature over the whole ticket, `sub` included, and
+ * are accepted everywhere: parts sign instead of tagging with INTERNAL_TICKETS=signed (a
+ * rolling upgrade), and tests and the bench sign with a signing key alone.
  *
  * - A user, as the gateway authenticated them: issued by the gateway alone.
  * - A user through the agent: issued by the agent, carrying the gateway's proof (`act`)
  *   that the user is calling the agent now. The agent cannot name the user itself. The
  *   gateway's ticket for the user's /mcp request carries one proof for each service the
- *   agent may call for a user (AGENT_CALLS). Each proof is tagged under the key the
- *   gateway shares with that service. So only that service can check it, the agent can
- *   neither make nor alter one, and a proof is good at its own service only. A proof
- *   lives as long as the ticket it came in, and never passes for a ticket. When the
- *   gateway signs (INTERNAL_TICKETS=signed), the agent hands on the gateway's signed ticket
- *   itself, which every service verifies with the gateway's public key.
+ *   agent may call for a user (AGENT_CALLS), each with the gateway's vouch for the user.
+ *   Each proof is tagged under the key the gateway shares with that service. So only that
+ *   service can check it, the agent can neither make nor alter one, and a proof is good
+ *   at its own service only. A proof lives as long as the ticket it came in, and never
+ *   passes for a ticket. When the gateway signs (INTERNAL_TICKETS=signed), the agent hands
+ *   on the gateway's signed ticket itself, which every service verifies with the
+ *   gateway's public key.
  * - A service calling another service's /internal API: issued by itself; what it may
  *   call there is the callee's list (ServiceAppOptions.internalCallers).
  */
@@ -45,7 +56,21 @@ export type UserPrincipal = Extract<Principal, { kind: 'user' }>;
 export const TICKET_TTL_SECONDS = 15;
 /** Clocks may differ this much; a ticket issued further in the future is refused. */
 export const CLOCK_SKEW_SECONDS = 5;
+/** The longest ticket, the gateway's to the agent (a vouch in it and in each proof), is about 3,900 characters at the largest ids while every receiver rotates. */
 const MAX_HEADER_LENGTH = 4096;
+
+/**
+ * How long the gateway's vouch for a user is good for: minutes, so one signature (and at
+ * each service one verification) serves the user's tickets of those minutes, and a vouch
+ * read by a leaked key soon ends.
+ */
+export const VOUCH_TTL_SECONDS = 300;
+/** The gateway signs a new vouch once its last one has less than this left: more than any ticket carrying it lives. */
+const VOUCH_RENEW_SECONDS = 60;
+/** Vouches remembered: by the gateway, those it signed; by each service, those it verified. */
+export const VOUCH_MEMO_MAX = 10_000;
+/** A vouch is about 350 characters at the largest ids: anything longer is not one. */
+const MAX_VOUCH_LENGTH = 512;
 
 /** The services the agent calls for a user: the gateway's ticket to the agent carries a proof for each. */
 export const AGENT_CALLS = ['access', 'issues', 'statistics'] as const satisfies readonly Signer[];
@@ -88,13 +113,15 @@ export function issueTicket(keys: SigningKey | TicketKeys, request: TicketReques
   // system each time (9 µs a ticket in the gateway's profile, 3 % of its CPU).
   const jti = randomUUID();
   const tagged = isTicketKeys(keys) && keys.tagTickets !== false;
+  // Tagged, the user is named by the gateway's signed vouch: a bare `sub` under a tag is refused (the receiver could have tagged it).
+  const vouch = tagged && key.signer === 'gateway' && request.user ? vouchFor(key, request.user, iat) : undefined;
   // A user's call to the agent carries the proofs it hands on (signed, the agent hands on the ticket itself).
-  const proofs = tagged && key.signer === 'gateway' && request.audience === 'agent' && request.user ? gatewayProofs(keys, request.user, iat, jti) : undefined;
+  const proofs = vouch && request.audience === 'agent' && isTicketKeys(keys) ? gatewayProofs(keys, vouch, iat, jti) : undefined;
   const claims = {
     use: 'ticket',
     iss: key.signer,
     aud: request.audience,
-    ...(request.user ? { sub: request.user } : {}),
+    ...(vouch ? { vch: vouch } : request.user ? { sub: request.user } : {}),
     ...(request.onBehalfOf ? { act: request.onBehalfOf } : {}),
     ...(proofs ? { prf: proofs } : {}),
     m: request.method.toUpperCase(),
@@ -108,14 +135,56 @@ export function issueTicket(keys: SigningKey | TicketKeys, request: TicketReques
 }
 
 /**
- * The gateway's proofs that `user` is calling the agent now, one for each service the agent
- * calls, tagged under the key the gateway shares with that service. They share the ticket's
- * lifetime and id: they come from that one request.
+ * The gateway's proofs that the user of `vouch` is calling the agent now, one for each
+ * service the agent calls, tagged under the key the gateway shares with that service. They
+ * share the ticket's lifetime and id: they come from that one request.
  */
-function gatewayProofs(keys: TicketKeys, user: UserPrincipal, iat: number, jti: string): Proofs {
+function gatewayProofs(keys: TicketKeys, vouch: string, iat: number, jti: string): Proofs {
   const shared = sharedKeys(keys.key, keys.trusted);
-  const proofOf = (service: AgentCall) => macPayload(shared.with(service), { use: 'proof', iss: 'gateway', aud: service, sub: user, iat, exp: iat + TICKET_TTL_SECONDS, jti });
+  const proofOf = (service: AgentCall) => macPayload(shared.with(service), { use: 'proof', iss: 'gateway', aud: service, vch: vouch, iat, exp: iat + TICKET_TTL_SECONDS, jti });
   return { access: proofOf('access'), issues: proofOf('issues'), statistics: proofOf('statistics') };
+}
+
+interface SignedVouch {
+  text: string;
+  iat: number;
+  exp: number;
+}
+
+const vouchesSigned = new WeakMap<SigningKey, Map<string, SignedVouch>>();
+
+/**
+ * The gateway's vouch for `user` (`key` being the gateway's): the one it signed last for
+ * them while that has VOUCH_RENEW_SECONDS left, else a new one. Signing costs 0.04 ms, a
+ * lookup next to nothing, and a service verifies each distinct vouch once.
+ */
+function vouchFor(key: SigningKey, user: UserPrincipal, iat: number): string {
+  let signed = vouchesSigned.get(key);
+  if (!signed) vouchesSigned.set(key, (signed = new Map()));
+  // Exactly what is signed, so two principals that differ sign apart.
+  const { userId, workspaceId, workspaceRole, tokenId } = user;
+  const id = `${userId}:${workspaceId}:${workspaceRole}:${tokenId}`;
+  const last = signed.get(id);
+  // Never one issued after `iat`: a ticket would carry a vouch from its future.
+  if (last && last.iat <= iat && last.exp - iat >= VOUCH_RENEW_SECONDS) return last.text;
+  const exp = iat + VOUCH_TTL_SECONDS;
+  const text = signPayload(key, { use: 'vouch', iss: key.signer, sub: { kind: 'user', userId, workspaceId, workspaceRole, tokenId }, iat, exp });
+  signed.delete(id);
+  signed.set(id, { text, iat, exp });
+  forgetOldest(signed, iat * 1000, VOUCH_MEMO_MAX);
+  return text;
+}
+
+/**
+ * Drops, oldest first, the entries of `memo` that have expired by `now` (ms) or are more
+ * than `max`: insertion order is nearly expiry order (every vouch lives as long), so the
+ * sweep stops at the first live one.
+ */
+function forgetOldest(memo: Map<string, { exp: number }>, now: number, max: number): void {
+  for (const [id, { exp }] of memo) {
+    if ((exp + CLOCK_SKEW_SECONDS) * 1000 <= now || memo.size > max) memo.delete(id);
+    else break;
+  }
 }
 
 /** The request a ticket is checked against, as the service received it. */
@@ -161,7 +230,7 @@ export function checkTicket(header: string | undefined, keys: TrustedKeys | Tick
     return { ok: false, reason: 'made for another request' };
   }
   if (typeof claims.jti !== 'string' || !/^[A-Za-z0-9_-]{16,64}$/.test(claims.jti)) return { ok: false, reason: 'no ticket id' };
-  const principal = principalOf(claims, keys, request.audience, now);
+  const principal = principalOf(opened, keys, request.audience, now);
   if (!principal) return { ok: false, reason: 'not a principal its signer may vouch for' };
   const checked = { ok: true as const, principal, jti: claims.jti, expiresAt: ((claims.exp as number) + CLOCK_SKEW_SECONDS) * 1000, bodyDigest: claims.bd };
   if (request.audience !== 'agent' || principal.kind !== 'user' || issuer !== 'gateway') return checked;
@@ -185,25 +254,26 @@ function proofsIn(prf: unknown): Proofs | null {
   return typeof proofs === 'object' && proofs !== null && AGENT_CALLS.every((service) => typeof proofs[service] === 'string') ? (proofs as Proofs) : null;
 }
 
-/** Issued no later than now (give or take the skew), unexpired, and never made to live longer than the TTL. */
-function timingProblem(claims: Record<string, unknown>, now: number): string | null {
+/** Issued no later than now (give or take the skew), unexpired, and never made to live longer than `ttl` seconds. */
+function timingProblem(claims: { iat?: unknown; exp?: unknown }, now: number, ttl = TICKET_TTL_SECONDS): string | null {
   const { iat, exp } = claims;
   if (!Number.isSafeInteger(iat) || !Number.isSafeInteger(exp)) return 'no lifetime';
   const seconds = now / 1000;
   if ((iat as number) > seconds + CLOCK_SKEW_SECONDS) return 'issued in the future';
-  if ((exp as number) - (iat as number) > TICKET_TTL_SECONDS || (exp as number) < (iat as number)) return 'lifetime too long';
+  if ((exp as number) - (iat as number) > ttl || (exp as number) < (iat as number)) return 'lifetime too long';
   if ((exp as number) <= seconds - CLOCK_SKEW_SECONDS) return 'expired';
   return null;
 }
 
-function principalOf(claims: Record<string, unknown>, keys: TrustedKeys | TicketKeys, audience: Signer, now: number): Principal | null {
+function principalOf(opened: OpenedText, keys: TrustedKeys | TicketKeys, audience: Signer, now: number): Principal | null {
+  const claims = opened.payload;
   const issuer = claims.iss as Signer;
   if (claims.act !== undefined) {
     // The agent, for the user the gateway's proof names.
-    if (issuer !== 'agent' || claims.sub !== undefined) return null;
+    if (issuer !== 'agent' || claims.sub !== undefined || claims.vch !== undefined) return null;
     return provenUser(claims.act, keys, audience, now);
   }
-  if (claims.sub !== undefined) return issuer === 'gateway' && isUserPrincipal(claims.sub) ? claims.sub : null;
+  if (claims.sub !== undefined || claims.vch !== undefined) return issuer === 'gateway' ? vouchedUser(opened, keys, now) : null;
   return { kind: 'service', service: issuer };
 }
 
@@ -218,7 +288,82 @@ function provenUser(act: unknown, keys: TrustedKeys | TicketKeys, audience: Sign
   if (proof.iss !== 'gateway' || timingProblem(proof, now)) return null;
   const tagged = opened.format === 'm1';
   const meant = tagged ? proof.use === 'proof' && proof.aud === audience : proof.use === 'ticket' && proof.aud === 'agent';
-  return meant && isUserPrincipal(proof.sub) ? proof.sub : null;
+  return meant ? vouchedUser(opened, keys, now) : null;
+}
+
+/**
+ * The user a text sealed by the gateway names. Signed, its own `sub`: the signature is the
+ * gateway's. Tagged, the gateway's vouch (`vch`) alone: the other part of the hop holds
+ * the tag's key too, so a bare `sub` could be anyone's word.
+ */
+function vouchedUser(opened: OpenedText, keys: TrustedKeys | TicketKeys, now: number): UserPrincipal | null {
+  const { sub, vch } = opened.payload;
+  if (opened.format === 'v1') return vch === undefined && isUserPrincipal(sub) ? sub : null;
+  return sub === undefined ? vouchReaderOf(isTicketKeys(keys) ? keys.trusted : keys).read(vch, now) : null;
+}
+
+/** What a service remembers of a vouch it verified. */
+interface VerifiedVouch {
+  sub: UserPrincipal;
+  iat: number;
+  exp: number;
+}
+
+export interface VouchReader {
+  /** The user `text` vouches for, if the gateway signed it as a vouch and it is good at `now` (ms); else null. */
+  read(text: unknown, now: number): UserPrincipal | null;
+  /** Signatures verified so far (a remembered vouch costs none). */
+  readonly verifications: number;
+  /** Vouches remembered now. */
+  readonly size: number;
+}
+
+/**
+ * Reads the gateway's vouches with the gateway's keys in `trusted`: each distinct vouch's
+ * signature is verified once (0.1 ms), then it is remembered by its exact text until it
+ * expires, at most `maxEntries` of them, oldest dropped first. Only vouches that verified
+ * are remembered, so what fills the memory is what the gateway signed.
+ */
+export function vouchReader(trusted: TrustedKeys, maxEntries = VOUCH_MEMO_MAX): VouchReader {
+  const memo = new Map<string, VerifiedVouch>();
+  let verifications = 0;
+  const verified = (text: string): VerifiedVouch | null => {
+    verifications++;
+    const payload = verifiedPayload(text, 'gateway', trusted, MAX_VOUCH_LENGTH);
+    if (!payload || payload.use !== 'vouch' || payload.iss !== 'gateway' || !isUserPrincipal(payload.sub)) return null;
+    const { iat, exp } = payload;
+    return Number.isSafeInteger(iat) && Number.isSafeInteger(exp) ? { sub: payload.sub, iat: iat as number, exp: exp as number } : null;
+  };
+  const remembered = (text: string, now: number): VerifiedVouch | null => {
+    const vouch = verified(text);
+    // Only a vouch good now is kept: an expired or overlong one is refused each time it comes.
+    if (!vouch || timingProblem(vouch, now, VOUCH_TTL_SECONDS)) return null;
+    memo.set(text, vouch);
+    forgetOldest(memo, now, maxEntries);
+    return vouch;
+  };
+  return {
+    read(text, now) {
+      if (typeof text !== 'string' || text.length > MAX_VOUCH_LENGTH) return null;
+      const vouch = memo.get(text) ?? remembered(text, now);
+      return vouch && !timingProblem(vouch, now, VOUCH_TTL_SECONDS) ? vouch.sub : null;
+    },
+    get verifications() {
+      return verifications;
+    },
+    get size() {
+      return memo.size;
+    },
+  };
+}
+
+const vouchReaders = new WeakMap<TrustedKeys, VouchReader>();
+
+/** The vouch reader of the process for `trusted` (config's InternalKeys are made once): tickets are checked with it. */
+export function vouchReaderOf(trusted: TrustedKeys): VouchReader {
+  let reader = vouchReaders.get(trusted);
+  if (!reader) vouchReaders.set(trusted, (reader = vouchReader(trusted)));
+  return reader;
 }
 
 function isUserPrincipal(value: unknown): value is UserPrincipal {

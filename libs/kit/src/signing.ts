@@ -5,7 +5,8 @@ import { createHash, createHmac, createPrivateKey, createPublicKey, diffieHellma
  * (INTERNAL_SIGNING_KEY) and every part knows the others' public keys
  * (INTERNAL_TRUSTED_KEYS), so a part can prove who it is but never speak as another:
  * only the gateway's key vouches for a user, only the access service's key for a
- * cached principal or grant, only the publisher's key for an event.
+ * cached principal or grant, only the publisher's key for an event. A text tagged under
+ * a key two parts share (below) is not signed: either of the two could have made it.
  */
 export const SIGNERS = ['gateway', 'access', 'issues', 'statistics', 'agent'] as const;
 export type Signer = (typeof SIGNERS)[number];
@@ -137,11 +138,14 @@ export function signedBy(opened: OpenedText, keys: readonly KeyObject[]): boolea
 // ---------------------------------------------------------------------------------------
 // Keys shared by two parts, for tickets of one hop (principal.ts). Verifying an Ed25519
 // signature costs about 0.1 ms of CPU, signing 0.04 ms, on every request of every hop;
-// an HMAC-SHA256 under a key only the two parts can derive costs 0.003 ms and proves as
-// much to the one part that checks it. Each pair's key comes from X25519 key agreement
-// over the parts' own Ed25519 keys (converted as libsodium's crypto_sign_ed25519_*_to_
-// curve25519 do), so no new key is configured: the private key of one of the two and
-// the public key of the other are needed, and only the two parts hold either.
+// an HMAC-SHA256 under a key only the two parts can derive costs 0.003 ms. Each pair's
+// key comes from X25519 key agreement over the parts' own Ed25519 keys (converted as
+// libsodium's crypto_sign_ed25519_*_to_curve25519 do), so no new key is configured: the
+// private key of one of the two and the public key of the other are needed, and only the
+// two parts hold either. So a tag proves less than a signature: to the part that checks
+// it, that the text comes from the other part or from itself. Whoever holds that part's
+// key can make it too, so a tag vouches for nothing the checker's key may not say itself
+// (a user, for one: principal.ts carries the gateway's signature for that).
 
 const PKCS8_X25519_PREFIX = Buffer.from('302e020100300506032b656e04220420', 'hex');
 const SPKI_X25519_PREFIX = Buffer.from('302a300506032b656e032100', 'hex');

@@ -1,4 +1,4 @@
-import { randomBytes, sign } from 'node:crypto';
+import { randomBytes, randomUUID, sign } from 'node:crypto';
 import {
   AGENT_CALLS,
   bodyDigest,
@@ -6,6 +6,10 @@ import {
   CLOCK_SKEW_SECONDS,
   issueTicket,
   TICKET_TTL_SECONDS,
+  VOUCH_MEMO_MAX,
+  VOUCH_TTL_SECONDS,
+  vouchReader,
+  vouchReaderOf,
   type AgentCall,
   type Proofs,
   type ReceivedRequest,
@@ -34,6 +38,10 @@ const toAgent: TicketRequest = { audience: 'agent', method: 'POST', path: '/mcp'
 const atAgent: ReceivedRequest = { audience: 'agent', method: 'POST', path: '/mcp', bodyDigest: bodyDigest(mcpBody) };
 
 const claimsOf = (text: string) => JSON.parse(Buffer.from(text.split('.')[1]!, 'base64url').toString());
+
+/** A vouch as the gateway signs one (or, with `key`, as another part would): `sub` for VOUCH_TTL_SECONDS from `iat`. */
+const vouchOf = (sub: object, iat = Math.floor(NOW / 1000), key: SigningKey = gateway, claims: object = {}) =>
+  signPayload(key, { use: 'vouch', iss: 'gateway', sub, iat, exp: iat + VOUCH_TTL_SECONDS, ...claims });
 
 /** The agent's tagged call to `service` with `act` as its proof, as that service checks it: the user, or why not. */
 function atService(service: AgentCall, act: string, now = NOW) {
@@ -334,14 +342,16 @@ describe('the agent\'s proofs (the gateway tags its ticket to the agent)', () =>
       ['addressed to another service', 'issues', () => macPayload(gatewayIssues, { ...claims, aud: 'statistics' })],
       ['addressed to the agent', 'issues', () => macPayload(gatewayIssues, { ...claims, aud: 'agent' })],
       ['living longer than a ticket', 'issues', () => macPayload(gatewayIssues, { ...claims, exp: claims.exp + 3600 })],
-      ['for no user', 'issues', () => macPayload(gatewayIssues, { ...claims, sub: undefined })],
-      ['for a user with an extra field', 'issues', () => macPayload(gatewayIssues, { ...claims, sub: { ...user, admin: true } })],
+      ['for no user', 'issues', () => macPayload(gatewayIssues, { ...claims, vch: undefined })],
+      ['naming a bare user beside its vouch', 'issues', () => macPayload(gatewayIssues, { ...claims, sub: user })],
+      ['for a user with an extra field', 'issues', () => macPayload(gatewayIssues, { ...claims, vch: vouchOf({ ...user, admin: true }) })],
       ['changed after tagging', 'issues', () => {
         const [head, , tag] = proofs.issues.split('.');
-        return `${head}.${Buffer.from(JSON.stringify({ ...claims, sub: { ...user, workspaceRole: 'admin' } })).toString('base64url')}.${tag}`;
+        return `${head}.${Buffer.from(JSON.stringify({ ...claims, vch: vouchOf({ ...user, workspaceRole: 'admin' }) })).toString('base64url')}.${tag}`;
       }],
       ['with its tag changed', 'issues', () => proofs.issues.slice(0, -1) + (proofs.issues.endsWith('A') ? 'E' : 'A')],
-      ['that is the gateway\'s whole ticket to the agent', 'issues', () => ticket],
+      // Its proofs left out: the whole of it would not fit in the agent's header.
+      ['that is the gateway\'s ticket to the agent', 'issues', () => macPayload(sharedKeys(gateway, trusted).with('agent'), { ...claimsOf(ticket), prf: undefined })],
       ['garbage', 'issues', () => 'm1.e30.x'],
     ])('when the agent brings a proof %s, then %s refuses it', (_name, service, proof) => {
       expect(atService(service, proof())).toBe(REFUSED);
@@ -371,6 +381,158 @@ describe('the agent\'s proofs (the gateway tags its ticket to the agent)', () =>
     const call = { audience: 'issues' as const, method: 'GET', path: '/api/v1/me' };
     const check = checkTicket(issueTicket(keysOf('statistics'), { ...call, onBehalfOf: proofs.issues }, NOW), keysOf('issues'), { ...call, bodyDigest: bodyDigest(undefined) }, NOW);
     expect(check).toEqual({ ok: false, reason: REFUSED });
+  });
+});
+
+describe('a service\'s key in other hands speaks as that service, never as the gateway for a user', () => {
+  const REFUSED = 'not a principal its signer may vouch for';
+  /** Someone's user, of another workspace, whom no gateway ticket names here. */
+  const victim: UserPrincipal = { kind: 'user', userId: 99, workspaceId: 8, workspaceRole: 'admin', tokenId: 5 };
+  const iat = Math.floor(NOW / 1000);
+  const call = (service: Signer) => ({ audience: service, method: 'GET', path: '/api/v1/me' });
+  const at = (service: Signer, header: string, now = NOW) => {
+    const check = checkTicket(header, keysOf(service), { ...call(service), bodyDigest: bodyDigest(undefined) }, now);
+    return check.ok ? check.principal : check.reason;
+  };
+  /**
+   * What the holder of `service`'s private key alone (and every public key) makes: a text
+   * tagged under the key the gateway shares with `service`, which `service` derives too.
+   */
+  const taggedAsGatewayBy = (service: Signer, claims: object) => macPayload(sharedKeys(devSigningKey(service), trusted).with('gateway'), claims);
+  const ticketClaims = (service: Signer, who: object) => ({ use: 'ticket', iss: 'gateway', ...call(service), aud: service, m: 'GET', p: '/api/v1/me', bd: bodyDigest(undefined), iat, exp: iat + TICKET_TTL_SECONDS, jti: randomUUID(), ...who });
+
+  test.each(AGENT_CALLS)('when the gateway tags a ticket for a user to %s, then it carries the gateway\'s signed vouch, no bare user, and %s accepts it', (service) => {
+    const ticket = issueTicket(keysOf('gateway'), { ...call(service), user }, NOW);
+    expect(ticket).toMatch(/^m1\./);
+    expect(claimsOf(ticket)).not.toHaveProperty('sub');
+    expect(claimsOf(claimsOf(ticket).vch)).toEqual({ use: 'vouch', iss: 'gateway', sub: user, iat, exp: iat + VOUCH_TTL_SECONDS });
+    expect(at(service, ticket)).toEqual(user);
+  });
+
+  test.each(AGENT_CALLS)('when the holder of the %s key alone tags a gateway ticket for a user of its choice to it, then it is refused', (service) => {
+    expect(at(service, taggedAsGatewayBy(service, ticketClaims(service, { sub: victim })))).toBe(REFUSED);
+  });
+
+  test.each(AGENT_CALLS)('when the holder of the %s key alone adds a vouch it signed itself, naming the gateway, then it is refused', (service) => {
+    const ownVouch = vouchOf(victim, iat, devSigningKey(service));
+    expect(at(service, taggedAsGatewayBy(service, ticketClaims(service, { vch: ownVouch })))).toBe(REFUSED);
+  });
+
+  test('when the holder of the agent key alone tags a gateway ticket to the agent for a user, with proofs it tagged too, then the agent refuses it, and so does every service its proofs are brought to', () => {
+    const ticket = taggedAsGatewayBy('agent', { ...ticketClaims('agent', { sub: victim }), m: 'POST', p: '/mcp', bd: bodyDigest(mcpBody), prf: { access: 'm1.e30.x', issues: 'm1.e30.x', statistics: 'm1.e30.x' } });
+    expect(checkTicket(ticket, keysOf('agent'), atAgent, NOW)).toEqual({ ok: false, reason: REFUSED });
+  });
+
+  test.each(AGENT_CALLS)('when the holder of the %s key alone tags a gateway proof for a user and the agent brings it there, then it is refused', (service) => {
+    const proof = taggedAsGatewayBy(service, { use: 'proof', iss: 'gateway', aud: service, sub: victim, iat, exp: iat + TICKET_TTL_SECONDS, jti: randomUUID() });
+    expect(atService(service, proof)).toBe(REFUSED);
+    const withOwnVouch = taggedAsGatewayBy(service, { use: 'proof', iss: 'gateway', aud: service, vch: vouchOf(victim, iat, devSigningKey(service)), iat, exp: iat + TICKET_TTL_SECONDS, jti: randomUUID() });
+    expect(atService(service, withOwnVouch)).toBe(REFUSED);
+  });
+
+  test('when the holder of the issues key names a user beside a genuine vouch for another, then it is refused (a tagged ticket names no bare user)', () => {
+    const genuine = claimsOf(issueTicket(keysOf('gateway'), { ...call('issues'), user }, NOW)).vch;
+    expect(at('issues', taggedAsGatewayBy('issues', ticketClaims('issues', { vch: genuine, sub: victim })))).toBe(REFUSED);
+  });
+
+  test('when the holder of the issues key replays a vouch it read at issues, then no other service accepts it, and issues only while the vouch lives (what reaches a service is its holder\'s to read)', () => {
+    const read = claimsOf(issueTicket(keysOf('gateway'), { ...call('issues'), user }, NOW)).vch;
+    // To another service it can tag under no key the gateway shares there: it tags as the issues service.
+    for (const service of ['access', 'statistics'] as const) {
+      const other = macPayload(sharedKeys(devSigningKey('issues'), trusted).with(service), ticketClaims(service, { vch: read }));
+      expect(at(service, other)).toBe('bad signature');
+    }
+    const replayed = (now: number) => {
+      const at0 = Math.floor(now / 1000);
+      return at('issues', taggedAsGatewayBy('issues', { ...ticketClaims('issues', { vch: read }), iat: at0, exp: at0 + TICKET_TTL_SECONDS }), now);
+    };
+    expect(replayed(NOW + 60_000)).toEqual(user);
+    expect(replayed((iat + VOUCH_TTL_SECONDS + CLOCK_SKEW_SECONDS) * 1000)).toBe(REFUSED);
+  });
+
+  describe('vouches', () => {
+    const gatewayIssues = sharedKeys(gateway, trusted).with('issues');
+    /** A ticket as the gateway tags it to issues, with `vch` for its vouch: only the vouch is at fault below. */
+    const withVouch = (vch: string, now = NOW) => {
+      const at0 = Math.floor(now / 1000);
+      return at('issues', macPayload(gatewayIssues, { ...ticketClaims('issues', { vch }), iat: at0, exp: at0 + TICKET_TTL_SECONDS }), now);
+    };
+
+    test('when a vouch is good, then the ticket carrying it is accepted until the vouch expires (plus the skew), and refused after', () => {
+      const vouch = vouchOf(user);
+      expect(withVouch(vouch)).toEqual(user);
+      const end = (iat + VOUCH_TTL_SECONDS + CLOCK_SKEW_SECONDS) * 1000;
+      expect(withVouch(vouch, end - 1000)).toEqual(user);
+      expect(withVouch(vouch, end)).toBe(REFUSED);
+    });
+
+    test.each<[string, () => string]>([
+      ['that has expired', () => vouchOf(user, iat - VOUCH_TTL_SECONDS - 60)],
+      ['issued a minute in the future', () => vouchOf(user, iat + 60)],
+      ['made to live an hour', () => vouchOf(user, iat, gateway, { exp: iat + 3600 })],
+      ['without a lifetime', () => vouchOf(user, iat, gateway, { exp: undefined })],
+      ['signed by the issues service\'s key, naming the gateway', () => vouchOf(user, iat, devSigningKey('issues'))],
+      ['signed by the access service\'s key, naming the gateway', () => vouchOf(user, iat, devSigningKey('access'))],
+      ['signed by the agent, naming itself', () => vouchOf(user, iat, agent, { iss: 'agent' })],
+      ['signed by a gateway key no one trusts', () => vouchOf(user, iat, signingKeyFromSeed('gateway', Buffer.alloc(32, 7).toString('base64url')))],
+      ['of another use (the gateway\'s signed ticket)', () => issueTicket(gateway, { ...call('issues'), user }, NOW)],
+      ['of no use', () => vouchOf(user, iat, gateway, { use: undefined })],
+      ['for a user with an extra field', () => vouchOf({ ...user, admin: true })],
+      ['for a service', () => vouchOf({ kind: 'service', service: 'issues' })],
+      ['tagged, not signed', () => macPayload(gatewayIssues, { use: 'vouch', iss: 'gateway', sub: user, iat, exp: iat + VOUCH_TTL_SECONDS })],
+      ['changed after signing', () => {
+        const [head, , signature] = vouchOf(user).split('.');
+        return `${head}.${Buffer.from(JSON.stringify({ use: 'vouch', iss: 'gateway', sub: victim, iat, exp: iat + VOUCH_TTL_SECONDS })).toString('base64url')}.${signature}`;
+      }],
+      ['longer than any vouch', () => vouchOf({ ...user, padding: 'x'.repeat(600) })],
+      ['garbage', () => 'v1.e30.x'],
+    ])('when a ticket carries a vouch %s, then it is refused', (_name, vouch) => {
+      expect(withVouch(vouch())).toBe(REFUSED);
+    });
+
+    test('when a service checks many tickets of one user, then it verifies their vouch once', () => {
+      const own = parseTrustedKeys(devTrustedKeysText());
+      const gatewayKeys: TicketKeys = { key: gateway, trusted: own };
+      for (let i = 0; i < 5; i++) {
+        const ticket = issueTicket(gatewayKeys, { ...call('issues'), user }, NOW + i * 1000);
+        expect(checkTicket(ticket, { key: devSigningKey('issues'), trusted: own }, { ...call('issues'), bodyDigest: bodyDigest(undefined) }, NOW + i * 1000)).toMatchObject({ ok: true, principal: user });
+      }
+      expect(vouchReaderOf(own)).toMatchObject({ verifications: 1, size: 1 });
+    });
+
+    test('when the gateway\'s vouch for a user nears its end, then the gateway signs a new one, so a ticket never carries one about to expire', () => {
+      const gatewayKeys: TicketKeys = { key: gateway, trusted };
+      const vouchAt = (now: number) => claimsOf(issueTicket(gatewayKeys, { ...call('issues'), user }, now)).vch as string;
+      const first = vouchAt(NOW);
+      expect(vouchAt(NOW + (VOUCH_TTL_SECONDS - 61) * 1000)).toBe(first);
+      const renewed = vouchAt(NOW + (VOUCH_TTL_SECONDS - 59) * 1000);
+      expect(renewed).not.toBe(first);
+      expect(claimsOf(renewed).exp - claimsOf(renewed).iat).toBe(VOUCH_TTL_SECONDS);
+      // Each principal its own: another token or role of the same user is another vouch.
+      expect(vouchAt(NOW)).not.toBe(claimsOf(issueTicket(gatewayKeys, { ...call('issues'), user: { ...user, tokenId: 43 } }, NOW)).vch);
+    });
+
+    test('when more distinct vouches than it may remember arrive, then a service remembers no more than that, forgetting the oldest first', () => {
+      const own = parseTrustedKeys(devTrustedKeysText());
+      const reader = vouchReaderOf(own);
+      const vouches = Array.from({ length: VOUCH_MEMO_MAX + 1 }, (_, i) => vouchOf({ ...user, userId: i + 1 }));
+      for (const vouch of vouches) expect(reader.read(vouch, NOW)).not.toBeNull();
+      expect(reader).toMatchObject({ size: VOUCH_MEMO_MAX, verifications: VOUCH_MEMO_MAX + 1 });
+      // The newest is remembered, the oldest verified again.
+      reader.read(vouches[VOUCH_MEMO_MAX], NOW);
+      expect(reader.verifications).toBe(VOUCH_MEMO_MAX + 1);
+      reader.read(vouches[0], NOW);
+      expect(reader).toMatchObject({ size: VOUCH_MEMO_MAX, verifications: VOUCH_MEMO_MAX + 2 });
+    });
+
+    test('when the vouches it remembers have expired, then a service forgets them as new ones come', () => {
+      const reader = vouchReader(trusted, 100);
+      for (let i = 0; i < 10; i++) reader.read(vouchOf({ ...user, userId: i + 1 }), NOW);
+      expect(reader.size).toBe(10);
+      const later = NOW + (VOUCH_TTL_SECONDS + CLOCK_SKEW_SECONDS) * 1000;
+      expect(reader.read(vouchOf(user, Math.floor(later / 1000)), later)).toEqual(user);
+      expect(reader.size).toBe(1);
+    });
   });
 });
 

@@ -342,7 +342,11 @@ describe('tools/call forwarding', () => {
       await callTool(client, tool, {});
       const [request] = upstreams[service].received;
       expect(actOf(request!)).toMatch(/^m1\./);
-      expect(claimsOf(actOf(request!))).toMatchObject({ use: 'proof', iss: 'gateway', aud: service, sub: caller });
+      // The caller in the gateway's signed vouch, not bare: the service could tag a bare one itself.
+      const proof = claimsOf(actOf(request!));
+      expect(proof).toMatchObject({ use: 'proof', iss: 'gateway', aud: service, vch: expect.stringMatching(/^v1\./) });
+      expect(proof).not.toHaveProperty('sub');
+      expect(claimsOf(proof.vch)).toMatchObject({ use: 'vouch', iss: 'gateway', sub: caller });
       expect(vouchedFor(request!, service)).toEqual(caller);
     }
   });
