@@ -89,8 +89,10 @@ export async function startBenchSystem(options: BenchOptions): Promise<BenchSyst
     // Statistics comes later (after the replica is seeded); its URL is known now.
     const statisticsPort = await freePort();
     const statisticsUrl = `http://127.0.0.1:${statisticsPort}`;
-    // The agent needs no database: only the services its tools call (and Redis, for replay checks).
-    envs.agent = { LOG_LEVEL: env.LOG_LEVEL, REDIS_URL: env.REDIS_URL, ...upstreams, STATISTICS_URL: statisticsUrl };
+    // The agent needs no database: only the services its tools call (and Redis, for replay
+    // checks). B8 loads it with one token from 10 connections: its per-user bound is raised
+    // past them, so the tool calls are measured, not their refusals.
+    envs.agent = { LOG_LEVEL: env.LOG_LEVEL, REDIS_URL: env.REDIS_URL, ...upstreams, STATISTICS_URL: statisticsUrl, TOOL_CALLS_IN_FLIGHT_PER_USER: '1000' };
     const agent = await startService(
       'agent',
       envs.agent,

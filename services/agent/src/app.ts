@@ -3,6 +3,7 @@ import { createRedis, redisSeenTickets } from '@tracker/authz';
 import { createLogger, createMetrics, createServiceApp, type Logger, type Metrics } from '@tracker/kit';
 import type { AgentConfig } from './config';
 import { serviceClients } from './data-access/services.client';
+import { callsInFlight } from './domain/calls-in-flight';
 import type { AgentDeps } from './domain/deps';
 import { mcpRoutes } from './routes/mcp.route';
 
@@ -19,7 +20,7 @@ export function createAgentService(config: AgentConfig, options: { isShuttingDow
   const logger = createLogger('agent', config.log.level);
   const metrics = createMetrics('agent');
   const redis = createRedis(config.redis.url, logger);
-  const deps: AgentDeps = { services: serviceClients(config), metrics };
+  const deps: AgentDeps = { services: serviceClients(config), metrics, callsInFlight: callsInFlight(config.toolCallsInFlightPerUser) };
   const app = createServiceApp({
     name: 'agent',
     logger,

@@ -236,6 +236,30 @@ describe('the gateway in front of /mcp', () => {
     expect(await response.json()).toMatchObject({ code: 'payload_too_large' });
   });
 
+  test('when a JSON-RPC batch is sent, then 400 with a JSON-RPC -32600 error and nothing in it runs; the same call alone works', async () => {
+    const queue = await system.api('POST', '/api/v1/queues', { token: ws.admin.token, body: { key: `B${randomBytes(2).toString('hex')}`, name: 'Batches' } });
+    const issue = await system.api('POST', '/api/v1/issues', { token: ws.admin.token, body: { queue_id: queue.body.id, title: 'Batched' } });
+    const comment = (id: number) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'add_comment', arguments: { key: issue.body.key, body: `Comment ${id}` } } });
+    const send = (message: unknown) => fetch(`${system.gatewayUrl}/mcp`, { method: 'POST', headers: { ...MCP_HEADERS, authorization: `Bearer ${ws.admin.token}` }, body: JSON.stringify(message) });
+    const refusal = { jsonrpc: '2.0', error: { code: -32600, message: expect.stringContaining('batches are not supported') }, id: null };
+    const batches = [
+      Array.from({ length: 20 }, (_, i) => comment(i + 1)),
+      Array.from({ length: 100 }, (_, i) => ({ jsonrpc: '2.0', id: i + 1, method: 'tools/list' })),
+      [],
+    ];
+    for (const batch of batches) {
+      const response = await send(batch);
+      const text = await response.text();
+      expect([batch.length, response.status, JSON.parse(text)]).toEqual([batch.length, 400, refusal]);
+      expect(text.length).toBeLessThan(200);
+    }
+    expect((await system.api('GET', `/api/v1/issues/${issue.body.key}`, { token: ws.admin.token })).body.comments_total).toBe(0);
+    const alone = await send(comment(1));
+    expect(alone.status).toBe(200);
+    expect(await alone.json()).toMatchObject({ jsonrpc: '2.0', id: 1, result: { structuredContent: { body: 'Comment 1' } } });
+    expect((await system.api('GET', `/api/v1/issues/${issue.body.key}`, { token: ws.admin.token })).body.comments_total).toBe(1);
+  });
+
   test('when a token is past its rate limit, then /mcp answers 429 like /api/v1', async () => {
     const gateway = await system.startGateway({ RATE_LIMIT_PER_MINUTE: '2' });
     const { token } = await system.admin('token', 'create', '--user', String(ws.admin.id));

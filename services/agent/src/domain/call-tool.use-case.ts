@@ -22,12 +22,22 @@ export interface Caller {
  * Runs a tool as its REST operation: the arguments are checked against the operation's
  * own schema (path parameters beside the body's fields), then the owning service is
  * called with the caller's principal, so every decision and refusal is the REST one.
+ * A caller with as many calls running as the bound allows is refused at once (429).
  */
 export async function callTool(deps: AgentDeps, caller: Caller, tool: Tool, args: Record<string, unknown> = {}): Promise<ToolResult> {
-  const { status, result } = await run(deps, caller, tool, args);
+  const release = deps.callsInFlight.take(callerKey(caller.principal));
+  // The slot is held until the service call ends, even for a client gone before its
+  // answer: what is bounded is the work the services do, not the answers awaited.
+  const { status, result } = release ? await run(deps, caller, tool, args).finally(release) : refusal(tooManyCalls(deps.callsInFlight.limit));
   deps.metrics.agent.toolCalls.inc({ tool: tool.name, status: String(status) });
   return result;
 }
+
+/** A user is one person in one workspace. */
+const callerKey = (principal: UserPrincipal) => `${principal.workspaceId}:${principal.userId}`;
+
+const tooManyCalls = (limit: number) =>
+  new AppError('rate_limited', `Too many tool calls in progress for this user: at most ${limit} at once. Retry once one of them has answered.`);
 
 async function run(deps: AgentDeps, caller: Caller, tool: Tool, args: Record<string, unknown>) {
   const parsed = tool.args.safeParse(args);

@@ -30,6 +30,10 @@ const jsonSchemaValidator = new AjvJsonSchemaValidator();
  */
 export function mcpRoutes(router: Router, deps: AgentDeps): void {
   router.post(MCP_PATH, async (req, res) => {
+    if (Array.isArray(req.body)) {
+      res.status(400).json(BATCH_REFUSED);
+      return;
+    }
     const caller: Caller = { principal: principalOf(res), proofs: proofsOf(res), requestId: res.locals.requestId };
     const server = mcpServer(deps, caller);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
@@ -52,6 +56,18 @@ export function mcpRoutes(router: Router, deps: AgentDeps): void {
       .json({ jsonrpc: '2.0', error: { code: ErrorCode.ConnectionClosed, message: 'Method not allowed: send JSON-RPC messages with POST.' }, id: null });
   });
 }
+
+/**
+ * One POST, one message: the protocol has had no JSON-RPC batches since revision
+ * 2025-06-18. An array (an empty one too) is refused before a server exists, so it calls
+ * no service and lists no tools, and a request the gateway counts once is one call.
+ * Shaped as the SDK transport's own refusals of a request: HTTP 400, -32600, id null.
+ */
+const BATCH_REFUSED = {
+  jsonrpc: '2.0',
+  error: { code: ErrorCode.InvalidRequest, message: 'Invalid Request: JSON-RPC batches are not supported; send one message per request.' },
+  id: null,
+};
 
 /** JSON-RPC -32602 with a plain message (McpError would prefix it with "MCP error -32602:", which clients add again). */
 const unknownTool = (name: string) =>
