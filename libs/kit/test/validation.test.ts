@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { AppError } from '../src/errors';
-import { parseBody, parseId } from '../src/validation';
+import { parseBody, parseId, parseQuery } from '../src/validation';
 
 function thrownBy(fn: () => unknown): unknown {
   try {
@@ -101,5 +101,30 @@ describe('parseBody', () => {
     ['missing', undefined],
   ])('when the body is %s, then the error is at path (body)', (_name, body) => {
     expect(errorsOf(body)).toEqual([{ path: '(body)', message: expect.any(String) }]);
+  });
+});
+
+describe('parseQuery', () => {
+  const Page = z.strictObject({ after_id: z.coerce.number().int().min(0).default(0), limit: z.coerce.number().int().min(1).max(50).default(50) });
+  const pathsOf = (query: Record<string, unknown>) => {
+    const error = thrownBy(() => parseQuery(Page, query));
+    expect(error).toMatchObject({ code: 'validation_failed', status: 422 });
+    return (error as AppError).extra.errors!.map((e) => e.path).sort();
+  };
+
+  test('when the parameters are whole numbers in range, then they come back as numbers, absent ones as their defaults', () => {
+    expect(parseQuery(Page, { after_id: '7', limit: '20' })).toEqual({ after_id: 7, limit: 20 });
+    expect(parseQuery(Page, {})).toEqual({ after_id: 0, limit: 50 });
+  });
+
+  test.each<[string, Record<string, unknown>, string[]]>([
+    ['empty', { limit: '' }, ['limit']],
+    ['in exponent notation', { limit: '1e1' }, ['limit']],
+    ['given twice', { limit: ['5', '6'] }, ['limit']],
+    ['nested', { limit: { a: '1' } }, ['limit']],
+    ['out of range', { limit: '51', after_id: '-1' }, ['after_id', 'limit']],
+    ['unknown', { offset: '3' }, ['offset']],
+  ])('when a parameter is %s, then 422 naming each once', (_name, query, paths) => {
+    expect(pathsOf(query)).toEqual(paths);
   });
 });

@@ -10,7 +10,7 @@ import {
   SEARCH_TRUNCATED_HEADER,
   WorklogCreate,
 } from '@tracker/contracts';
-import { answerOnce, idempotencyKeyOf, parseBody, sendJsonText } from '@tracker/kit';
+import { answerOnce, idempotencyKeyOf, parseBody, parseQuery, sendJsonText } from '@tracker/kit';
 import { contextOf } from '@tracker/authz';
 import { addComment } from '../domain/add-comment.use-case';
 import { addWorklog } from '../domain/add-worklog.use-case';
@@ -22,7 +22,6 @@ import { searchIssues } from '../domain/search-issues.use-case';
 import { updateIssue } from '../domain/update-issue.use-case';
 import { clientHolds, ifMatchPrecondition, issueEtag } from './conditional';
 import { commentJson, issueDetailsJson, issueJson, issueSummaryJson, listPageJson, worklogJson } from './json';
-import { parseQuery } from './query';
 
 /** Issue keys in paths are any string: a malformed key names no issue and answers 404. */
 export function issuesRoutes(router: Router, deps: IssuesDeps): void {
