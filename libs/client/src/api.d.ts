@@ -138,10 +138,30 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Members with their explicit and inherited roles, and the history of permission changes
+         * Members with their explicit and inherited roles, and the newest permission changes (50 at most, with their total)
          * @description Rights needed: `admin` of the queue or of the workspace.
          */
         get: operations["listQueuePermissions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/queues/{queue_id}/permissions/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Permission changes of a queue, oldest first, a page at a time
+         * @description Rights needed: `admin` of the queue or of the workspace.
+         */
+        get: operations["listQueuePermissionHistory"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1438,14 +1458,25 @@ export interface components {
              */
             at: string;
         };
-        /** @description Who may do what on a queue, and how that came to be. */
+        /** @description Who may do what on a queue, and how that came to be: the newest 50 permission changes, oldest first, and how many there are (`history_total`). GET /api/v1/queues/{queue_id}/permissions/history pages through the rest. */
         QueuePermissions: {
             /** @description The queue. */
             queue_id: number;
             /** @description Every user of the workspace, deactivated ones included, by id, with their roles on the queue. */
             members: components["schemas"]["QueueMember"][];
-            /** @description Every change of an explicit role on the queue, oldest first. */
+            /** @description The newest 50 changes of an explicit role on the queue at most, oldest first; GET …/permissions/history pages through all. */
             history: components["schemas"]["PermissionChange"][];
+            /** @description How many changes of an explicit role on the queue there are, counted up to 10,000. */
+            history_total: number;
+        };
+        /** @description A page of a queue's permission history. */
+        PermissionChangePage: {
+            /** @description Changes of an explicit role on the queue, oldest first, at most `limit`. */
+            items: components["schemas"]["PermissionChange"][];
+            /** @description How many changes of an explicit role on the queue there are, counted up to 10,000. */
+            total: number;
+            /** @description The `after_id` of the next page; null on the last page. */
+            next_after_id: number | null;
         };
         /** @description A user's permission on a queue after a change. */
         QueuePermission: {
@@ -2828,10 +2859,68 @@ export interface operations {
                      *           "inherited_role": null
                      *         }
                      *       ],
-                     *       "history": []
+                     *       "history": [],
+                     *       "history_total": 0
                      *     }
                      */
                     "application/json": components["schemas"]["QueuePermissions"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listQueuePermissionHistory: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Where the page starts: 0 (the default) for the first page, then `next_after_id` of the previous page.
+                 * @example 0
+                 */
+                after_id?: number;
+                /**
+                 * @description Items per page, 1 to 50 (default 50).
+                 * @example 50
+                 */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description A queue id (an integer from 1 to 2147483647).
+                 * @example 1
+                 */
+                queue_id: components["parameters"]["QueueId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description At most `limit` items after `after_id`, the total, and where the next page starts. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "items": [],
+                     *       "total": 0,
+                     *       "next_after_id": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PermissionChangePage"];
                 };
             };
             400: components["responses"]["BadRequest"];

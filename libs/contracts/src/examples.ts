@@ -19,7 +19,7 @@ import type {
   WorklogCreate,
   WorklogPage,
 } from './issues';
-import type { QueueMember, QueuePermission, QueuePermissionInput, QueuePermissions } from './permissions';
+import type { PermissionChangePage, QueueMember, QueuePermission, QueuePermissionInput, QueuePermissions } from './permissions';
 import { PROBLEM_CODES, problemType, type ProblemCode } from './problem';
 import { STANDARD_STATUSES, type Queue, type QueueCreate, type QueueSettings, type Status } from './queues';
 import type { DashboardStatistics, StatisticsResult } from './statistics';
@@ -239,7 +239,8 @@ export const RESPONSE_EXAMPLES = {
   createQueue: operations satisfies Queue,
   updateQueue: { ...website, description: REQUEST_EXAMPLES.updateQueue.description, updated_at: at('10:03') } satisfies Queue,
   listStatuses: [...website.statuses, ...operations.statuses] satisfies Status[],
-  listQueuePermissions: { queue_id: 1, members: [adaOnWebsite, bobWithoutAccess], history: [] } satisfies QueuePermissions,
+  listQueuePermissions: { queue_id: 1, members: [adaOnWebsite, bobWithoutAccess], history: [], history_total: 0 } satisfies QueuePermissions,
+  listQueuePermissionHistory: { items: [], total: 0, next_after_id: null } satisfies PermissionChangePage,
   setQueuePermission: { ...bobWithoutAccess, queue_id: 1, role: 'read-write', role_source: 'explicit', explicit_role: 'read-write' } satisfies QueuePermission,
   revokeQueuePermission: { ...bobWithoutAccess, queue_id: 1 } satisfies QueuePermission,
   createIssue: web2 satisfies Issue,

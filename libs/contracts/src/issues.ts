@@ -24,11 +24,12 @@ export const ISSUE_LIMITS = {
 /**
  * What one issue read, one page of its lists and one search row may carry, so that no
  * answer grows with what users add to an issue (README: Limits; services/issues/README.md).
+ * A queue's permission history is embedded and paged by the same numbers.
  */
 export const ISSUE_READ_LIMITS = {
-  /** The newest comments, worklogs, history entries, links and subtasks GET /issues/{key} embeds, each. */
+  /** The newest comments, worklogs, history entries, links and subtasks GET /issues/{key} embeds, each (and permission changes GET /queues/{queue_id}/permissions). */
   embedded: 50,
-  /** Items per page of GET /issues/{key}/{comments,worklogs,history,links,subtasks}: at most (so no page is larger than a read), and by default. */
+  /** Items per page of GET /issues/{key}/{comments,worklogs,history,links,subtasks} and GET /queues/{queue_id}/permissions/history: at most (so no page is larger than a read), and by default. */
   pageMax: 50,
   pageDefault: 50,
   /** `*_total` and a page's `total` count up to this many (so counting costs as little as the reading). */
@@ -267,11 +268,13 @@ export const IssueLink = IssueRef.extend({
 export type IssueLink = z.infer<typeof IssueLink>;
 
 const counted = ISSUE_READ_LIMITS.counted.toLocaleString('en-US');
-const embedded = (item: z.ZodType, what: string, path: string) =>
+/** A list a read embeds only the newest of (an issue's, a queue's permission history); GET …/`path` pages through all. */
+export const embeddedList = (item: z.ZodType, what: string, path: string) =>
   z.array(item).max(ISSUE_READ_LIMITS.embedded).meta({
     description: `The newest ${ISSUE_READ_LIMITS.embedded} ${what} at most, oldest first; GET …/${path} pages through all.`,
   });
-const total = (what: string) =>
+/** How many items such a list holds, counted up to ISSUE_READ_LIMITS.counted. */
+export const listTotal = (what: string) =>
   z.number().int().min(0).max(ISSUE_READ_LIMITS.counted).meta({ description: `How many ${what} there are, counted up to ${counted}.` });
 
 /**
@@ -280,16 +283,16 @@ const total = (what: string) =>
  * through the rest.
  */
 export const IssueDetails = Issue.extend({
-  comments: embedded(Comment, 'comments', 'comments'),
-  comments_total: total('comments'),
-  worklogs: embedded(Worklog, 'worklogs', 'worklogs'),
-  worklogs_total: total('worklogs'),
-  history: embedded(HistoryEntry, 'history entries', 'history'),
-  history_total: total('history entries'),
-  links: embedded(IssueLink, 'readable links', 'links'),
-  links_total: total('readable links'),
-  subtasks: embedded(IssueRef, 'readable subtasks', 'subtasks'),
-  subtasks_total: total('readable subtasks'),
+  comments: embeddedList(Comment, 'comments', 'comments'),
+  comments_total: listTotal('comments'),
+  worklogs: embeddedList(Worklog, 'worklogs', 'worklogs'),
+  worklogs_total: listTotal('worklogs'),
+  history: embeddedList(HistoryEntry, 'history entries', 'history'),
+  history_total: listTotal('history entries'),
+  links: embeddedList(IssueLink, 'readable links', 'links'),
+  links_total: listTotal('readable links'),
+  subtasks: embeddedList(IssueRef, 'readable subtasks', 'subtasks'),
+  subtasks_total: listTotal('readable subtasks'),
 });
 export type IssueDetails = z.infer<typeof IssueDetails>;
 
@@ -304,9 +307,10 @@ export const IssueSummary = Issue.extend({
 export type IssueSummary = z.infer<typeof IssueSummary>;
 
 /**
- * Query of GET /issues/{key}/{comments,worklogs,history,links,subtasks}: keyset pages,
- * oldest first. `after_id` is 0 for the first page, then the `next_after_id` of the last
- * answer (the same paging as the internal snapshot).
+ * Query of GET /issues/{key}/{comments,worklogs,history,links,subtasks} and of
+ * GET /queues/{queue_id}/permissions/history: keyset pages, oldest first. `after_id` is 0
+ * for the first page, then the `next_after_id` of the last answer (the same paging as the
+ * internal snapshot).
  */
 export const ListPage = z.strictObject({
   after_id: z.coerce
@@ -326,15 +330,16 @@ export const ListPage = z.strictObject({
 });
 export type ListPage = z.infer<typeof ListPage>;
 
-const page = <T extends z.ZodType>(item: T, what: string, order = 'oldest first') =>
+/** The answer to a ListPage query: at most `limit` items, the list's total, and where the next page starts. */
+export const listPage = <T extends z.ZodType>(item: T, what: string, order = 'oldest first') =>
   z.object({
     items: z.array(item).max(ISSUE_READ_LIMITS.pageMax).meta({ description: `${what}, ${order}, at most \`limit\`.` }),
-    total: total(what.toLowerCase()),
+    total: listTotal(what.toLowerCase()),
     next_after_id: Id.nullable().meta({ description: 'The `after_id` of the next page; null on the last page.' }),
   });
 
-export const CommentPage = page(Comment, 'Comments');
-export const WorklogPage = page(Worklog, 'Worklogs');
-export const HistoryPage = page(HistoryEntry, 'History entries');
-export const LinkPage = page(IssueLink, 'Links the caller can read');
-export const SubtaskPage = page(IssueRef, 'Subtasks the caller can read', 'by id');
+export const CommentPage = listPage(Comment, 'Comments');
+export const WorklogPage = listPage(Worklog, 'Worklogs');
+export const HistoryPage = listPage(HistoryEntry, 'History entries');
+export const LinkPage = listPage(IssueLink, 'Links the caller can read');
+export const SubtaskPage = listPage(IssueRef, 'Subtasks the caller can read', 'by id');

@@ -27,7 +27,7 @@ import {
   WorklogCreate,
   WorklogPage,
 } from './issues';
-import { PermissionChange, QueueMember, QueuePermission, QueuePermissionInput, QueuePermissions } from './permissions';
+import { PermissionChange, PermissionChangePage, QueueMember, QueuePermission, QueuePermissionInput, QueuePermissions } from './permissions';
 import { FieldError, PROBLEM_CODES, Problems, type ProblemCode } from './problem';
 import { PATH_PARAMETERS, type PathParam } from './path-params';
 import { Queue, QueueCreate, QueueSettings, Status } from './queues';
@@ -131,7 +131,11 @@ const RESPONSE_SCHEMAS = {
   DashboardStatistics: [DashboardStatistics, 'The statistics of each widget of a dashboard, in the widgets\' order.'],
   QueueMember: [QueueMember, 'A user of the workspace with their roles on one queue.'],
   PermissionChange: [PermissionChange, 'One grant, change or revoke of an explicit role on a queue.'],
-  QueuePermissions: [QueuePermissions, 'Who may do what on a queue, and how that came to be.'],
+  QueuePermissions: [
+    QueuePermissions,
+    `Who may do what on a queue, and how that came to be: the newest ${ISSUE_READ_LIMITS.embedded} permission changes, oldest first, and how many there are (\`history_total\`). GET /api/v1/queues/{queue_id}/permissions/history pages through the rest.`,
+  ],
+  PermissionChangePage: [PermissionChangePage, 'A page of a queue\'s permission history.'],
   QueuePermission: [QueuePermission, 'A user\'s permission on a queue after a change.'],
   FieldError: [FieldError, 'One failing field of a 422 `validation_failed`.'],
 } satisfies Record<string, [z.ZodType, string]>;
@@ -338,6 +342,9 @@ export interface ApiOperation {
   public?: true;
 }
 
+/** What a keyset page (query ListPage) answers. */
+const PAGE_ANSWER = 'At most `limit` items after `after_id`, the total, and where the next page starts.';
+
 /** GET /api/v1/issues/{key}/<list>: a keyset page of one of the lists an issue read embeds the newest of. */
 function listOperation(list: string, operationId: string, summary: string, schema: ResponseSchemaName): ApiOperation[] {
   return [
@@ -345,7 +352,7 @@ function listOperation(list: string, operationId: string, summary: string, schem
       method: 'get', path: `/api/v1/issues/{key}/${list}`, operationId, tag: 'Issues', service: 'issues',
       summary, rights: 'read on the issue\'s queue', query: 'ListPage',
       errors: ['not_found'],
-      success: { status: 200, description: `At most \`limit\` items after \`after_id\`, the total, and where the next page starts.`, schema },
+      success: { status: 200, description: PAGE_ANSWER, schema },
     },
   ];
 }
@@ -355,8 +362,9 @@ const EMPTY_LISTS = 'An empty id list (`"queue_ids": []`, `status_ids`, `assigne
 
 /**
  * Every operation of /api/v1: the core operations (docs/decisions.md), those beyond them
- * (EXTENSION_OPERATIONS: the list operations that page through what an issue read embeds
- * only the newest of, a dashboard's statistics in one request), and the document itself.
+ * (EXTENSION_OPERATIONS: the list operations that page through what an issue read and a
+ * queue's permissions read embed only the newest of, a dashboard's statistics in one
+ * request), and the document itself.
  */
 export const API_OPERATIONS: readonly ApiOperation[] = [
   {
@@ -400,9 +408,15 @@ export const API_OPERATIONS: readonly ApiOperation[] = [
   },
   {
     method: 'get', path: '/api/v1/queues/{queue_id}/permissions', operationId: 'listQueuePermissions', tag: 'Permissions', service: 'access',
-    summary: 'Members with their explicit and inherited roles, and the history of permission changes', rights: '`admin` of the queue or of the workspace',
+    summary: `Members with their explicit and inherited roles, and the newest permission changes (${ISSUE_READ_LIMITS.embedded} at most, with their total)`, rights: '`admin` of the queue or of the workspace',
     errors: ['forbidden', 'not_found'],
     success: { status: 200, description: 'The queue\'s permissions.', schema: 'QueuePermissions' },
+  },
+  {
+    method: 'get', path: '/api/v1/queues/{queue_id}/permissions/history', operationId: 'listQueuePermissionHistory', tag: 'Permissions', service: 'access',
+    summary: 'Permission changes of a queue, oldest first, a page at a time', rights: '`admin` of the queue or of the workspace', query: 'ListPage',
+    errors: ['forbidden', 'not_found'],
+    success: { status: 200, description: PAGE_ANSWER, schema: 'PermissionChangePage' },
   },
   {
     method: 'put', path: '/api/v1/queues/{queue_id}/permissions/{user_id}', operationId: 'setQueuePermission', tag: 'Permissions', service: 'access',
@@ -524,8 +538,8 @@ export const API_OPERATIONS: readonly ApiOperation[] = [
   },
 ];
 
-/** Operations beyond the core operations (docs/decisions.md): the issue list pages and a dashboard's statistics in one request. */
-export const EXTENSION_OPERATIONS = ['listComments', 'listWorklogs', 'listHistory', 'listLinks', 'listSubtasks', 'getDashboardStatistics'] as const;
+/** Operations beyond the core operations (docs/decisions.md): the issue list pages, a dashboard's statistics in one request and the permission history pages. */
+export const EXTENSION_OPERATIONS = ['listComments', 'listWorklogs', 'listHistory', 'listLinks', 'listSubtasks', 'getDashboardStatistics', 'listQueuePermissionHistory'] as const;
 
 /** Refusals any authenticated operation may answer (gateway and service alike). */
 const COMMON_ERRORS: ProblemCode[] = [
@@ -720,6 +734,7 @@ const TAGS: Record<string, string> = {
 
 /** Additions to v1, newest first (the same list, dated, is docs/api-changelog.md). */
 export const CHANGES_WITHIN_V1 = [
+  '2026-11-29: GET /api/v1/queues/{queue_id}/permissions embeds the newest 50 permission changes, no longer all of them, with `history_total`; GET /api/v1/queues/{queue_id}/permissions/history pages through all of them.',
   '2026-11-25: GET /api/v1/dashboards/{dashboard_id}/statistics answers every widget of a dashboard in one request.',
   '2026-11-24: every schema, property, parameter and answer described and exemplified; conditional requests (`ETag`, `If-None-Match`, `If-Match`), `Idempotency-Key` and the search headers declared.',
   '2026-11-24: GET /api/v1/issues/{key}/comments, /worklogs, /history, /links and /subtasks page through what an issue read embeds the newest 50 of.',
@@ -734,6 +749,7 @@ const DESCRIPTION = `The REST API of Tracker, a team issue tracker organised in 
 - Search and statistics work on at most ${SEARCH_LIMIT} issues (the most recently updated): a search says how many matched in \`${SEARCH_TOTAL_HEADER}\` and whether it was cut in \`${SEARCH_TRUNCATED_HEADER}\`; statistics count every match in \`total\` and the ${SEARCH_LIMIT} used everywhere else. A search row carries the first ${ISSUE_READ_LIMITS.searchDescription} characters of the description (\`description_truncated\` says when there is more).
 - Filters (search, statistics, dashboard widgets): every filter given narrows the set. An empty id list (\`"queue_ids": []\`, \`status_ids\`, \`assignee_ids\`) selects nothing, as a computed selection that came out empty should; an absent one does not filter, nor do a null \`search\`, \`priority\`, \`category\` or \`label\`. Labels are kept once each and matched exactly (case-sensitively).
 - An issue read embeds the newest ${ISSUE_READ_LIMITS.embedded} of its comments, worklogs, history entries, links and subtasks, and how many there are (\`comments_total\`, …); GET /api/v1/issues/{key}/comments (worklogs, history, links, subtasks) pages through all of them with \`after_id\` and \`limit\` (1 to ${ISSUE_READ_LIMITS.pageMax}). History keeps at most ${ISSUE_READ_LIMITS.historyText.toLocaleString('en-US')} characters of a changed text. An issue holds at most ${ISSUE_LIMITS.commentsPerIssue.toLocaleString('en-US')} comments and ${ISSUE_LIMITS.worklogsPerIssue.toLocaleString('en-US')} worklogs.
+- A queue's permissions read (GET /api/v1/queues/{queue_id}/permissions) embeds the newest ${ISSUE_READ_LIMITS.embedded} permission changes and how many there are (\`history_total\`); GET /api/v1/queues/{queue_id}/permissions/history pages through all of them with \`after_id\` and \`limit\`, as the issue lists do.
 - Each token may make a limited number of requests per minute (429 \`rate_limited\` with \`Retry-After\` beyond it; \`RateLimit-Limit\` and \`RateLimit-Remaining\` tell where it stands). A client address with more than 60 failed authentications in a minute gets 429 on every request for the rest of that minute.
 - A request is judged when it has arrived whole: its body must follow its headers within 10 s (408 otherwise), and a token revoked or a role changed before the body's last byte no longer counts for it.
 - Every answer carries \`X-Request-Id\` (a valid one sent by the client is kept) and \`Cache-Control: no-store\`.

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { embeddedList, listPage, listTotal } from './issues';
 import { Id } from './queues';
 import { QueueRole } from './roles';
 import { WorkspaceRole } from './users';
@@ -39,13 +40,22 @@ export const PermissionChange = z.object({
 });
 export type PermissionChange = z.infer<typeof PermissionChange>;
 
-/** GET /queues/{queue_id}/permissions: every member of the workspace and the history, oldest first. */
+/**
+ * GET /queues/{queue_id}/permissions: every member of the workspace, and the newest
+ * ISSUE_READ_LIMITS.embedded changes (oldest first) with how many there are, as an issue
+ * read embeds its history: a queue admin can make changes without end, the read stays bounded.
+ */
 export const QueuePermissions = z.object({
   queue_id: Id.meta({ description: 'The queue.' }),
   members: z.array(QueueMember).meta({ description: 'Every user of the workspace, deactivated ones included, by id, with their roles on the queue.' }),
-  history: z.array(PermissionChange).meta({ description: 'Every change of an explicit role on the queue, oldest first.' }),
+  history: embeddedList(PermissionChange, 'changes of an explicit role on the queue', 'permissions/history'),
+  history_total: listTotal('changes of an explicit role on the queue'),
 });
 export type QueuePermissions = z.infer<typeof QueuePermissions>;
+
+/** GET /queues/{queue_id}/permissions/history: a keyset page (ListPage) of the changes, oldest first. */
+export const PermissionChangePage = listPage(PermissionChange, 'Changes of an explicit role on the queue');
+export type PermissionChangePage = z.infer<typeof PermissionChangePage>;
 
 /** PUT and DELETE /queues/{queue_id}/permissions/{user_id}: the user's permission afterwards. */
 export const QueuePermission = QueueMember.extend({ queue_id: Id.meta({ description: 'The queue.' }) });

@@ -33,6 +33,8 @@ const CORE_OPERATIONS = [
 const LIST_ENDPOINTS = ['comments', 'worklogs', 'history', 'links', 'subtasks'].map((list) => `GET /api/v1/issues/{key}/${list}`);
 /** Beyond the core operations too: a dashboard's statistics in one request (services/statistics/README.md). */
 const DASHBOARD_STATISTICS = 'GET /api/v1/dashboards/{dashboard_id}/statistics';
+/** And the pages of what a queue's permissions read embeds only the newest of. */
+const PERMISSION_HISTORY = 'GET /api/v1/queues/{queue_id}/permissions/history';
 const CREATIONS = ['POST /api/v1/queues', 'POST /api/v1/issues', 'POST /api/v1/issues/{key}/comments', 'POST /api/v1/issues/{key}/worklogs', 'POST /api/v1/dashboards'];
 
 const REQUEST_SCHEMA_NAMES = ['QueueCreate', 'QueueSettings', 'QueuePermissionInput', 'UserChanges', 'IssueCreate', 'IssueUpdate', 'CommentCreate', 'WorklogCreate', 'Filters', 'Widget', 'DashboardInput'];
@@ -84,14 +86,14 @@ describe('the OpenAPI document', () => {
     expect((await validateOpenApi(broken)).valid).toBe(false);
   });
 
-  test("then it documents exactly the core operations, the issue list pages, a dashboard's statistics and the document itself", () => {
-    expect(documented().map((o) => o.name).sort()).toEqual([...CORE_OPERATIONS, ...LIST_ENDPOINTS, DASHBOARD_STATISTICS, 'GET /api/v1/openapi.json'].sort());
+  test("then it documents exactly the core operations, the issue list pages, a dashboard's statistics, the permission history pages and the document itself", () => {
+    expect(documented().map((o) => o.name).sort()).toEqual([...CORE_OPERATIONS, ...LIST_ENDPOINTS, DASHBOARD_STATISTICS, PERMISSION_HISTORY, 'GET /api/v1/openapi.json'].sort());
     const extensions = API_OPERATIONS.filter((o) => (EXTENSION_OPERATIONS as readonly string[]).includes(o.operationId));
-    expect(extensions.map((o) => `${o.method.toUpperCase()} ${o.path}`).sort()).toEqual([...LIST_ENDPOINTS, DASHBOARD_STATISTICS].sort());
+    expect(extensions.map((o) => `${o.method.toUpperCase()} ${o.path}`).sort()).toEqual([...LIST_ENDPOINTS, DASHBOARD_STATISTICS, PERMISSION_HISTORY].sort());
   });
 
   test('then the list pages take after_id and limit in the query, and answer items, total and next_after_id', () => {
-    for (const name of LIST_ENDPOINTS) {
+    for (const name of [...LIST_ENDPOINTS, PERMISSION_HISTORY]) {
       const operation = documented().find((o) => o.name === name)!.operation;
       const query = operation.parameters.filter((p: any) => p.in === 'query');
       expect([name, query.map((p: any) => [p.name, p.required, p.schema])]).toEqual([
@@ -117,6 +119,17 @@ describe('the OpenAPI document', () => {
     expect(doc.paths['/api/v1/issues/search'].post.responses['200'].content['application/json'].schema.items).toEqual({ $ref: '#/components/schemas/IssueSummary' });
     expect(schemas.IssueSummary.required).toContain('description_truncated');
     expect(schemas.IssueSummary.properties.description.description).toContain('500 characters');
+  });
+
+  test('then a queue\'s permissions read documents its history as bounded, with its total, paged by GET …/permissions/history', () => {
+    expect(schemas.QueuePermissions.properties.history.maxItems).toBe(ISSUE_READ_LIMITS.embedded);
+    expect(schemas.QueuePermissions.required).toEqual(expect.arrayContaining(['history', 'history_total']));
+    expect(schemas.QueuePermissions.properties.history_total).toMatchObject({ type: 'integer', minimum: 0, maximum: ISSUE_READ_LIMITS.counted });
+    expect(schemas.PermissionChangePage.properties.items.items).toEqual({ $ref: '#/components/schemas/PermissionChange' });
+    const page = doc.paths['/api/v1/queues/{queue_id}/permissions/history'].get;
+    expect([page.operationId, page.tags, page.description]).toEqual(['listQueuePermissionHistory', ['Permissions'], 'Rights needed: `admin` of the queue or of the workspace.']);
+    expect(Object.keys(page.responses)).toEqual(expect.arrayContaining(['200', '403', '404', '422']));
+    expect(doc.info.description).toContain('GET /api/v1/queues/{queue_id}/permissions/history');
   });
 
   test('then creations answer 201 and everything else 200 (docs/decisions.md)', () => {

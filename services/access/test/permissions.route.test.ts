@@ -1,5 +1,6 @@
 import { devTrustedKeysText, parseTrustedKeys, verifiedPayload } from '@tracker/kit';
 import { aclCacheKey } from '@tracker/authz';
+import { ISSUE_READ_LIMITS } from '@tracker/contracts';
 import { startAccess, type AccessHarness } from './harness';
 
 const gateway = { kind: 'service', service: 'issues' } as const;
@@ -67,6 +68,147 @@ describe('GET /api/v1/queues/{queue_id}/permissions', () => {
   test.each(['abc', '0', '-3'])('when the queue id is %s, then 422', async (id) => {
     const s = await setup();
     expect((await access.call('GET', `/api/v1/queues/${id}/permissions`, { as: s.ws.admin.principal })).status).toBe(422);
+  });
+});
+
+/** The roles a change sets, in turn: each PUT changes the role, so each records one change. */
+const ROLES = ['read-only', 'read-write', 'admin'] as const;
+
+/** A queue whose member m1 had their role changed `count` times by the workspace admin; the changes as the API shows them, oldest first. */
+async function withChanges(count: number) {
+  const s = await setup();
+  const changes = [];
+  for (let n = 0; n < count; n++) {
+    const to = ROLES[n % ROLES.length]!;
+    expect((await grant(s, s.ws.admin.principal, s.m1.id, to)).status).toBe(200);
+    changes.push({ user_id: s.m1.id, from: n === 0 ? null : ROLES[(n - 1) % ROLES.length]!, to, actor_id: s.ws.admin.id, at: expect.any(String) });
+  }
+  return { ...s, changes };
+}
+
+/** Every change of the queue, following next_after_id from after_id=0; the pages as they came. */
+async function walk(path: string, as: any, limit: number) {
+  const pages = [];
+  for (let after = 0; ; ) {
+    const res = await access.call('GET', `${path}/history?after_id=${after}&limit=${limit}`, { as });
+    expect(res.status).toBe(200);
+    pages.push(res.body);
+    if (res.body.next_after_id === null) break;
+    expect(res.body.next_after_id).toBeGreaterThan(after);
+    after = res.body.next_after_id;
+  }
+  return pages;
+}
+
+describe('the permission history is bounded: the read embeds the newest, GET …/permissions/history pages', () => {
+  test('when a queue has 65 changes, then the read answers the newest 50, oldest first, and history_total 65', async () => {
+    const s = await withChanges(65);
+    const res = await access.call('GET', s.path, { as: s.ws.admin.principal });
+    expect(res.status).toBe(200);
+    expect(res.body.history).toHaveLength(ISSUE_READ_LIMITS.embedded);
+    expect(res.body.history).toEqual(s.changes.slice(-ISSUE_READ_LIMITS.embedded));
+    expect(res.body.history_total).toBe(65);
+  });
+
+  test('when the pages are followed from after_id=0, then every change comes once, oldest first, without gaps, and the last 50 are the read\'s', async () => {
+    const s = await withChanges(65);
+    const read = await access.call('GET', s.path, { as: s.ws.admin.principal });
+    const pages = await walk(s.path, s.ws.admin.principal, 20);
+    expect(pages.map((p) => [p.items.length, p.total])).toEqual([[20, 65], [20, 65], [20, 65], [5, 65]]);
+    const all = pages.flatMap((p) => p.items);
+    expect(all).toEqual(s.changes);
+    expect(all.slice(-ISSUE_READ_LIMITS.embedded)).toEqual(read.body.history);
+    // Without a query: the first page of 50, and where the next starts.
+    const first = await access.call('GET', `${s.path}/history`, { as: s.ws.admin.principal });
+    expect([first.status, first.body.items, first.body.total]).toEqual([200, s.changes.slice(0, 50), 65]);
+    const rest = await access.call('GET', `${s.path}/history?after_id=${first.body.next_after_id}`, { as: s.ws.admin.principal });
+    expect(rest.body).toEqual({ items: s.changes.slice(50), total: 65, next_after_id: null });
+  });
+
+  test('when the queue has no changes, or the page starts past the last, then no items and next_after_id null', async () => {
+    const s = await setup();
+    expect((await access.call('GET', `${s.path}/history`, { as: s.ws.admin.principal })).body).toEqual({ items: [], total: 0, next_after_id: null });
+    expect((await access.call('GET', s.path, { as: s.ws.admin.principal })).body).toMatchObject({ history: [], history_total: 0 });
+    await grant(s, s.ws.admin.principal, s.m1.id, 'read-only');
+    const past = await access.call('GET', `${s.path}/history?after_id=2147483647`, { as: s.ws.admin.principal });
+    expect(past.body).toEqual({ items: [], total: 1, next_after_id: null });
+  });
+
+  test('when another queue has changes, then they are neither listed nor counted', async () => {
+    const s = await withChanges(3);
+    const t = await withChanges(2);
+    expect((await access.call('GET', `${t.path}/history?limit=50`, { as: t.ws.admin.principal })).body).toEqual({ items: t.changes, total: 2, next_after_id: null });
+    expect((await access.call('GET', s.path, { as: s.ws.admin.principal })).body).toMatchObject({ history: s.changes, history_total: 3 });
+  });
+
+  test(`when a queue has more than ${ISSUE_READ_LIMITS.counted.toLocaleString('en-US')} changes, then the totals stop there and the read and a page stay bounded`, async () => {
+    const s = await withChanges(1);
+    await access.service.pool.query(
+      `INSERT INTO permission_changes (queue_id, user_id, actor_id, from_role, to_role) SELECT $1, $2, $3, 'read-only', 'read-write' FROM generate_series(1, $4::int)`,
+      [s.queueId, s.m1.id, s.ws.admin.id, ISSUE_READ_LIMITS.counted],
+    );
+    const read = await access.call('GET', s.path, { as: s.ws.admin.principal });
+    expect([read.body.history.length, read.body.history_total]).toEqual([ISSUE_READ_LIMITS.embedded, ISSUE_READ_LIMITS.counted]);
+    const page = await access.call('GET', `${s.path}/history?limit=${ISSUE_READ_LIMITS.pageMax}`, { as: s.ws.admin.principal });
+    expect([page.body.items.length, page.body.total, page.body.items[0]]).toEqual([ISSUE_READ_LIMITS.pageMax, ISSUE_READ_LIMITS.counted, s.changes[0]]);
+  });
+
+  test('when a queue admin (explicit) pages, then 200; read-write or read-only members get 403; members without a role and other workspaces 404 as for an unknown queue', async () => {
+    const s = await setup();
+    const m3 = await access.member(s.ws.id);
+    await grant(s, s.ws.admin.principal, s.m1.id, 'admin');
+    await grant(s, s.ws.admin.principal, s.m2.id, 'read-write');
+    await grant(s, s.ws.admin.principal, m3.id, 'read-only');
+    const history = `${s.path}/history`;
+    const own = await access.call('GET', history, { as: s.m1.principal });
+    expect([own.status, own.body.total]).toEqual([200, 3]);
+    for (const member of [s.m2, m3]) {
+      const res = await access.call('GET', history, { as: member.principal });
+      expect([res.status, res.body.code]).toEqual([403, 'forbidden']);
+      expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    }
+    const outsider = await access.member(s.ws.id);
+    const other = await access.workspace();
+    for (const stranger of [outsider.principal, other.admin.principal]) {
+      const hidden = await access.call('GET', history, { as: stranger });
+      const unknown = await access.call('GET', '/api/v1/queues/987654/permissions/history', { as: stranger });
+      expect([hidden.status, hidden.body.code]).toEqual([404, 'not_found']);
+      expect(hidden.body).toEqual(unknown.body);
+    }
+  });
+
+  test('when the query is not a page, then 422 problem naming each parameter, as the issue lists answer', async () => {
+    const s = await withChanges(1);
+    const cases: Array<[string, string[]]> = [
+      ['limit=0', ['limit']],
+      ['limit=51', ['limit']],
+      ['limit=abc', ['limit']],
+      ['limit=', ['limit']],
+      ['limit=1.5', ['limit']],
+      ['limit=1e1', ['limit']],
+      ['limit=-1', ['limit']],
+      ['after_id=-1', ['after_id']],
+      ['after_id=2147483648', ['after_id']],
+      ['after_id=99999999999', ['after_id']],
+      ['limit=5&limit=6', ['limit']],
+      ['limit[a]=1', ['limit[a]']],
+      ['offset=3', ['offset']],
+      ['limit=0&after_id=x&page=2', ['after_id', 'limit', 'page']],
+    ];
+    for (const [query, paths] of cases) {
+      const res = await access.call('GET', `${s.path}/history?${query}`, { as: s.ws.admin.principal });
+      expect({ query, status: res.status, code: res.body.code }).toEqual({ query, status: 422, code: 'validation_failed' });
+      expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+      expect({ query, paths: res.body.errors.map((e: { path: string }) => e.path).sort() }).toEqual({ query, paths });
+    }
+    for (const query of ['after_id=0&limit=50', 'limit=1', 'after_id=2147483647']) {
+      expect((await access.call('GET', `${s.path}/history?${query}`, { as: s.ws.admin.principal })).status).toBe(200);
+    }
+  });
+
+  test.each(['abc', '0', '-3'])('when the queue id is %s, then 422', async (id) => {
+    const s = await setup();
+    expect((await access.call('GET', `/api/v1/queues/${id}/permissions/history`, { as: s.ws.admin.principal })).status).toBe(422);
   });
 });
 

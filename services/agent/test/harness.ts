@@ -285,6 +285,8 @@ export const fixtures = {
     queue_id: queueId,
     members: [fixtures.member(7)],
     history: [{ user_id: 7, from: null, to: 'read-write', actor_id: 1, at: AT }],
+    history_total: 51,
   }),
+  permissionChangePage: () => ({ items: [{ user_id: 7, from: 'read-only', to: 'read-write', actor_id: 1, at: AT }], total: 51, next_after_id: 9 }),
   queuePermission: (queueId = 3, userId = 7) => ({ ...fixtures.member(userId), queue_id: queueId }),
 };

@@ -145,12 +145,12 @@ describe('initialize and tools/list', () => {
     });
   });
 
-  test('when the SDK client connects, then it sees server "tracker" with tools, and tools/list lists the 26 tools as defined', async () => {
+  test('when the SDK client connects, then it sees server "tracker" with tools, and tools/list lists the 27 tools as defined', async () => {
     const client = await clientFor(newCaller());
     expect(client.getServerVersion()).toEqual({ name: 'tracker', title: 'Tracker', version });
     expect(client.getServerCapabilities()).toEqual({ tools: { listChanged: false } });
     const { tools } = await client.listTools();
-    expect(tools).toHaveLength(26);
+    expect(tools).toHaveLength(27);
     expect(tools).toEqual(TOOLS.map((tool) => tool.definition));
     // Listing tools asks no service anything.
     expect(receivedBy()).toEqual(NOTHING);
@@ -203,6 +203,10 @@ const FORWARDS: ForwardCase[] = [
   {
     tool: 'get_queue_permissions', args: { queue_id: 3 }, service: 'access', method: 'GET', path: '/api/v1/queues/3/permissions',
     answer: { status: 200, value: permissions }, structured: permissions,
+  },
+  {
+    tool: 'list_queue_permission_history', args: { queue_id: 3, after_id: 8, limit: 1 }, service: 'access', method: 'GET', path: '/api/v1/queues/3/permissions/history?after_id=8&limit=1',
+    answer: { status: 200, value: fixtures.permissionChangePage() }, structured: fixtures.permissionChangePage(),
   },
   {
     tool: 'set_queue_permission', args: { queue_id: 3, user_id: 7, role: 'read-write' }, service: 'access', method: 'PUT', path: '/api/v1/queues/3/permissions/7',

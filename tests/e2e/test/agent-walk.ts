@@ -6,8 +6,8 @@ export const TOOL_NAMES = [
   'get_me', 'list_queues', 'create_queue', 'update_queue', 'list_statuses', 'list_users', 'update_user',
   'search_issues', 'get_issue', 'list_comments', 'list_worklogs', 'list_history', 'list_links', 'list_subtasks',
   'create_issue', 'update_issue', 'add_comment', 'add_worklog', 'get_statistics',
-  'list_dashboards', 'get_dashboard_statistics', 'create_dashboard', 'replace_dashboard', 'get_queue_permissions', 'set_queue_permission',
-  'revoke_queue_permission',
+  'list_dashboards', 'get_dashboard_statistics', 'create_dashboard', 'replace_dashboard', 'get_queue_permissions', 'list_queue_permission_history',
+  'set_queue_permission', 'revoke_queue_permission',
 ].sort();
 
 /**
@@ -107,6 +107,10 @@ export async function agentWalk(system: System, options: { fetch?: typeof fetch 
     expect(granted.data).toMatchObject({ user_id: ws.member.id, role: 'read-write', role_source: 'explicit' });
     const permissions = await call(admin, 'get_queue_permissions', { queue_id: queue.data.id });
     expect(permissions.data.history).toEqual([expect.objectContaining({ user_id: ws.member.id, from: null, to: 'read-write', actor_id: ws.admin.id })]);
+    expect(permissions.data.history_total).toBe(1);
+    // The changes get_queue_permissions embeds the newest of, a page at a time.
+    expect((await call(admin, 'list_queue_permission_history', { queue_id: queue.data.id, limit: 1 })).data).toEqual({ items: permissions.data.history, total: 1, next_after_id: null });
+    expect((await call(admin, 'list_queue_permission_history', { queue_id: queue.data.id, after_id: -1 })).problem).toMatchObject({ status: 422, code: 'validation_failed' });
     expect((await call(admin, 'revoke_queue_permission', { queue_id: queue.data.id, user_id: ws.member.id })).data).toMatchObject({ role: null });
     expect((await call(admin, 'update_user', { user_id: ws.member.id, name: 'Robert' })).data).toMatchObject({ id: ws.member.id, name: 'Robert' });
     return { ws, issueKey, queueId: queue.data.id as number };

@@ -77,6 +77,12 @@ describe('every tool beside its REST endpoint, for the same tokens', () => {
     { tool: 'search_issues', read: true, args: () => ({ queue_ids: [queueId] }), rest: (a) => ['POST', '/api/v1/issues/search', a] },
     { tool: 'list_dashboards', read: true, args: () => ({}), rest: () => ['GET', '/api/v1/dashboards'] },
     { tool: 'get_queue_permissions', read: true, args: () => ({ queue_id: queueId }), rest: (a) => ['GET', `/api/v1/queues/${a.queue_id}/permissions`] },
+    {
+      tool: 'list_queue_permission_history',
+      read: true,
+      args: () => ({ queue_id: queueId, after_id: 0, limit: 1 }),
+      rest: (a) => ['GET', `/api/v1/queues/${a.queue_id}/permissions/history?after_id=${a.after_id}&limit=${a.limit}`],
+    },
     { tool: 'get_statistics', args: () => ({ queue_ids: [queueId] }), rest: (a) => ['POST', '/api/v1/statistics', a] },
     // Not compared as a read: as_of may move between the two calls while events are applied.
     { tool: 'get_dashboard_statistics', args: () => ({ dashboard_id: dashboardId }), rest: (a) => ['GET', `/api/v1/dashboards/${a.dashboard_id}/statistics`] },
@@ -127,6 +133,8 @@ describe('every tool beside its REST endpoint, for the same tokens', () => {
     expect(table.search_issues).toEqual({ admin: 'ok', 'read-write': 'ok', 'read-only': 'ok', 'no grant': '403 forbidden', 'other workspace': '403 forbidden' });
     expect(table.replace_dashboard).toEqual({ admin: 'ok', 'read-write': '403 forbidden', 'read-only': '403 forbidden', 'no grant': '404 not_found', 'other workspace': '404 not_found' });
     expect(table.get_dashboard_statistics).toEqual(table.get_issue);
+    expect(table.get_queue_permissions).toEqual({ admin: 'ok', 'read-write': '403 forbidden', 'read-only': '403 forbidden', 'no grant': '404 not_found', 'other workspace': '404 not_found' });
+    expect(table.list_queue_permission_history).toEqual(table.get_queue_permissions);
     expect(table.update_user['read-write']).toBe('403 forbidden');
   }, 120_000);
 

@@ -6,11 +6,13 @@ import { seedWorkspace, startSystem, type System } from '@tracker/system-tests-s
  * published OpenAPI document: a read-write user piling comments and long description
  * edits onto one issue cannot grow its read past the documented bound; the rest is paged;
  * search rows carry a cut description; statistics still find text in the long
- * descriptions and comments (the replica gets them through events).
+ * descriptions and comments (the replica gets them through events); a queue admin
+ * changing roles without end cannot grow the permissions read either.
  */
 let system: System;
 let admin: string;
 let writer: string;
+let writerId: number;
 let queueId: number;
 
 beforeAll(async () => {
@@ -18,6 +20,7 @@ beforeAll(async () => {
   const ws = await seedWorkspace(system);
   admin = ws.admin.token;
   writer = ws.member.token;
+  writerId = ws.member.id;
   const queue = await system.api('POST', '/api/v1/queues', { token: admin, body: { key: 'BOUND', name: 'Bounded' } });
   queueId = queue.body.id;
   const grant = await system.api('PUT', `/api/v1/queues/${queueId}/permissions/${ws.member.id}`, { token: admin, body: { role: 'read-write' } });
@@ -77,3 +80,30 @@ test('when one user adds 60 comments of 50,000 characters and 10 description edi
     expect([search, total]).toEqual([search, 1]);
   }
 }, 120_000);
+
+test('when a queue admin changes a role 60 more times, then the permissions read carries the newest 50 changes and the total, and the history pages through all of them', async () => {
+  // Alternating roles, so each PUT records a change: with the grant above, 61 in all, ending read-write.
+  for (let n = 0; n < 60; n++) {
+    const res = await system.api('PUT', `/api/v1/queues/${queueId}/permissions/${writerId}`, { token: admin, body: { role: n % 2 ? 'read-write' : 'read-only' } });
+    expect(res.status).toBe(200);
+  }
+  const read = await system.api('GET', `/api/v1/queues/${queueId}/permissions`, { token: admin });
+  expect(read.status).toBe(200);
+  expect([read.body.history.length, read.body.history_total]).toEqual([ISSUE_READ_LIMITS.embedded, 61]);
+  expect(read.body.history.at(-1)).toMatchObject({ user_id: writerId, from: 'read-only', to: 'read-write' });
+
+  const pages = [];
+  for (let after = 0; ; ) {
+    const page = await system.api('GET', `/api/v1/queues/${queueId}/permissions/history?after_id=${after}&limit=20`, { token: admin });
+    expect(page.status).toBe(200);
+    pages.push(page.body);
+    if (page.body.next_after_id === null) break;
+    after = page.body.next_after_id;
+  }
+  expect(pages.map((p) => [p.items.length, p.total])).toEqual([[20, 61], [20, 61], [20, 61], [1, 61]]);
+  const all = pages.flatMap((p) => p.items);
+  expect(all[0]).toMatchObject({ user_id: writerId, from: null, to: 'read-write' });
+  expect(all.slice(-ISSUE_READ_LIMITS.embedded)).toEqual(read.body.history);
+  expect((await system.api('GET', `/api/v1/queues/${queueId}/permissions/history?limit=51`, { token: admin })).status).toBe(422);
+  expect((await system.api('GET', `/api/v1/queues/${queueId}/permissions/history`, { token: writer })).status).toBe(403);
+}, 60_000);

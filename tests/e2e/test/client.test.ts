@@ -51,7 +51,11 @@ test('every operation of the document works through the typed client', async () 
 
   const granted = await admin.PUT('/api/v1/queues/{queue_id}/permissions/{user_id}', { params: { path: { queue_id: queue.id, user_id: memberId } }, body: { role: 'read-write' } });
   expect(granted.data).toMatchObject({ role: 'read-write' });
-  expect((await admin.GET('/api/v1/queues/{queue_id}/permissions', { params: { path: { queue_id: queue.id } } })).data!.members.map((m) => m.user_id)).toContain(memberId);
+  const permissions = (await admin.GET('/api/v1/queues/{queue_id}/permissions', { params: { path: { queue_id: queue.id } } })).data!;
+  expect(permissions.members.map((m) => m.user_id)).toContain(memberId);
+  expect([permissions.history.length, permissions.history_total]).toEqual([1, 1]);
+  const history = await admin.GET('/api/v1/queues/{queue_id}/permissions/history', { params: { path: { queue_id: queue.id }, query: { after_id: 0, limit: 1 } } });
+  expect(history.data).toEqual({ items: permissions.history, total: 1, next_after_id: null });
 
   const issue = (await member.POST('/api/v1/issues', { body: { queue_id: queue.id, title: 'Typed', labels: ['client'] } })).data!;
   expect(issue).toMatchObject({ key: 'CLI-1', version: 1 });

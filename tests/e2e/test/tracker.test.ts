@@ -52,6 +52,7 @@ const expected: Record<string, Record<Role, number>> = {
   'POST /issues/{key}/worklogs': { none: 404, 'read-only': 403, 'read-write': 201, 'queue-admin': 201, 'workspace-admin': 201 },
   'POST /issues/search': { none: 403, 'read-only': 200, 'read-write': 200, 'queue-admin': 200, 'workspace-admin': 200 },
   'GET /queues/{id}/permissions': { none: 404, 'read-only': 403, 'read-write': 403, 'queue-admin': 200, 'workspace-admin': 200 },
+  'GET /queues/{id}/permissions/history': { none: 404, 'read-only': 403, 'read-write': 403, 'queue-admin': 200, 'workspace-admin': 200 },
   'PUT /queues/{id}/permissions/{user}': { none: 404, 'read-only': 403, 'read-write': 403, 'queue-admin': 200, 'workspace-admin': 200 },
 };
 
@@ -76,6 +77,8 @@ function call(endpoint: string, token: string) {
       return system.api('POST', '/api/v1/issues/search', { token, body: { queue_ids: [queue.id] } });
     case 'GET /queues/{id}/permissions':
       return system.api('GET', `/api/v1/queues/${queue.id}/permissions`, { token });
+    case 'GET /queues/{id}/permissions/history':
+      return system.api('GET', `/api/v1/queues/${queue.id}/permissions/history?after_id=0&limit=10`, { token });
     case 'PUT /queues/{id}/permissions/{user}':
       return system.api('PUT', `/api/v1/queues/${queue.id}/permissions/${ids['read-only']}`, { token, body: { role: 'read-only' } });
     default:
@@ -151,6 +154,7 @@ describe('workspace isolation', () => {
     expect((await system.api('POST', `/api/v1/issues/${issueKey}/comments`, { token, body: { body: 'hi' } })).status).toBe(404);
     expect((await system.api('PATCH', `/api/v1/queues/${queue.id}`, { token, body: { name: 'Hijack' } })).status).toBe(404);
     expect((await system.api('GET', `/api/v1/queues/${queue.id}/permissions`, { token })).status).toBe(404);
+    expect((await system.api('GET', `/api/v1/queues/${queue.id}/permissions/history`, { token })).status).toBe(404);
     expect((await system.api('POST', '/api/v1/issues', { token, body: { queue_id: queue.id, title: 'x' } })).status).toBe(403);
     expect((await system.api('POST', '/api/v1/issues/search', { token, body: { queue_ids: [queue.id] } })).status).toBe(403);
     const theirQueues = await system.api('GET', '/api/v1/queues', { token });

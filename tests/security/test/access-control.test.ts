@@ -347,7 +347,13 @@ describe('API1 object level authorization', () => {
           { endpoint, hidden: fillPath(path, { key: world.hidIssue.key }), missing: fillPath(path, { key: 'NOPE-1' }), ids: [world.hidIssue.key, 'NOPE-1'], body },
         ];
       }),
-      ...['PATCH /api/v1/queues/{queue_id}', 'GET /api/v1/queues/{queue_id}/permissions', 'PUT /api/v1/queues/{queue_id}/permissions/{user_id}', 'DELETE /api/v1/queues/{queue_id}/permissions/{user_id}'].map((endpoint) => {
+      ...[
+        'PATCH /api/v1/queues/{queue_id}',
+        'GET /api/v1/queues/{queue_id}/permissions',
+        'GET /api/v1/queues/{queue_id}/permissions/history',
+        'PUT /api/v1/queues/{queue_id}/permissions/{user_id}',
+        'DELETE /api/v1/queues/{queue_id}/permissions/{user_id}',
+      ].map((endpoint) => {
         const [method, path] = endpoint.split(' ') as [string, string];
         return {
           endpoint,
@@ -494,6 +500,7 @@ describe('API5 function level authorization', () => {
     'POST /api/v1/queues': { caller: rw, path: '/api/v1/queues' },
     'PATCH /api/v1/users/{user_id}': { caller: rw, path: `/api/v1/users/${rw.id}` },
     'GET /api/v1/queues/{queue_id}/permissions': { caller: rw, path: `/api/v1/queues/${world.hid.id}/permissions` },
+    'GET /api/v1/queues/{queue_id}/permissions/history': { caller: rw, path: `/api/v1/queues/${world.hid.id}/permissions/history` },
     'PUT /api/v1/queues/{queue_id}/permissions/{user_id}': { caller: rw, path: `/api/v1/queues/${world.hid.id}/permissions/${rw.id}` },
     'DELETE /api/v1/queues/{queue_id}/permissions/{user_id}': { caller: rw, path: `/api/v1/queues/${world.hid.id}/permissions/${ro.id}` },
     'PATCH /api/v1/queues/{queue_id}': { caller: rw, path: `/api/v1/queues/${world.hid.id}` },

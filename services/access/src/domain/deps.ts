@@ -2,7 +2,7 @@ import type { EventEnvelope } from '@tracker/events';
 import type { QueueRole, UserAcl } from '@tracker/contracts';
 import type { WorkspaceRole } from '@tracker/kit';
 import type { TokenOwner, User, UserChanges, UserWithWorkspace } from './model';
-import type { PermissionChangeRecord, QueueMember, QueueRef } from './permissions.model';
+import type { PermissionChangeRecord, PermissionHistory, PermissionHistoryPage, QueueMember, QueueRef } from './permissions.model';
 import type { NewToken } from './tokens';
 
 /** Port: workspaces. */
@@ -59,10 +59,13 @@ export interface PermissionsRepository {
   explicitRole(queueId: number, userId: number): Promise<QueueRole | null>;
   /** Writes the role (null revokes, keeping the row); returns the grant's new revision. */
   saveGrant(queueId: number, userId: number, role: QueueRole | null): Promise<number>;
-  recordChange(change: Omit<PermissionChangeRecord, 'at'> & { queueId: number }): Promise<void>;
+  recordChange(change: Omit<PermissionChangeRecord, 'id' | 'at'> & { queueId: number }): Promise<void>;
   /** Every user of the workspace with their explicit role on the queue (null if none). */
   members(workspaceId: number, queueId: number): Promise<QueueMember[]>;
-  history(queueId: number): Promise<PermissionChangeRecord[]>;
+  /** The newest ISSUE_READ_LIMITS.embedded changes of the queue, oldest first, and how many there are (up to ISSUE_READ_LIMITS.counted). */
+  newestHistory(queueId: number): Promise<PermissionHistory>;
+  /** Up to `limit` changes after the id `afterId`, oldest first, the count, and the id the next page starts after. */
+  historyPage(queueId: number, afterId: number, limit: number): Promise<PermissionHistoryPage>;
   /** A user's explicit grants; null if the user does not exist. */
   acl(userId: number): Promise<UserAcl | null>;
 }

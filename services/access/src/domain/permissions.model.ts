@@ -17,9 +17,22 @@ export interface QueueMember {
 }
 
 export interface PermissionChangeRecord {
+  /** Grows with every change: the order of the history and the key its pages start after. */
+  id: number;
   userId: number;
   actorId: number;
   fromRole: QueueRole | null;
   toRole: QueueRole | null;
   at: Date;
+}
+
+/** Changes of a queue's permissions, oldest first, and how many the queue has (counted up to a cap). */
+export interface PermissionHistory {
+  items: PermissionChangeRecord[];
+  total: number;
+}
+
+/** One keyset page of the changes: `nextAfterId` null on the last page. */
+export interface PermissionHistoryPage extends PermissionHistory {
+  nextAfterId: number | null;
 }

@@ -1,15 +1,17 @@
 import type { Router } from 'express';
 import {
   effectiveRole,
+  ListPage,
   QueuePermissionInput,
   type PermissionChange,
+  type PermissionChangePage,
   type QueueMember as QueueMemberJson,
   type QueuePermission,
   type QueuePermissions,
 } from '@tracker/contracts';
-import { parseBody, parseId, principalOf } from '@tracker/kit';
+import { parseBody, parseId, parseQuery, principalOf } from '@tracker/kit';
 import type { AccessDeps } from '../domain/deps';
-import { listQueuePermissions } from '../domain/list-queue-permissions.use-case';
+import { listQueuePermissionHistory, listQueuePermissions } from '../domain/list-queue-permissions.use-case';
 import type { PermissionChangeRecord, QueueMember } from '../domain/permissions.model';
 import { setQueuePermission } from '../domain/set-queue-permission.use-case';
 
@@ -40,7 +42,17 @@ export function permissionsRoutes(router: Router, deps: AccessDeps): void {
     const caller = principalOf(res);
     const queueId = parseId('queue_id', req.params.queue_id);
     const { queue, members, history } = await listQueuePermissions(deps, caller, queueId);
-    const body: QueuePermissions = { queue_id: queue.id, members: members.map(memberJson), history: history.map(changeJson) };
+    const body: QueuePermissions = { queue_id: queue.id, members: members.map(memberJson), history: history.items.map(changeJson), history_total: history.total };
+    res.json(body);
+  });
+
+  // The rest of what the read embeds the newest of, paged as an issue's lists are.
+  router.get('/api/v1/queues/:queue_id/permissions/history', async (req, res) => {
+    const caller = principalOf(res);
+    const queueId = parseId('queue_id', req.params.queue_id);
+    const page = parseQuery(ListPage, req.query as Record<string, unknown>);
+    const { items, total, nextAfterId } = await listQueuePermissionHistory(deps, caller, queueId, page);
+    const body: PermissionChangePage = { items: items.map(changeJson), total, next_after_id: nextAfterId };
     res.json(body);
   });
 
