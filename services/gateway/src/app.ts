@@ -13,9 +13,11 @@ import { openApiRoutes } from './routes/openapi.route';
 
 /**
  * Tokens from blocked clients that the cache cannot vouch for, resolved by the access
- * service at once: enough for the people behind a shared address, never a flood.
+ * service at once and per second, in each gateway process: enough for the people behind
+ * a shared address to get in, never a flood's worth of lookups (or of unknown-token
+ * entries in Redis).
  */
-const BLOCKED_CLIENT_RESOLVES = 4;
+const BLOCKED_CLIENT_RESOLVES = { atOnce: 4, perSecond: 20 };
 
 export interface GatewayService {
   app: express.Express;
@@ -34,7 +36,7 @@ export function createGatewayService(config: GatewayConfig, options: { isShuttin
     store: authStore(redis, config.internal.trusted, logger),
     access: accessClient({ baseUrl: config.upstreams.access, keys: config.internal, timeoutMs: config.auth.timeoutMs }),
     blockedClients: blockedClients(),
-    blockedClientResolves: inFlight(BLOCKED_CLIENT_RESOLVES),
+    blockedClientResolves: inFlight(BLOCKED_CLIENT_RESOLVES.atOnce, BLOCKED_CLIENT_RESOLVES.perSecond),
     limits: { requestsPerToken: config.rateLimit.perMinute, failuresPerClient: config.auth.failuresPerMinute },
     clock: () => new Date(),
   };

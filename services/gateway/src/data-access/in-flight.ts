@@ -1,12 +1,21 @@
 import type { InFlight } from '../domain/deps';
 
-/** At most `limit` at once in this process (0: none at all). */
-export function inFlight(limit: number): InFlight {
+/**
+ * At most `limit` at once in this process (0: none at all), and at most `perSecond` taken
+ * in any second (a bucket holding one second's worth, refilled as time passes).
+ */
+export function inFlight(limit: number, perSecond = Infinity, now: () => number = Date.now): InFlight {
   let taken = 0;
+  let bucket = perSecond;
+  let filledAt = now();
   return {
     tryTake() {
-      if (taken >= limit) return false;
+      const at = now();
+      bucket = Math.min(perSecond, bucket + ((at - filledAt) / 1000) * perSecond);
+      filledAt = at;
+      if (taken >= limit || bucket < 1) return false;
       taken++;
+      bucket--;
       return true;
     },
     release() {
