@@ -40,8 +40,10 @@ export async function buildService(name) {
     format: 'cjs',
     sourcemap: true,
     // Optional native bindings that packages load only if installed (pg's pg-native);
-    // left as runtime requires, which those packages wrap in try/catch.
-    external: ['pg-native'],
+    // left as runtime requires, which those packages wrap in try/catch. Argon2 is a
+    // prebuilt native addon that picks its binary at run time: required from the
+    // service's node_modules (a production dependency, so images carry it).
+    external: ['pg-native', '@node-rs/argon2'],
     legalComments: 'linked',
     logLevel: 'warning',
   });

@@ -41,8 +41,8 @@ import type { Me, User, UserChanges } from './users';
 const at = (time: string) => `2026-11-02T${time}:00.000Z`;
 const CREATED = at('09:00');
 
-const ada: User = { id: 1, workspace_id: 1, name: 'Ada', role: 'admin', active: true, created_at: CREATED, updated_at: CREATED };
-const bob: User = { id: 2, workspace_id: 1, name: 'Bob', role: 'member', active: true, created_at: CREATED, updated_at: CREATED };
+const ada: User = { id: 1, workspace_id: 1, name: 'Ada', role: 'admin', active: true, email: 'ada@example.com', created_at: CREATED, updated_at: CREATED };
+const bob: User = { id: 2, workspace_id: 1, name: 'Bob', role: 'member', active: true, email: 'bob@example.com', created_at: CREATED, updated_at: CREATED };
 const bobRenamed: User = { ...bob, name: 'Bob Stone', updated_at: at('10:01') };
 
 const statusesOf = (queueId: number, firstId: number): Status[] =>
@@ -314,6 +314,11 @@ const PROBLEM_DETAILS: Record<ProblemCode, string> = {
   version_conflict: 'Issue WEB-1 is at version 2, not 1.',
   last_active_admin: 'User 1 is the last active admin of the workspace.',
   queue_key_taken: 'The queue key WEB is already used in this workspace.',
+  email_taken: 'Another user already has this email.',
+  session_required: 'Personal tokens are made by a person signed in (with a session\'s token), not with another personal token.',
+  invalid_credentials: 'The email or the password is not right.',
+  invalid_setup_code: 'This setup link is not valid: it was used, has expired, or a newer one was made. Ask an admin for a new one.',
+  cross_site_request: 'Requests to /auth from another site are refused.',
   precondition_failed: 'If-Match names version 1 of WEB-1; its current version is 2.',
   payload_too_large: 'The body is larger than 1048576 bytes.',
   bad_request: 'The request is not valid HTTP.',

@@ -1,3 +1,4 @@
+export * from './accounts';
 export * from './dashboards';
 export * from './examples';
 export * from './filter-criteria';

@@ -259,6 +259,11 @@ const PROBLEM_RESPONSES: Record<ProblemCode, { description: string; headers?: He
   version_conflict: { description: 'The `version` sent is not the issue\'s current one (given in the body): re-read the issue and reconsider the change.' },
   last_active_admin: { description: 'The change would demote or deactivate the last active admin of the workspace.' },
   queue_key_taken: { description: 'The queue key is already used in this workspace.' },
+  email_taken: { description: 'Another user already has this email (emails are unique in the installation, whatever their case).' },
+  session_required: { description: 'Personal tokens are made by a person signed in: the request must come with a session\'s token (POST /auth/token), not a personal token.' },
+  invalid_credentials: { description: 'Sign-in refused: the email or the password is not right (an unknown email, a wrong password and a deactivated user answer alike).' },
+  invalid_setup_code: { description: 'The setup link\'s code is unknown, used, expired or superseded by a newer link.' },
+  cross_site_request: { description: 'A request to /auth from another site (its Origin or Sec-Fetch-Site) is refused.' },
   precondition_failed: {
     description:
       '`If-Match` names no tag of the issue\'s current version (given in the body): another change came first, or the tag is weak. Nothing was changed: re-read the issue and reconsider the change.',

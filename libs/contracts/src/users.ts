@@ -23,6 +23,10 @@ export const User = z.object({
   name: z.string().meta({ description: 'The user\'s name.' }),
   role: WorkspaceRole.meta({ description: 'The workspace role: `admin` (manages users and is admin of every queue) or `member`.' }),
   active: z.boolean().meta({ description: 'Whether the user may sign in: a deactivated user\'s tokens are refused.' }),
+  email: z
+    .string()
+    .nullable()
+    .meta({ description: 'The user\'s email, their sign-in name (unique, matched case-insensitively); `null` for a user made without one, who cannot sign in until given one with a setup link.', examples: ['ada@example.com'] }),
   created_at: z.iso.datetime().meta({ description: 'When the user was created (UTC).' }),
   updated_at: z.iso.datetime().meta({ description: 'When the user\'s name, role or activity last changed, or their creation (UTC).' }),
 });

@@ -45,6 +45,12 @@ export interface ServiceAppOptions extends BaseAppOptions {
   bodyLimit?: string;
   /** The paths callers reach through the gateway, as a signed user (default /api/v1). */
   userPaths?: string[];
+  /**
+   * The paths parts of the system call as themselves, with a service ticket checked
+   * against internalCallers (default /internal; the access service adds /auth, which the
+   * gateway forwards for people who are not signed in yet).
+   */
+  servicePaths?: string[];
 }
 
 /** Builds every service's express app the same way: ids, logs, health, the ticket, bodies (json-body.ts), errors. */
@@ -53,7 +59,7 @@ export function createServiceApp(options: ServiceAppOptions): express.Express {
   const userPaths = options.userPaths ?? ['/api/v1'];
   const readBody = jsonBodyReader(options.bodyLimit ?? '1mb');
   app.use(userPaths, acceptTicket(options, 'user', readBody));
-  app.use('/internal', acceptTicket(options, 'service', readBody));
+  app.use(options.servicePaths ?? ['/internal'], acceptTicket(options, 'service', readBody));
   const router = express.Router();
   options.routes(router);
   app.use(router);

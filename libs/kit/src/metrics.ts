@@ -15,6 +15,8 @@ export interface Metrics {
   agent: { toolCalls: Counter<'tool' | 'status'> };
   /** Registers a gauge read at scrape time; a probe that fails leaves the series out of that scrape. */
   gauge: (name: string, help: string, read: () => Promise<Array<{ labels?: Record<string, string>; value: number }>>, labelNames?: string[]) => void;
+  /** Registers a service's own counter; its labels must take a fixed set of values. */
+  counter: <L extends string>(name: string, help: string, labelNames: readonly L[]) => Counter<L>;
 }
 
 export const HTTP_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -43,6 +45,7 @@ export function createMetrics(service: string): Metrics {
         registers,
       }),
     },
+    counter: (name, help, labelNames) => new Counter({ name, help, labelNames: [...labelNames], registers }),
     gauge: (name, help, read, labelNames = []) => {
       new Gauge({
         name,

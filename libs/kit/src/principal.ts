@@ -41,8 +41,11 @@ import { isSigner, macPayload, openUnverified, sharedKeys, signedBy, signPayload
  */
 export const PRINCIPAL_HEADER = 'x-tracker-principal';
 
+/** The client's address as the gateway counts it (behind a proxy, from the proxy's header): what /auth throttles by. */
+export const CLIENT_HEADER = 'x-tracker-client';
+
 /** Headers only the gateway may set; it strips any copy a client sends. */
-export const INTERNAL_HEADERS = [PRINCIPAL_HEADER] as const;
+export const INTERNAL_HEADERS = [PRINCIPAL_HEADER, CLIENT_HEADER] as const;
 
 export type WorkspaceRole = 'admin' | 'member';
 

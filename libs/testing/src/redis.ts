@@ -4,9 +4,10 @@ import { randomBytes } from 'node:crypto';
  * Each jest worker runs one test file at a time and gets its own Redis database
  * (1–15 by worker id), so keys one system under test relies on globally (the cache
  * freshness key, rate-limit counters) are not touched by another file running beside it.
+ * A second jest run on the same machine sets TEST_REDIS_DB_OFFSET to keep off the first's.
  */
 export function testRedisDb(): number {
-  return (Number(process.env.JEST_WORKER_ID ?? 1) % 15) + 1;
+  return ((Number(process.env.JEST_WORKER_ID ?? 1) + Number(process.env.TEST_REDIS_DB_OFFSET ?? 0)) % 15) + 1;
 }
 
 /** Empties this worker's Redis database: a test file starts without keys of the previous one. */

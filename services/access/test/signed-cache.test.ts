@@ -28,7 +28,7 @@ describe('entries written by the access service', () => {
   test("when a token is resolved, then its principal is stored signed by the access key, for that token's key, expiring with its TTL", async () => {
     const ws = await access.workspace();
     const hash = hashToken(ws.admin.token);
-    const principal = await resolveToken(access.service.deps, hash);
+    const { principal } = await resolveToken(access.service.deps, hash);
     const text = (await access.redis.get(authCacheKey(hash)))!;
     expect(text).toMatch(/^v1\./);
     expect(() => JSON.parse(text)).toThrow(); // no plain JSON any more
@@ -45,7 +45,7 @@ describe('entries written by the access service', () => {
 
   test('when no token has a hash, then the unknown-token marker is stored signed, expiring in a minute', async () => {
     const hash = hashToken(`trk_${randomBytes(30).toString('hex')}`);
-    expect(await resolveToken(access.service.deps, hash)).toBeNull();
+    expect((await resolveToken(access.service.deps, hash)).principal).toBeNull();
     const text = (await access.redis.get(authCacheKey(hash)))!;
     expect(tokens.read(authCacheKey(hash), text)).toEqual({ ok: true, value: UNKNOWN_TOKEN });
     expect(payloadOf(text).exp).toBeLessThanOrEqual(Math.floor(Date.now() / 1000) + UNKNOWN_TOKEN_TTL_SECONDS);
@@ -88,7 +88,7 @@ describe('with an ACL user and password in REDIS_URL', () => {
       expect(await withAuth.service.redis.call('ACL', 'WHOAMI')).toBe(acl.user);
       const ws = await withAuth.workspace();
       const hash = hashToken(ws.admin.token);
-      const principal = await resolveToken(withAuth.service.deps, hash);
+      const { principal } = await resolveToken(withAuth.service.deps, hash);
       expect(tokens.read(authCacheKey(hash), (await access.redis.get(authCacheKey(hash)))!)).toEqual({ ok: true, value: principal });
     } finally {
       await withAuth.close();
@@ -102,7 +102,7 @@ describe('with an ACL user and password in REDIS_URL', () => {
       expect(wrong.service.redis.status).not.toBe('ready');
       const ws = await wrong.workspace();
       const hash = hashToken(ws.admin.token);
-      expect(await resolveToken(wrong.service.deps, hash)).toMatchObject({ userId: ws.admin.id });
+      expect((await resolveToken(wrong.service.deps, hash)).principal).toMatchObject({ userId: ws.admin.id });
       expect(await access.redis.exists(authCacheKey(hash))).toBe(0);
       await wrong.service.cache.keepFresh(); // a no-op, not a crash
     } finally {

@@ -21,6 +21,7 @@ describe('GET /api/v1/me', () => {
       name: expect.stringMatching(/^user-/),
       role: 'member',
       active: true,
+      email: null,
       created_at: expect.any(String),
       updated_at: expect.any(String),
       workspace: { id: ws.id, name: 'Acme' },

@@ -8,6 +8,7 @@ const aUser = (overrides: Partial<User> = {}): User => ({
   name: 'Ada',
   role: 'member',
   active: true,
+  email: null,
   createdAt: new Date('2024-01-01T00:00:00Z'),
   updatedAt: new Date('2024-01-01T00:00:00Z'),
   ...overrides,

@@ -6,9 +6,11 @@ import type { GatewayConfig } from './config';
 import { accessClient } from './data-access/access-client';
 import { authStore } from './data-access/auth-store';
 import { blockedClients } from './data-access/blocked-clients';
-import { inFlight } from './data-access/in-flight';
+import { inFlight, inFlightPerKey } from './data-access/in-flight';
+import { tokenUses } from './data-access/token-uses';
 import type { GatewayDeps } from './domain/deps';
 import { apiRoutes } from './routes/api.route';
+import { authRoutes } from './routes/auth.route';
 import { openApiRoutes } from './routes/openapi.route';
 
 /**
@@ -32,10 +34,13 @@ export function createGatewayService(config: GatewayConfig, options: { isShuttin
   const logger = createLogger('gateway', config.log.level);
   // Redis only speeds auth up and counts requests: commands fail fast while it is away.
   const redis = createRedis(config.redis.url, logger, { commandTimeoutMs: config.redis.timeoutMs });
+  const access = accessClient({ baseUrl: config.upstreams.access, keys: config.internal, timeoutMs: config.auth.timeoutMs });
+  const uses = tokenUses(access, config.tokenUseFlushMs, logger);
   const deps: GatewayDeps = {
     store: authStore(redis, config.internal.trusted, logger),
-    access: accessClient({ baseUrl: config.upstreams.access, keys: config.internal, timeoutMs: config.auth.timeoutMs }),
+    access,
     blockedClients: blockedClients(),
+    tokenUses: uses,
     blockedClientResolves: inFlight(BLOCKED_CLIENT_RESOLVES.atOnce, BLOCKED_CLIENT_RESOLVES.perSecond),
     limits: { requestsPerToken: config.rateLimit.perMinute, failuresPerClient: config.auth.failuresPerMinute },
     clock: () => new Date(),
@@ -45,10 +50,13 @@ export function createGatewayService(config: GatewayConfig, options: { isShuttin
   const router = express.Router();
   // The published schema needs no token, so it is mounted first.
   openApiRoutes(router);
-  apiRoutes(router, deps, config);
+  const clientsInFlight = inFlightPerKey(config.clientRequestsInFlight);
+  authRoutes(router, config, clientsInFlight);
+  apiRoutes(router, deps, config, clientsInFlight);
   app.use(router);
   finishApp(app);
   const close = async () => {
+    await uses.stop();
     redis.disconnect();
   };
   return { app, deps, redis, logger, metrics, close };

@@ -30,6 +30,8 @@ const Env = serviceEnv('gateway', {
    * address holds of the gateway: connections, headers and bodies being read.
    */
   CLIENT_REQUESTS_IN_FLIGHT: z.coerce.number().int().min(1).max(1_000_000).default(256),
+  /** How often the uses of tokens are sent to the access service (`last_used_at` is at most this late, plus the send). */
+  TOKEN_USE_FLUSH_MS: z.coerce.number().int().min(50).max(55_000).default(30_000),
   AUTH_TIMEOUT_MS: z.coerce.number().int().min(50).max(60_000).default(3_000),
   REDIS_TIMEOUT_MS: z.coerce.number().int().min(10).max(10_000).default(250),
 })
@@ -40,6 +42,7 @@ const Env = serviceEnv('gateway', {
     bodyTimeoutMs: env.BODY_TIMEOUT_MS,
     auth: { timeoutMs: env.AUTH_TIMEOUT_MS, failuresPerMinute: env.AUTH_FAILURES_PER_MINUTE, clientAddressHeader: env.CLIENT_ADDRESS_HEADER },
     clientRequestsInFlight: env.CLIENT_REQUESTS_IN_FLIGHT,
+    tokenUseFlushMs: env.TOKEN_USE_FLUSH_MS,
     redis: { url: env.REDIS_URL, timeoutMs: env.REDIS_TIMEOUT_MS },
     rateLimit: { perMinute: env.RATE_LIMIT_PER_MINUTE },
   }));

@@ -8,8 +8,8 @@ import type { CacheLookup, GatewayDeps } from '../src/domain/deps';
 import { newToken, principalOf } from './harness';
 
 /** The use case with in-memory ports: what it asks of each, and what it decides. */
-function fakeDeps(lookup: Partial<CacheLookup> = {}, options: { resolves?: UserPrincipal | null | Error; requestsPerToken?: number; failuresPerClient?: number } = {}) {
-  const calls = { lookups: 0, resolves: 0, failures: [] as string[], counted: [] as boolean[], countRequests: 0 };
+function fakeDeps(lookup: Partial<CacheLookup> = {}, options: { resolves?: UserPrincipal | null | 'expired' | Error; requestsPerToken?: number; failuresPerClient?: number } = {}) {
+  const calls = { lookups: 0, resolves: 0, failures: [] as string[], counted: [] as boolean[], countRequests: 0, used: [] as number[] };
   const deps: GatewayDeps = {
     store: {
       async lookup(_hash, _window, countRequest) {
@@ -33,6 +33,7 @@ function fakeDeps(lookup: Partial<CacheLookup> = {}, options: { resolves?: UserP
       },
     },
     blockedClients: blockedClients(),
+    tokenUses: { used: (tokenId) => void calls.used.push(tokenId) },
     blockedClientResolves: inFlight(2),
     limits: { requestsPerToken: options.requestsPerToken ?? 10, failuresPerClient: options.failuresPerClient ?? 3 },
     // 20 s into a window: Retry-After is 40.
@@ -133,6 +134,25 @@ describe('authenticate', () => {
     const { deps, calls } = fakeDeps({ token: principalOf(), requests: 2 });
     await authenticate(deps, request());
     expect([calls.counted, calls.countRequests]).toEqual([[true], 0]);
+  });
+});
+
+describe('authenticate, expiry and use', () => {
+  test('when the access service says the token has expired, then 401 saying so, and no failure counted against the client', async () => {
+    const { deps, calls } = fakeDeps({}, { resolves: 'expired' });
+    const error = await refusal(authenticate(deps, request('10.0.0.5')));
+    expect([error.status, error.detail]).toEqual([401, 'The token has expired: make a new one.']);
+    expect(calls.failures).toEqual([]);
+  });
+
+  test('when a request is let through, then its token\'s use is noted (for last_used_at), and a refused one\'s is not', async () => {
+    const principal = principalOf();
+    const { deps, calls } = fakeDeps({ token: principal, requests: 1 });
+    await authenticate(deps, request());
+    expect(calls.used).toEqual([principal.tokenId]);
+    const refused = fakeDeps({ token: principalOf(), requests: 11 });
+    await refusal(authenticate(refused.deps, request()));
+    expect(refused.calls.used).toEqual([]);
   });
 });
 

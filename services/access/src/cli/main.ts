@@ -1,7 +1,9 @@
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { AppError, type Logger } from '@tracker/kit';
+import { Email } from '@tracker/contracts';
 import { addUser } from '../domain/add-user.use-case';
+import { issueSetupLink } from '../domain/invite-user.use-case';
 import { createToken } from '../domain/create-token.use-case';
 import { createWorkspace } from '../domain/create-workspace.use-case';
 import type { AccessDeps } from '../domain/deps';
@@ -12,8 +14,9 @@ import { revokeToken } from '../domain/revoke-token.use-case';
  * JSON object; other tools rely on that contract.
  */
 const USAGE = `Usage: pnpm -s admin <command> [options] [--json]
-  workspace create --name NAME --admin-name NAME
-  user add --workspace ID --name NAME [--role member|admin]
+  workspace create --name NAME --admin-name NAME [--admin-email EMAIL]
+  user add --workspace ID --name NAME [--email EMAIL] [--role member|admin]
+  user setup-link --user ID [--email EMAIL]
   token create --user ID
   token revoke --token-id ID`;
 
@@ -37,18 +40,27 @@ interface Command {
 
 const commands: Record<string, Command> = {
   'workspace create': {
-    options: { name: { type: 'string' }, 'admin-name': { type: 'string' } },
-    input: z.object({ name, 'admin-name': name }).transform((o) => ({ name: o.name, adminName: o['admin-name'] })),
+    options: { name: { type: 'string' }, 'admin-name': { type: 'string' }, 'admin-email': { type: 'string' } },
+    input: z.object({ name, 'admin-name': name, 'admin-email': Email.optional() }).transform((o) => ({ name: o.name, adminName: o['admin-name'], adminEmail: o['admin-email'] })),
     run: createWorkspace,
-    describe: (r) => `Workspace ${r.workspace_id} created; admin user ${r.user_id}.\nToken (shown once): ${r.token}`,
+    describe: (r) => `Workspace ${r.workspace_id} created; admin user ${r.user_id}.\nToken (shown once): ${r.token}${setupLine(r)}`,
   },
   'user add': {
-    options: { workspace: { type: 'string' }, name: { type: 'string' }, role: { type: 'string' } },
+    options: { workspace: { type: 'string' }, name: { type: 'string' }, email: { type: 'string' }, role: { type: 'string' } },
     input: z
-      .object({ workspace: id, name, role: z.enum(['member', 'admin']).default('member') })
-      .transform((o) => ({ workspaceId: o.workspace, name: o.name, role: o.role })),
+      .object({ workspace: id, name, email: Email.optional(), role: z.enum(['member', 'admin']).default('member') })
+      .transform((o) => ({ workspaceId: o.workspace, name: o.name, role: o.role, email: o.email })),
     run: addUser,
-    describe: (r) => `User ${r.user_id} added.\nToken (shown once): ${r.token}`,
+    describe: (r) => `User ${r.user_id} added.\nToken (shown once): ${r.token}${setupLine(r)}`,
+  },
+  'user setup-link': {
+    options: { user: { type: 'string' }, email: { type: 'string' } },
+    input: z.object({ user: id, email: Email.optional() }).transform((o) => ({ userId: o.user, email: o.email })),
+    run: async (deps, input: { userId: number; email?: string }) => {
+      const { userId, setupUrl } = await issueSetupLink(deps, 'operator', input.userId, input.email);
+      return { user_id: userId, setup_url: setupUrl };
+    },
+    describe: (r) => `Setup link for user ${r.user_id} (good for 72 hours, once; earlier links are void):\n${r.setup_url}`,
   },
   'token create': {
     options: { user: { type: 'string' } },
@@ -63,6 +75,9 @@ const commands: Record<string, Command> = {
     describe: (r) => `Token ${r.token_id} revoked.`,
   },
 };
+
+/** The setup link line of an answer that has one: hand it to the person, who sets a password there. */
+const setupLine = (r: { setup_url?: string }) => (r.setup_url ? `\nSetup link (good for 72 hours, once): ${r.setup_url}` : '');
 
 function parse(argv: string[]) {
   const key = argv.slice(0, 2).join(' ');

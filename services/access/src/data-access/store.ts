@@ -5,6 +5,8 @@ import { cacheDebtsRepository } from './cache-debts.repository';
 import { outboxRepository } from './outbox.repository';
 import { permissionsRepository } from './permissions.repository';
 import { queuesRepository } from './queues.repository';
+import { sessionsRepository } from './sessions.repository';
+import { setupLinksRepository } from './setup-links.repository';
 import { tokensRepository } from './tokens.repository';
 import { usersRepository } from './users.repository';
 import { workspacesRepository } from './workspaces.repository';
@@ -14,6 +16,8 @@ function repositories(sql: Sql): Repositories {
     workspaces: workspacesRepository(sql),
     users: usersRepository(sql),
     tokens: tokensRepository(sql),
+    sessions: sessionsRepository(sql),
+    setupLinks: setupLinksRepository(sql),
     queues: queuesRepository(sql),
     permissions: permissionsRepository(sql),
     cacheDebts: cacheDebtsRepository(sql),

@@ -1,9 +1,12 @@
 import { prepared, type Sql } from '@tracker/kit';
 import type { UsersRepository } from '../domain/deps';
-import type { User } from '../domain/model';
+import type { SignInUser, User } from '../domain/model';
 
 /** A user row (alias u) as the domain's User. */
-const USER_COLUMNS = `u.id, u.workspace_id AS "workspaceId", u.name, u.role::text AS role, u.active, u.created_at AS "createdAt", u.updated_at AS "updatedAt"`;
+const USER_COLUMNS = `u.id, u.workspace_id AS "workspaceId", u.name, u.role::text AS role, u.active, u.email, u.created_at AS "createdAt", u.updated_at AS "updatedAt"`;
+
+/** A unique index refused the write (an email another user has). */
+const isUniqueViolation = (err: unknown) => (err as { code?: string }).code === '23505';
 
 export function usersRepository(c: Sql): UsersRepository {
   return {
@@ -39,13 +42,33 @@ export function usersRepository(c: Sql): UsersRepository {
     },
 
     async create(user) {
+      // ON CONFLICT: an email another user has makes no row (null), whoever committed it first.
       const rows = await prepared<{ id: number }>(
         c,
         'users.create',
-        `INSERT INTO users (workspace_id, name, role) VALUES ($1, $2, $3::workspace_role) RETURNING id`,
-        [user.workspaceId, user.name, user.role],
+        `INSERT INTO users (workspace_id, name, role, email, email_key) VALUES ($1, $2, $3::workspace_role, $4, $5) ON CONFLICT (email_key) DO NOTHING RETURNING id`,
+        [user.workspaceId, user.name, user.role, user.email ?? null, user.emailKey ?? null],
       );
-      return rows[0]!.id;
+      return rows[0]?.id ?? null;
+    },
+
+    async findByEmailKey(emailKey) {
+      const rows = await prepared<SignInUser>(c, 'users.find-by-email', `SELECT id, active, password_hash AS "passwordHash" FROM users WHERE email_key = $1`, [emailKey]);
+      return rows[0] ?? null;
+    },
+
+    async setEmail(userId, email, emailKey) {
+      try {
+        await prepared(c, 'users.set-email', `UPDATE users SET email = $2, email_key = $3, updated_at = now() WHERE id = $1`, [userId, email, emailKey]);
+        return true;
+      } catch (err) {
+        if (isUniqueViolation(err)) return false;
+        throw err;
+      }
+    },
+
+    async setPassword(userId, passwordHash) {
+      await prepared(c, 'users.set-password', `UPDATE users SET password_hash = $2 WHERE id = $1`, [userId, passwordHash]);
     },
 
     async countActiveAdmins(workspaceId) {

@@ -1,16 +1,21 @@
 import { AppError, type WorkspaceRole } from '@tracker/kit';
 import type { AccessDeps } from './deps';
+import { accessErrors } from './access.errors';
+import { emailKeyOf } from './accounts.rules';
+import { newSetupLink } from './invite-user.use-case';
 import { generateToken } from './tokens';
 
-/** Operator command: a new user in a workspace, with a first token. */
-export async function addUser(deps: Pick<AccessDeps, 'store'>, input: { workspaceId: number; name: string; role: WorkspaceRole }) {
+/** Operator command: a new user in a workspace, with a first token; with an email, also their setup link. */
+export async function addUser(deps: Pick<AccessDeps, 'store' | 'clock' | 'accounts'>, input: { workspaceId: number; name: string; role: WorkspaceRole; email?: string }) {
   const token = generateToken();
-  const userId = await deps.store.transaction(async (tx) => {
+  const created = await deps.store.transaction(async (tx) => {
     if (!(await tx.workspaces.exists(input.workspaceId))) return null;
-    const id = await tx.users.create({ workspaceId: input.workspaceId, name: input.name, role: input.role });
+    const email = input.email;
+    const id = await tx.users.create({ workspaceId: input.workspaceId, name: input.name, role: input.role, email, emailKey: email && emailKeyOf(email) });
+    if (id === null) throw accessErrors.emailTaken();
     await tx.tokens.create(id, token);
-    return id;
+    return { id, setupUrl: email ? await newSetupLink(deps, tx, id) : undefined };
   });
-  if (userId === null) throw new AppError('not_found', `Workspace ${input.workspaceId} does not exist.`);
-  return { user_id: userId, token: token.token };
+  if (created === null) throw new AppError('not_found', `Workspace ${input.workspaceId} does not exist.`);
+  return { user_id: created.id, token: token.token, ...(created.setupUrl ? { setup_url: created.setupUrl } : {}) };
 }

@@ -1,14 +1,24 @@
 import type { AccessDeps } from './deps';
+import { accessErrors } from './access.errors';
+import { emailKeyOf } from './accounts.rules';
+import { newSetupLink } from './invite-user.use-case';
 import { generateToken } from './tokens';
 
-/** Operator command: a workspace, its first admin, and a token for that admin, all or nothing. */
-export async function createWorkspace(deps: Pick<AccessDeps, 'store'>, input: { name: string; adminName: string }) {
+/**
+ * Operator command: a workspace, its first admin, and a token for that admin, all or
+ * nothing; with the admin's email, also the setup link through which they set a password
+ * and sign in (then make their own tokens).
+ */
+export async function createWorkspace(deps: Pick<AccessDeps, 'store' | 'clock' | 'accounts'>, input: { name: string; adminName: string; adminEmail?: string }) {
   const token = generateToken();
   const created = await deps.store.transaction(async (tx) => {
     const workspaceId = await tx.workspaces.create(input.name);
-    const userId = await tx.users.create({ workspaceId, name: input.adminName, role: 'admin' });
+    const email = input.adminEmail;
+    const userId = await tx.users.create({ workspaceId, name: input.adminName, role: 'admin', email, emailKey: email && emailKeyOf(email) });
+    if (userId === null) throw accessErrors.emailTaken();
     await tx.tokens.create(userId, token);
-    return { workspaceId, userId };
+    const setupUrl = email ? await newSetupLink(deps, tx, userId) : undefined;
+    return { workspaceId, userId, setupUrl };
   });
-  return { workspace_id: created.workspaceId, user_id: created.userId, token: token.token };
+  return { workspace_id: created.workspaceId, user_id: created.userId, token: token.token, ...(created.setupUrl ? { setup_url: created.setupUrl } : {}) };
 }

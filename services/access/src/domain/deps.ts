@@ -1,7 +1,7 @@
 import type { EventEnvelope } from '@tracker/events';
 import type { QueueRole, UserAcl } from '@tracker/contracts';
 import type { WorkspaceRole } from '@tracker/kit';
-import type { TokenOwner, User, UserChanges, UserWithWorkspace } from './model';
+import type { PersonalTokenRecord, SessionWithUser, SignInUser, TokenOwner, User, UserChanges, UserWithWorkspace } from './model';
 import type { PermissionChangeRecord, PermissionHistory, PermissionHistoryPage, QueueMember, QueueRef } from './permissions.model';
 import type { NewToken } from './tokens';
 
@@ -19,7 +19,12 @@ export interface UsersRepository {
   findInWorkspace(workspaceId: number, userId: number): Promise<User | null>;
   findWithWorkspace(userId: number): Promise<UserWithWorkspace | null>;
   exists(userId: number): Promise<boolean>;
-  create(user: { workspaceId: number; name: string; role: WorkspaceRole }): Promise<number>;
+  /** The new user's id; null when another user has the email (emailKey), and nothing is written. */
+  create(user: { workspaceId: number; name: string; role: WorkspaceRole; email?: string; emailKey?: string }): Promise<number | null>;
+  findByEmailKey(emailKey: string): Promise<SignInUser | null>;
+  /** False when another user has the email, and nothing is written. */
+  setEmail(userId: number, email: string, emailKey: string): Promise<boolean>;
+  setPassword(userId: number, passwordHash: string): Promise<void>;
   countActiveAdmins(workspaceId: number): Promise<number>;
   /** Applies the changes and bumps the revision; returns the user as saved. */
   update(userId: number, changes: UserChanges): Promise<User & { revision: number }>;
@@ -36,10 +41,51 @@ export interface TokensRepository {
   findOwner(hash: string): Promise<TokenOwner | null>;
   /** findOwner holding the token and user rows FOR SHARE: a revoke or user change cannot commit meanwhile. */
   lockOwner(hash: string): Promise<TokenOwner | null>;
-  create(userId: number, token: NewToken): Promise<number>;
-  find(tokenId: number): Promise<{ hash: string; revoked: boolean } | null>;
+  create(userId: number, token: NewToken, options?: { name?: string; expiresAt?: Date | null; sessionId?: number | null }): Promise<number>;
+  find(tokenId: number): Promise<{ hash: string; revoked: boolean; userId: number; sessionId: number | null } | null>;
+  /** The session a token was made for (POST /auth/token), or null for a personal token (or none). */
+  sessionOf(tokenId: number): Promise<number | null>;
+  /** A user's personal tokens not revoked, newest first. */
+  listPersonal(userId: number): Promise<PersonalTokenRecord[]>;
+  findPersonal(tokenId: number, userId: number): Promise<PersonalTokenRecord | null>;
+  /** The latest use of each token, never moving a time back. */
+  recordUses(uses: Array<{ tokenId: number; at: Date }>): Promise<void>;
   markRevoked(tokenId: number): Promise<void>;
   hashesOfUser(userId: number): Promise<string[]>;
+}
+
+/** Port: signed-in sessions (only the hash of their cookie's id is stored). */
+export interface SessionsRepository {
+  create(userId: number, idHash: string, expiresAt: Date): Promise<number>;
+  find(idHash: string): Promise<SessionWithUser | null>;
+  /** Renews the idle time. */
+  touch(sessionId: number): Promise<void>;
+  /** Ends the session and revokes its tokens: their hashes. */
+  end(sessionId: number): Promise<string[]>;
+  /** Ends every session of the user but one (or all, with null) and revokes their tokens: their hashes. */
+  endAllOfUser(userId: number, exceptSessionId: number | null): Promise<string[]>;
+}
+
+/** Port: one-time setup links (only the hash of their code is stored). */
+export interface SetupLinksRepository {
+  /** The user's new link; every earlier one is deleted. */
+  replace(userId: number, codeHash: string, expiresAt: Date): Promise<void>;
+  /** The link with this code, its row locked for the rest of the transaction. */
+  take(codeHash: string): Promise<{ id: number; userId: number; expiresAt: Date; usedAt: Date | null } | null>;
+  markUsed(linkId: number): Promise<void>;
+}
+
+/** Port: Argon2id (data-access/passwords.ts). */
+export interface Passwords {
+  hash(password: string): Promise<string>;
+  /** Whether `password` matches; with no stored hash, false after the same work as a real check. */
+  verify(stored: string | null, password: string): Promise<boolean>;
+}
+
+/** Port: failed sign-ins per email and per client address, shared by the replicas (data-access/sign-in-throttle.ts). */
+export interface SignInThrottle {
+  failures(emailKey: string, client: string): Promise<{ email: number; client: number; retryAfterSeconds: number }>;
+  recordFailure(emailKey: string, client: string): Promise<void>;
 }
 
 /** Port: the queues of each workspace, registered by the issues service. */
@@ -84,6 +130,8 @@ export interface Repositories {
   workspaces: WorkspacesRepository;
   users: UsersRepository;
   tokens: TokensRepository;
+  sessions: SessionsRepository;
+  setupLinks: SetupLinksRepository;
   queues: QueuesRepository;
   permissions: PermissionsRepository;
   cacheDebts: CacheDebtsRepository;
@@ -110,4 +158,13 @@ export interface AuthCache {
 export interface AccessDeps {
   store: Store;
   cache: AuthCache;
+  passwords: Passwords;
+  throttle: SignInThrottle;
+  /** Sign-ins by outcome (signed_in, invalid_credentials, throttled). */
+  signIns: { inc(labels: { outcome: 'signed_in' | 'invalid_credentials' | 'throttled' }): void };
+  /** What people's accounts are configured with (config.ts). */
+  accounts: { publicUrl: string; signInFailures: { perEmail: number; perClient: number } };
+  /** How long a principal may be cached at most. */
+  authCacheTtlSeconds: number;
+  clock: () => Date;
 }

@@ -6,6 +6,8 @@ export interface User {
   name: string;
   role: WorkspaceRole;
   active: boolean;
+  /** The sign-in name; null for a user made without one. */
+  email: string | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -27,8 +29,41 @@ export interface UserChanges {
 export interface TokenOwner {
   tokenId: number;
   revoked: boolean;
+  /** Null for a token that does not expire. */
+  expiresAt: Date | null;
+  /** For a session token (POST /auth/token): its session's times, which it dies with; null for a personal token. */
+  session: { lastSeenAt: Date; expiresAt: Date; endedAt: Date | null } | null;
   userId: number;
   workspaceId: number;
   workspaceRole: WorkspaceRole;
   active: boolean;
+}
+
+/** A session found by its cookie, with what decides whether it still counts. */
+export interface SessionWithUser {
+  id: number;
+  userId: number;
+  lastSeenAt: Date;
+  expiresAt: Date;
+  endedAt: Date | null;
+  workspaceId: number;
+  active: boolean;
+  passwordHash: string | null;
+}
+
+/** What a sign-in needs of the user an email names. */
+export interface SignInUser {
+  id: number;
+  active: boolean;
+  passwordHash: string | null;
+}
+
+/** A personal token as listed (never its hash). */
+export interface PersonalTokenRecord {
+  id: number;
+  name: string;
+  hint: string;
+  createdAt: Date;
+  expiresAt: Date | null;
+  lastUsedAt: Date | null;
 }

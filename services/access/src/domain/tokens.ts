@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { ACCOUNT_LIMITS } from '@tracker/contracts';
 import { hashToken, TOKEN_PREFIX } from '@tracker/authz';
 
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
@@ -9,7 +10,7 @@ export interface NewToken {
   /** Shown once to the operator, never stored. */
   token: string;
   hash: string;
-  /** Non-secret prefix that lets an operator recognise the token in listings. */
+  /** Non-secret prefix (the first 10 characters) that lets its owner recognise the token in listings. */
   hint: string;
 }
 
@@ -22,5 +23,5 @@ export function generateToken(): NewToken {
     }
   }
   const token = TOKEN_PREFIX + secret;
-  return { token, hash: hashToken(token), hint: token.slice(0, 8) };
+  return { token, hash: hashToken(token), hint: token.slice(0, ACCOUNT_LIMITS.prefixLength) };
 }

@@ -3,13 +3,15 @@ import { authCacheKey } from '@tracker/authz';
 import { accessErrors } from './access.errors';
 import type { AccessDeps } from './deps';
 import { userUpdatedEvent } from './events';
+import { endSessions } from './sessions';
 import type { User, UserChanges } from './model';
 import { assertActiveAdmin, assertKeepsAnActiveAdmin, assertWorkspaceAdmin, effectiveChanges } from './users.rules';
 
 /**
  * PATCH /users/{id}: workspace admins only; the last active admin is protected.
  * Cached principals of the user's tokens are deleted before this returns, so a
- * deactivation or demotion holds for the very next request.
+ * deactivation or demotion holds for the very next request; a deactivation also ends the
+ * user's sessions.
  */
 export async function updateUser(
   deps: Pick<AccessDeps, 'store' | 'cache'>,
@@ -40,6 +42,8 @@ export async function updateUser(
     // transaction, so a failed cache delete after commit is retried rather than forgotten.
     const keys = (await tx.tokens.hashesOfUser(target.id)).map(authCacheKey);
     await tx.cacheDebts.record(keys);
+    // A deactivated user's sessions end for good: reactivating them does not sign them back in.
+    if (effective.active === false) await endSessions(tx, { userId: target.id, except: null });
     return { user: updated, staleKeys: keys };
   });
   await deps.cache.invalidate(staleKeys);

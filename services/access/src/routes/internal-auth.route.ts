@@ -6,10 +6,11 @@ import { resolveToken } from '../domain/resolve-token.use-case';
 
 const ResolveRequest = z.strictObject({ token_hash: z.string().regex(/^[0-9a-f]{64}$/) });
 
-/** Gateway-only (signed service principal): the principal of a token hash, or null. */
+/** Gateway-only (signed service principal): the principal of a token hash, or null (with `expired: true` for a token past its end). */
 export function internalAuthRoutes(router: Router, deps: AccessDeps): void {
   router.post('/internal/auth/resolve', async (req, res) => {
     const { token_hash } = parseBody(ResolveRequest, req.body);
-    res.json({ principal: await resolveToken(deps, token_hash) });
+    const resolution = await resolveToken(deps, token_hash);
+    res.json(resolution.principal ? { principal: resolution.principal } : { principal: null, ...(resolution.expired ? { expired: true } : {}) });
   });
 }

@@ -1,22 +1,13 @@
 import type { Router } from 'express';
-import { UserChanges, type User as UserJson, type Me as MeJson } from '@tracker/contracts';
+import { SetupLinkRequest, UserChanges, UserInvite, type InvitedUser as InvitedUserJson, type Me as MeJson } from '@tracker/contracts';
 import { parseBody, parseId, principalOf } from '@tracker/kit';
 import type { AccessDeps } from '../domain/deps';
 import { getMe } from '../domain/get-me.use-case';
 import { listUsers } from '../domain/list-users.use-case';
-import type { User } from '../domain/model';
 import { updateUser } from '../domain/update-user.use-case';
 import { assertWorkspaceAdmin } from '../domain/users.rules';
-
-export const userJson = (user: User): UserJson => ({
-  id: user.id,
-  workspace_id: user.workspaceId,
-  name: user.name,
-  role: user.role,
-  active: user.active,
-  created_at: user.createdAt.toISOString(),
-  updated_at: user.updatedAt.toISOString(),
-});
+import { inviteUser, issueSetupLink } from '../domain/invite-user.use-case';
+import { userJson } from './json';
 
 export function usersRoutes(router: Router, deps: AccessDeps): void {
   router.get('/api/v1/me', async (_req, res) => {
@@ -28,6 +19,24 @@ export function usersRoutes(router: Router, deps: AccessDeps): void {
   router.get('/api/v1/users', async (_req, res) => {
     const users = await listUsers(deps, principalOf(res));
     res.json(users.map(userJson));
+  });
+
+  router.post('/api/v1/users', async (req, res) => {
+    const caller = principalOf(res);
+    assertWorkspaceAdmin(caller);
+    const { user, setupUrl } = await inviteUser(deps, caller, parseBody(UserInvite, req.body));
+    const body: InvitedUserJson = { ...userJson(user), setup_url: setupUrl };
+    res.status(201).json(body);
+  });
+
+  router.post('/api/v1/users/:user_id/setup-link', async (req, res) => {
+    const caller = principalOf(res);
+    assertWorkspaceAdmin(caller);
+    const userId = parseId('user_id', req.params.user_id);
+    // The body is optional: none (read as no bytes), or `{}`, keeps the user's email.
+    const { email } = parseBody(SetupLinkRequest, Buffer.isBuffer(req.body) || req.body === undefined ? {} : req.body);
+    const { setupUrl } = await issueSetupLink(deps, caller, userId, email);
+    res.json({ setup_url: setupUrl });
   });
 
   router.patch('/api/v1/users/:user_id', async (req, res) => {

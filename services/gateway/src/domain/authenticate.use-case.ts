@@ -37,6 +37,7 @@ export interface Authenticated {
  * - A token the cache or the access service knows as valid is never refused for its
  *   client's failures: behind a proxy many people share one address, and a flood of made-up
  *   tokens from it must not lock them out.
+ * - A token past its expiry (or its session's end): 401 saying so, not counted as a failure.
  * - An unknown or revoked token, or a deactivated owner: 401, counted as a failure against
  *   the client. Past the limit of failures in a minute, the client is blocked for the rest
  *   of that minute (counted in Redis, shared by every gateway replica, and remembered in
@@ -53,7 +54,7 @@ export async function authenticate(deps: GatewayDeps, request: AuthenticateReque
   const cached = await deps.store.lookup(tokenHash, window.id, limit > 0, request.client);
   const blocked = isBlocked(deps, request.client, window.id, cached.failures);
 
-  let principal: UserPrincipal | null;
+  let principal: UserPrincipal | null | 'expired';
   if (cached.token === 'unknown-token') principal = null;
   else if (cached.token !== 'ask-access') principal = cached.token;
   else if (!blocked) principal = await resolve(deps, tokenHash, request.requestId);
@@ -65,6 +66,8 @@ export async function authenticate(deps: GatewayDeps, request: AuthenticateReque
       deps.blockedClientResolves.release();
     }
   }
+  // A real token past its end is not a stranger's guess: told so, and not counted.
+  if (principal === 'expired') throw gatewayErrors.expiredToken();
   if (!principal) {
     if (deps.limits.failuresPerClient > 0) await deps.store.recordFailure(request.client, window.id);
     if (blocked) throw gatewayErrors.tooManyFailures(deps.limits.failuresPerClient, window.retryAfterSeconds);
@@ -75,6 +78,7 @@ export async function authenticate(deps: GatewayDeps, request: AuthenticateReque
   const requests = cached.requests ?? (limit > 0 && cached.token === 'ask-access' ? await deps.store.countRequest(tokenHash, window.id) : null);
   const rateLimit = tokenRateLimit(limit, requests);
   if (rateLimit.over) throw gatewayErrors.tooManyRequests(limit, window.retryAfterSeconds, rateLimit.headers);
+  deps.tokenUses.used(principal.tokenId);
   return { principal, rateLimitHeaders: rateLimit.headers };
 }
 
@@ -88,6 +92,7 @@ export async function reauthenticate(deps: GatewayDeps, request: AuthenticateReq
   const tokenHash = hashToken(request.token);
   const cached = await deps.store.lookup(tokenHash, windowOf(deps.clock().getTime()).id, false, request.client);
   const principal = cached.token === 'ask-access' ? await resolve(deps, tokenHash, request.requestId) : cached.token === 'unknown-token' ? null : cached.token;
+  if (principal === 'expired') throw gatewayErrors.expiredToken();
   if (!principal) throw gatewayErrors.invalidToken();
   return principal;
 }
@@ -99,7 +104,7 @@ function isBlocked(deps: GatewayDeps, client: string, windowId: number, failures
   return deps.blockedClients.isBlocked(client, windowId);
 }
 
-async function resolve(deps: GatewayDeps, tokenHash: string, requestId: string): Promise<UserPrincipal | null> {
+async function resolve(deps: GatewayDeps, tokenHash: string, requestId: string): Promise<UserPrincipal | null | 'expired'> {
   try {
     return await deps.access.resolve(tokenHash, requestId);
   } catch (err) {

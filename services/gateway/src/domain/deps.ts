@@ -27,8 +27,18 @@ export interface AuthStore {
 
 /** The access service (data-access/access-client.ts). Throws UpstreamUnavailableError when it cannot answer. */
 export interface TokenResolver {
-  /** Who owns a token hash: its principal, or null for an unknown or revoked token or a deactivated owner. */
-  resolve(tokenHash: string, requestId: string): Promise<UserPrincipal | null>;
+  /** Who owns a token hash: its principal; null for an unknown or revoked token or a deactivated owner; `expired` for a token past its end (or its session's). */
+  resolve(tokenHash: string, requestId: string): Promise<UserPrincipal | null | 'expired'>;
+}
+
+/** Where the uses of tokens go, batched (the access service's POST /internal/tokens/used). */
+export interface TokenUseSink {
+  recordUses(uses: Array<{ tokenId: number; at: Date }>): Promise<void>;
+}
+
+/** Notes each request's token, so `last_used_at` is kept without a write per request (data-access/token-uses.ts). */
+export interface TokenUses {
+  used(tokenId: number): void;
 }
 
 /** Clients over the failed-authentication limit, remembered in this process (data-access/blocked-clients.ts). */
@@ -49,6 +59,7 @@ export interface GatewayDeps {
   store: AuthStore;
   access: TokenResolver;
   blockedClients: BlockedClients;
+  tokenUses: TokenUses;
   /** Resolutions by the access service of tokens from blocked clients, in flight at once. */
   blockedClientResolves: InFlight;
   /** Per minute; 0 turns a limit off. */

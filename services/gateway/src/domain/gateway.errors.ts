@@ -14,6 +14,7 @@ export const gatewayErrors = {
     if (problem === 'not_bearer') return unauthorized('Only Bearer tokens are accepted.', 'invalid_request');
     return unauthorized('The token is not valid.', 'invalid_token');
   },
+  expiredToken: () => unauthorized('The token has expired: make a new one.', 'invalid_token'),
   invalidToken: () => unauthorized('The token is not valid, revoked, or its owner is deactivated.', 'invalid_token'),
   tooManyFailures: (limit: number, retryAfterSeconds: number) =>
     new AppError('rate_limited', `Too many failed authentications from this client: at most ${limit} per minute.`, {

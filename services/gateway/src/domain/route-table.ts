@@ -1,4 +1,4 @@
-import { API_OPERATIONS } from '@tracker/contracts';
+import { API_OPERATIONS, AUTH_ROUTES } from '@tracker/contracts';
 
 export type Upstream = 'access' | 'issues' | 'statistics' | 'agent';
 
@@ -8,7 +8,8 @@ export type Upstream = 'access' | 'issues' | 'statistics' | 'agent';
  */
 export const ROUTE_TABLE: ReadonlyArray<readonly [RegExp, Upstream]> = [
   [/^\/api\/v1\/me$/, 'access'],
-  [/^\/api\/v1\/users(\/[^/]*)?$/, 'access'],
+  [/^\/api\/v1\/users(\/[^/]*|\/[^/]+\/setup-link)?$/, 'access'],
+  [/^\/api\/v1\/tokens(\/[^/]*)?$/, 'access'],
   [/^\/api\/v1\/queues\/[^/]+\/permissions(\/[^/]*)?$/, 'access'],
   [/^\/api\/v1\/queues(\/.*)?$/, 'issues'],
   [/^\/api\/v1\/statuses$/, 'issues'],
@@ -29,7 +30,7 @@ export function upstreamFor(path: string): Upstream | null {
  * paths, `/api/v1/issues/{key}/comments`) and `/mcp`, a fixed and finite set, most literal
  * first so that `/api/v1/issues/search` is not taken for `/api/v1/issues/{key}`.
  */
-const TEMPLATES: ReadonlyArray<readonly [RegExp, string]> = [...new Set([...API_OPERATIONS.map((operation) => operation.path), '/mcp'])]
+const TEMPLATES: ReadonlyArray<readonly [RegExp, string]> = [...new Set([...API_OPERATIONS.map((operation) => operation.path), '/mcp', ...AUTH_ROUTES.map((route) => route.path)])]
   .sort((a, b) => parameterCount(a) - parameterCount(b))
   .map((template) => [new RegExp(`^${template.replace(/\{\w+\}/g, '[^/]+')}$`), template] as const);
 

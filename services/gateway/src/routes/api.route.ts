@@ -1,7 +1,7 @@
 import type { NextFunction, Request, Response, Router } from 'express';
 import { INTERNAL_HEADERS, issueTicket, PRINCIPAL_HEADER } from '@tracker/kit';
 import type { GatewayConfig } from '../config';
-import { inFlightPerKey } from '../data-access/in-flight';
+import type { inFlightPerKey } from '../data-access/in-flight';
 import { authenticate, bearerToken, reauthenticate } from '../domain/authenticate.use-case';
 import type { GatewayDeps } from '../domain/deps';
 import { gatewayErrors } from '../domain/gateway.errors';
@@ -19,7 +19,10 @@ import { proxyTo } from './upstream-proxy';
  * here. The agent tool interface (/mcp) passes the same checks as the REST API before
  * anything MCP happens.
  */
-export function apiRoutes(router: Router, deps: GatewayDeps, config: GatewayConfig): void {
+/** Requests in progress per client address, shared by every route of the gateway. */
+export type ClientsInFlight = ReturnType<typeof inFlightPerKey>;
+
+export function apiRoutes(router: Router, deps: GatewayDeps, config: GatewayConfig, inFlight: ClientsInFlight): void {
   const forward = {
     access: proxyTo('access', config.upstreams.access, config.upstreamTimeoutMs),
     issues: proxyTo('issues', config.upstreams.issues, config.upstreamTimeoutMs),
@@ -27,7 +30,6 @@ export function apiRoutes(router: Router, deps: GatewayDeps, config: GatewayConf
     agent: proxyTo('agent', config.upstreams.agent, config.upstreamTimeoutMs),
   };
   const addressHeader = config.auth.clientAddressHeader;
-  const inFlight = inFlightPerKey(config.clientRequestsInFlight);
 
   router.use(['/api/v1', '/mcp'], async (req: Request, res: Response, next: NextFunction) => {
     // Only the gateway sets these: a copy the client sent never reaches a service.

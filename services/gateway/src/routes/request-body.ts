@@ -19,16 +19,17 @@ const hasBody = (req: Request) => req.headers['transfer-encoding'] !== undefined
  * connection (the client is not worth waiting for); too large is 413, and the rest of the
  * body is read off (lingerOnUnreadBody) so the client reads the answer. No body: null.
  */
-export async function readRequestBody(req: Request, res: Response, timeoutMs: number): Promise<Buffer | null> {
+export async function readRequestBody(req: Request, res: Response, timeoutMs: number, limit = BODY_LIMIT_BYTES): Promise<Buffer | null> {
   if (!hasBody(req)) return null;
+  const tooLarge = () => new AppError('payload_too_large', `The request body is larger than ${limit === BODY_LIMIT_BYTES ? '1 MiB' : `${limit / 1024} KiB`}.`);
   // Refused before a byte is read.
-  if (Number(req.headers['content-length'] ?? 0) > BODY_LIMIT_BYTES) throw tooLarge();
+  if (Number(req.headers['content-length'] ?? 0) > limit) throw tooLarge();
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(closing(res, new AppError('request_timeout', `The request body did not arrive within ${timeoutMs / 1000} s of its headers.`))), timeoutMs);
   });
   try {
-    return await Promise.race([getRawBody(req, { limit: BODY_LIMIT_BYTES }), timeout]);
+    return await Promise.race([getRawBody(req, { limit }), timeout]);
   } catch (error) {
     if (error instanceof AppError) throw error;
     const type = (error as { type?: string }).type;
@@ -39,8 +40,6 @@ export async function readRequestBody(req: Request, res: Response, timeoutMs: nu
     clearTimeout(timer);
   }
 }
-
-const tooLarge = () => new AppError('payload_too_large', 'The request body is larger than 1 MiB.');
 
 /** Node closes the socket after an answer that says `Connection: close`, unread bytes and all. */
 function closing(res: Response, error: AppError): AppError {

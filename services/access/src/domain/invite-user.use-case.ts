@@ -1,0 +1,45 @@
+import type { UserPrincipal, WorkspaceRole } from '@tracker/kit';
+import type { AccessDeps, Repositories } from './deps';
+import { accessErrors } from './access.errors';
+import { emailKeyOf, setupLinkExpiry, setupUrlOf } from './accounts.rules';
+import type { User } from './model';
+import { hashSecret, newSecret } from './secrets';
+import { assertActiveAdmin, assertWorkspaceAdmin } from './users.rules';
+
+type InviteDeps = Pick<AccessDeps, 'store' | 'clock' | 'accounts'>;
+
+/** A new setup link for the user, in the caller's transaction: earlier ones are void. */
+export async function newSetupLink(deps: Pick<AccessDeps, 'clock' | 'accounts'>, tx: Repositories, userId: number): Promise<string> {
+  const code = newSecret();
+  await tx.setupLinks.replace(userId, hashSecret(code), setupLinkExpiry(deps.clock()));
+  return setupUrlOf(deps.accounts.publicUrl, code);
+}
+
+/** POST /api/v1/users: a workspace admin adds a colleague by email; the answer carries the setup link to hand over. */
+export async function inviteUser(deps: InviteDeps, caller: UserPrincipal, input: { name: string; email: string; role: WorkspaceRole }): Promise<{ user: User; setupUrl: string }> {
+  assertWorkspaceAdmin(caller);
+  return deps.store.transaction(async (tx) => {
+    assertActiveAdmin(await tx.users.findInWorkspace(caller.workspaceId, caller.userId));
+    const id = await tx.users.create({ workspaceId: caller.workspaceId, name: input.name, role: input.role, email: input.email, emailKey: emailKeyOf(input.email) });
+    if (id === null) throw accessErrors.emailTaken();
+    const setupUrl = await newSetupLink(deps, tx, id);
+    return { user: (await tx.users.findInWorkspace(caller.workspaceId, id))!, setupUrl };
+  });
+}
+
+/**
+ * POST /api/v1/users/{user_id}/setup-link (a workspace admin), and the operator's
+ * `user setup-link`: a new setup link for a user of the workspace, optionally giving or
+ * changing their email first. A user with no email must be given one (422).
+ */
+export async function issueSetupLink(deps: InviteDeps, caller: UserPrincipal | 'operator', userId: number, email?: string): Promise<{ userId: number; setupUrl: string }> {
+  if (caller !== 'operator') assertWorkspaceAdmin(caller);
+  return deps.store.transaction(async (tx) => {
+    const target = caller === 'operator' ? await tx.users.findWithWorkspace(userId) : await tx.users.findInWorkspace(caller.workspaceId, userId);
+    if (caller !== 'operator') assertActiveAdmin(await tx.users.findInWorkspace(caller.workspaceId, caller.userId));
+    if (!target) throw accessErrors.userNotFound();
+    if (email !== undefined && email !== target.email && !(await tx.users.setEmail(userId, email, emailKeyOf(email)))) throw accessErrors.emailTaken();
+    if (email === undefined && target.email === null) throw accessErrors.emailRequired();
+    return { userId, setupUrl: await newSetupLink(deps, tx, userId) };
+  });
+}
