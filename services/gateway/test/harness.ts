@@ -30,12 +30,15 @@ export interface FakeAccessForGateway {
   url: string;
   tokens: Map<string, UserPrincipal>;
   resolves: () => number;
+  /** Token uses the gateway reported (POST /internal/tokens/used). */
+  uses: Array<{ token_id: number; at: string }>;
   setDown: (down: boolean) => void;
   close: () => Promise<void>;
 }
 
 export async function startFakeAccessForGateway(): Promise<FakeAccessForGateway> {
   const tokens = new Map<string, UserPrincipal>();
+  const uses: Array<{ token_id: number; at: string }> = [];
   let resolves = 0;
   let down = false;
   const server = http.createServer((req, res) => {
@@ -61,6 +64,11 @@ export async function startFakeAccessForGateway(): Promise<FakeAccessForGateway>
         const { token_hash } = JSON.parse(bytes.toString('utf8')) as { token_hash: string };
         return send(200, { principal: tokens.get(token_hash) ?? null });
       }
+      if (req.method === 'POST' && req.url === '/internal/tokens/used' && ticket.principal.kind === 'service') {
+        uses.push(...(JSON.parse(bytes.toString('utf8')) as { uses: Array<{ token_id: number; at: string }> }).uses);
+        res.writeHead(204).end();
+        return;
+      }
       if (req.method === 'GET' && req.url === '/api/v1/me') {
         return ticket.principal.kind === 'user' ? send(200, { principal: ticket.principal }) : send(401, { code: 'unauthorized' });
       }
@@ -71,6 +79,7 @@ export async function startFakeAccessForGateway(): Promise<FakeAccessForGateway>
   return {
     url: `http://127.0.0.1:${(server.address() as { port: number }).port}`,
     tokens,
+    uses,
     resolves: () => resolves,
     setDown: (value) => {
       down = value;
