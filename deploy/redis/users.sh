@@ -21,7 +21,9 @@
 #                       in full; what runs inside is checked command by command, and writes
 #                       reach only rl:* and af:* (the selector in parentheses).
 #   tracker-access      SET and DEL, write only, on the caches it signs (auth:tok:*,
-#                       acl:user:*, authz:fresh); SET on its own ticket ids seen:access:*
+#                       acl:user:*, authz:fresh); SET on its own ticket ids seen:access:*;
+#                       MGET, INCR and EXPIRE on its sign-in failure counters signin:*
+#                       (the selector in parentheses)
 #   tracker-issues      GET and EXISTS, read only, on acl:user:* and authz:fresh; SET on its
 #   tracker-statistics  own ticket ids (seen:issues:*, seen:statistics:*)
 #   tracker-agent       SET on its own ticket ids seen:agent:*
@@ -45,7 +47,7 @@ done
 
 echo 'user default reset'
 echo "user tracker-gateway reset on #$(hash_of "$GATEWAY_REDIS_PASSWORD") +eval +evalsha +get +exists +info ~auth:tok:* ~authz:fresh ~rl:* ~af:* (+incr +expire ~rl:* ~af:*)"
-echo "user tracker-access reset on #$(hash_of "$ACCESS_REDIS_PASSWORD") +set +del +info %W~auth:tok:* %W~acl:user:* %W~authz:fresh %W~seen:access:*"
+echo "user tracker-access reset on #$(hash_of "$ACCESS_REDIS_PASSWORD") +set +del +info %W~auth:tok:* %W~acl:user:* %W~authz:fresh %W~seen:access:* (+mget +incr +expire ~signin:*)"
 echo "user tracker-issues reset on #$(hash_of "$ISSUES_REDIS_PASSWORD") +get +exists +set +info %R~acl:user:* %R~authz:fresh %W~seen:issues:*"
 echo "user tracker-statistics reset on #$(hash_of "$STATISTICS_REDIS_PASSWORD") +get +exists +set +info %R~acl:user:* %R~authz:fresh %W~seen:statistics:*"
 echo "user tracker-agent reset on #$(hash_of "$AGENT_REDIS_PASSWORD") +set +info %W~seen:agent:*"

@@ -94,7 +94,7 @@ describe('docker-compose.yml', () => {
     const secrets = refs.filter((r) => isSecret(r.name));
     expect(secrets.length).toBeGreaterThan(10);
     for (const ref of secrets) expect([ref.name, ref.op]).toEqual([ref.name, ':?']);
-    // Nothing but the log level, tags, ports and limits has a default.
+    // Nothing but the log level, tags, ports, limits and the public address has a default.
     for (const ref of refs.filter((r) => r.op === ':-' || r.op === '-')) {
       expect([ref.name, /^(LOG_LEVEL|TRACKER_TAG|RATE_LIMIT_PER_MINUTE|GATEWAY_PORT|GATEWAY_BIND_ADDRESS)$/.test(ref.name)]).toEqual([ref.name, true]);
     }
@@ -140,7 +140,7 @@ describe('docker-compose.yml', () => {
     const urls = Object.keys(env).filter((k) => ['DATABASE_URL', 'REDIS_URL', 'AMQP_URL'].includes(k));
     expect(urls.sort()).toEqual([...URLS[service]].sort());
     // Nothing else that could be a credential.
-    const common = ['NODE_ENV', 'LOG_LEVEL', 'METRICS_PORT', 'PORT', 'INTERNAL_SIGNING_KEY', 'INTERNAL_TRUSTED_KEYS', 'RATE_LIMIT_PER_MINUTE'];
+    const common = ['NODE_ENV', 'LOG_LEVEL', 'METRICS_PORT', 'PORT', 'INTERNAL_SIGNING_KEY', 'INTERNAL_TRUSTED_KEYS', 'RATE_LIMIT_PER_MINUTE', 'PUBLIC_URL'];
     const upstreams = ['ACCESS_URL', 'ISSUES_URL', 'STATISTICS_URL', 'AGENT_URL'];
     for (const key of Object.keys(env)) expect([key, [...common, ...upstreams, ...URLS[service]].includes(key)]).toEqual([key, true]);
   });

@@ -33,6 +33,7 @@ const PREFIX = {
   grants: /export const aclCacheKey = [^\n]*=> `([a-z:]+:)\$\{/.exec(cacheProtocol)![1]!,
   fresh: /export const CACHE_FRESH_KEY = '([^']+)'/.exec(cacheProtocol)![1]!,
   seen: /`([a-z]+:)\$\{audience\}:\$\{id\}`/.exec(read('libs/authz/src/seen-tickets.ts'))![1]!,
+  signIns: /const emailKey = [^\n]*=> `([a-z]+:)e:/.exec(read('services/access/src/data-access/sign-in-throttle.ts'))![1]!,
 };
 
 /** Each user's rights: commands, key patterns (`~` read-write, `%R~` read, `%W~` write) and selectors. */
@@ -46,7 +47,7 @@ const EXPECTED: Record<Service, { commands: string[]; keys: string[]; selectors:
   access: {
     commands: ['+del', '+info', '+set'],
     keys: [`%W~${PREFIX.token}*`, `%W~${PREFIX.grants}*`, `%W~${PREFIX.fresh}`, `%W~${PREFIX.seen}access:*`],
-    selectors: [],
+    selectors: [`(+mget +incr +expire ~${PREFIX.signIns}*)`],
   },
   issues: {
     commands: ['+exists', '+get', '+info', '+set'],
@@ -85,7 +86,7 @@ const ruleOf = (service: Service) => rules.find((r) => r.user === `tracker-${ser
 
 describe('deploy/redis/users.sh', () => {
   test('the code`s key prefixes are the ones the users are cut to', () => {
-    expect(PREFIX).toEqual({ requests: 'rl:', failures: 'af:', token: 'auth:tok:', grants: 'acl:user:', fresh: 'authz:fresh', seen: 'seen:' });
+    expect(PREFIX).toEqual({ requests: 'rl:', failures: 'af:', token: 'auth:tok:', grants: 'acl:user:', fresh: 'authz:fresh', seen: 'seen:', signIns: 'signin:' });
   });
 
   test('prints the default user switched off and one user per service, nothing else', () => {
@@ -201,6 +202,11 @@ const installed = spawnSync('redis-server', ['--version'], { encoding: 'utf8' })
     await cache.store(aclCacheKey(1), { user_id: 1, workspace_id: 1, grants: [{ queue_id: 3, role: 'read-only' }] });
     await cache.keepFresh();
     await cache.invalidate([aclCacheKey(2)]);
+    // access: the sign-in throttle reads and counts failures per email and per client.
+    const { signInThrottle } = load('services/access/src/data-access/sign-in-throttle.ts');
+    const throttle = signInThrottle(access, () => new Date(0));
+    await throttle.recordFailure('ada@example.com', '192.0.2.1');
+    expect(await throttle.failures('ada@example.com', '192.0.2.1')).toMatchObject({ email: 1, client: 1 });
 
     // gateway: the lookup script (counting a request, with and without a cached entry), counters, a failure.
     const gateway = await as('gateway');
@@ -227,6 +233,8 @@ const installed = spawnSync('redis-server', ['--version'], { encoding: 'utf8' })
     }
 
     const root = await admin();
+    const keysOfSignIns = (await root.keys(`${PREFIX.signIns}*`)).sort();
+    expect(keysOfSignIns).toHaveLength(2);
     expect(await root.call('ACL', 'LOG')).toEqual([]);
     expect(warnings).toEqual([]);
     const keys = (await root.keys('*')).sort();
@@ -238,6 +246,7 @@ const installed = spawnSync('redis-server', ['--version'], { encoding: 'utf8' })
         `${PREFIX.requests}${tokenHash.slice(0, 32)}:1`,
         `${PREFIX.failures}192.0.2.1:1`,
         ...['access', 'issues', 'statistics', 'agent'].map((s) => `${PREFIX.seen}${s}:ticket-1`),
+        ...keysOfSignIns,
       ].sort(),
     );
   });
