@@ -1,4 +1,4 @@
-import { emailKeyOf, isCrossSite, isSessionLive, sessionDeadline, setupUrlOf, tokenExpiry } from '../src/domain/accounts.rules';
+import { emailKeyOf, isCrossSite, type RequestSite, isSessionLive, sessionDeadline, setupUrlOf, tokenExpiry } from '../src/domain/accounts.rules';
 
 const HOUR = 3_600_000;
 const now = new Date('2026-11-29T12:00:00.000Z');
@@ -33,7 +33,7 @@ describe('emails, links and expiries', () => {
 
 describe('isCrossSite', () => {
   const PUBLIC = 'https://tracker.example.com';
-  test.each([
+  test.each<[RequestSite, boolean, string]>([
     [{ origin: undefined, fetchSite: undefined, host: 'x' }, false, 'a tool without browser headers'],
     [{ origin: PUBLIC, fetchSite: 'same-origin', host: 'internal:8080' }, false, 'the public address'],
     [{ origin: 'http://localhost:8080', fetchSite: undefined, host: 'localhost:8080' }, false, 'the address the request was sent to'],

@@ -403,3 +403,26 @@ describe('personal tokens', () => {
     expect((await access.call('POST', '/internal/tokens/used', { as: { kind: 'service', service: 'issues' }, body: { uses: [] } })).status).toBe(403);
   });
 });
+
+describe('pruning what is over', () => {
+  test('when session tokens expired, sessions ended and links were spent over a day ago, then they are deleted; live ones stay', async () => {
+    const over = await signedInMember();
+    const live = await signedInMember();
+    const overToken = (await sessionToken(over.cookie)).token;
+    const liveToken = (await sessionToken(live.cookie)).token;
+    await auth('POST', '/auth/sign-out', { cookie: over.cookie });
+    await access.schema.query(`UPDATE sessions SET ended_at = now() - interval '2 days' WHERE user_id = $1`, [over.userId]);
+    await access.schema.query(`UPDATE tokens SET expires_at = now() - interval '2 days' WHERE user_id = $1 AND session_id IS NOT NULL`, [over.userId]);
+    await access.schema.query(`UPDATE setup_links SET used_at = now() - interval '2 days' WHERE user_id = $1`, [over.userId]);
+    const { pruneSignIns } = await import('../src/domain/prune-sign-ins.use-case');
+    const pruned = await pruneSignIns(access.service.deps);
+    expect(pruned).toMatchObject({ tokens: expect.any(Number), sessions: expect.any(Number), setupLinks: expect.any(Number) });
+    const left = async (userId: number) => (await access.schema.query<{ n: number }>(`SELECT (SELECT count(*) FROM sessions WHERE user_id = $1)::int + (SELECT count(*) FROM tokens WHERE user_id = $1 AND session_id IS NOT NULL)::int + (SELECT count(*) FROM setup_links WHERE user_id = $1)::int AS n`, [userId]))[0]!.n;
+    expect(await left(over.userId)).toBe(0);
+    expect(await left(live.userId)).toBeGreaterThanOrEqual(3);
+    expect((await resolve(liveToken)).principal).not.toBeNull();
+    expect((await resolve(overToken)).principal).toBeNull();
+    // Nothing of the pruned sessions became a personal token.
+    expect((await access.schema.query(`SELECT id FROM tokens WHERE user_id = $1 AND session_id IS NULL AND name = 'session'`, [over.userId]))).toEqual([]);
+  });
+});

@@ -35,6 +35,20 @@ export function sessionsRepository(c: Sql): SessionsRepository {
       return rows.map((r) => r.hash);
     },
 
+    // Session tokens first: a session is deleted only once no token refers to it (the
+    // foreign key would otherwise turn its tokens into personal ones).
+    async prune(before) {
+      const tokens = await prepared(c, 'sessions.prune-tokens', `DELETE FROM tokens WHERE session_id IS NOT NULL AND expires_at < $1 RETURNING id`, [before]);
+      const sessions = await prepared(
+        c,
+        'sessions.prune',
+        `DELETE FROM sessions s WHERE (s.ended_at < $1 OR s.expires_at < $1 OR s.last_seen_at < $2)
+            AND NOT EXISTS (SELECT 1 FROM tokens t WHERE t.session_id = s.id) RETURNING id`,
+        [before, new Date(before.getTime() - 12 * 3_600_000)],
+      );
+      return { tokens: tokens.length, sessions: sessions.length };
+    },
+
     async endAllOfUser(userId, exceptSessionId) {
       const rows = await prepared<{ hash: string }>(c, 'sessions.end-all-of-user', END('user_id = $1 AND id IS DISTINCT FROM $2::int'), [userId, exceptSessionId]);
       return rows.map((r) => r.hash);

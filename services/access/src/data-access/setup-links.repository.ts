@@ -19,6 +19,11 @@ export function setupLinksRepository(c: Sql): SetupLinksRepository {
       return rows[0] ?? null;
     },
 
+    async prune(before) {
+      const rows = await prepared(c, 'setup-links.prune', `DELETE FROM setup_links WHERE (used_at < $1 OR expires_at < $1) RETURNING id`, [before]);
+      return rows.length;
+    },
+
     async markUsed(linkId) {
       await prepared(c, 'setup-links.mark-used', `UPDATE setup_links SET used_at = now() WHERE id = $1`, [linkId]);
     },

@@ -64,6 +64,8 @@ export interface SessionsRepository {
   end(sessionId: number): Promise<string[]>;
   /** Ends every session of the user but one (or all, with null) and revokes their tokens: their hashes. */
   endAllOfUser(userId: number, exceptSessionId: number | null): Promise<string[]>;
+  /** Deletes session tokens expired before `before`, then sessions over by then that no token refers to. */
+  prune(before: Date): Promise<{ tokens: number; sessions: number }>;
 }
 
 /** Port: one-time setup links (only the hash of their code is stored). */
@@ -73,6 +75,8 @@ export interface SetupLinksRepository {
   /** The link with this code, its row locked for the rest of the transaction. */
   take(codeHash: string): Promise<{ id: number; userId: number; expiresAt: Date; usedAt: Date | null } | null>;
   markUsed(linkId: number): Promise<void>;
+  /** Deletes links used or expired before `before`. */
+  prune(before: Date): Promise<number>;
 }
 
 /** Port: Argon2id (data-access/passwords.ts). */
