@@ -111,6 +111,16 @@ export function perOperation(cpu: Map<string, number>, operations: number): { to
   return { totalMs, servingMs, byGroup: new Map(entries), text: entries.map(([g, ms]) => `${g} ${ms.toFixed(2)}`).join(', ') };
 }
 
+/**
+ * `cpu` with `seconds` taken off `group`'s CPU (never below 0): what a process spent that
+ * is not the measured work's, such as the load generator's start-up.
+ */
+export function leaveOut(cpu: ReadonlyMap<string, number>, group: string, seconds: number): Map<string, number> {
+  const left = new Map(cpu);
+  if (left.has(group)) left.set(group, Math.max(0, left.get(group)! - seconds));
+  return left;
+}
+
 /** CPU per operation of named measurements over several runs: each run's total and the last breakdown. */
 export function cpuTally(scope: CpuScope = { parentPid: process.pid }) {
   const runs = new Map<string, number[]>();
@@ -118,10 +128,12 @@ export function cpuTally(scope: CpuScope = { parentPid: process.pid }) {
   const groups = new Map<string, Array<Map<string, number>>>();
   const notes = new Map<string, string>();
   return {
-    async measure<T>(name: string, work: () => Promise<T>, operations: (result: T) => number): Promise<T> {
+    /** `startupMs`: the load generator's CPU before its load began (loader.ts reports it), left out of its share. */
+    async measure<T>(name: string, work: () => Promise<T>, operations: (result: T) => number, startupMs?: (result: T) => number): Promise<T> {
       const sampler = sampleCpu(scope);
       const result = await work();
-      const per = perOperation(sampler.stop(), operations(result));
+      const sampled = sampler.stop();
+      const per = perOperation(startupMs ? leaveOut(sampled, LOAD_GENERATOR, startupMs(result) / 1000) : sampled, operations(result));
       runs.set(name, [...(runs.get(name) ?? []), per.totalMs]);
       serving.set(name, [...(serving.get(name) ?? []), per.servingMs]);
       groups.set(name, [...(groups.get(name) ?? []), per.byGroup]);

@@ -15,7 +15,8 @@ import type { LoadJob } from './loader';
 import { costRatios, heapAfterFullCollections, median, percentile, ratioOf, table, type Row } from './stats';
 import { answerProblem } from './checks';
 import { SCHEMAS, vacuumDatabase, WORDS } from './seed';
-import { admin, buildServices, EVENTS_QUEUE, EXCHANGE, getIssueCall, load, MCP_HEADERS, rssMiB, startBenchSystem, startHelper, type BenchSystem } from './system';
+import { admin, buildServices, EVENTS_QUEUE, EXCHANGE, getIssueCall, load, MCP_HEADERS, rssMiB, sessionToken, signIn, startBenchSystem, startHelper, type BenchSystem } from './system';
+import { verifyAlone } from './sign-in';
 import { cpuTally } from './cpu';
 import { measureStartup, type Build } from './startup';
 import { SERVICE_NAMES } from '@tracker/system-tests-support';
@@ -31,7 +32,7 @@ const QUICK = args.includes('--quick');
 const LARGE = args.includes('--large');
 const ONLY = (args.find((a) => a.startsWith('--only='))?.slice(7) ?? args[args.indexOf('--only') + 1] ?? '')
   .split(',')
-  .filter((s) => /^B\d$/.test(s));
+  .filter((s) => /^B\d+$/.test(s));
 const RUNS = QUICK ? 3 : 5;
 const SECONDS = QUICK ? 4 : 10;
 /** `--issues N` / `--queues N`: the seeded workspace's size (scale.ts runs several). */
@@ -105,6 +106,7 @@ async function main() {
     if (wants('B7')) await b7(system, b1Max);
     if (wants('B8')) await b8(system, cleanups);
     if (wants('B9')) await b9(system);
+    if (wants('B10')) await b10(system);
   } finally {
     for (const cleanup of cleanups) await cleanup().catch(() => undefined);
     await system.stop();
@@ -234,6 +236,11 @@ async function b1b2(system: BenchSystem, cleanups: Array<() => Promise<unknown>>
   // is not well-formed). Same connection, same size of request and answer, no service.
   const unrouted = `${system.gateway.url}/api/v1/bench-no-such-route`;
   const malformed = { authorization: `Bearer ${'-'.repeat(system.seeded.token.length)}` };
+  // The same with a signed-in page's token (POST /auth/token, the seeded admin's session):
+  // the gateway authenticates it as it does a personal token. It lives 15 minutes, so each
+  // run fetches a new one; the first request of a run fills the cache, as for a new page.
+  const session = wants('B2') ? await signIn(system) : '';
+  let pageToken = '';
   const targets: Record<string, () => Pick<LoadJob, 'url' | 'headers' | 'ticket'> & { expect: string }> = {
     bare: () => ({ url: `http://127.0.0.1:${barePort}${path}`, headers: {}, expect: '200' }),
     floor: () => ({ url: `${floor.service}${path}`, headers: {}, expect: '200' }),
@@ -245,6 +252,7 @@ async function b1b2(system: BenchSystem, cleanups: Array<() => Promise<unknown>>
     gateway: () => ({ url: `${system.gateway.url}${path}`, headers: token, expect: '200' }),
     ...(wants('B2') && {
       authenticated: () => ({ url: unrouted, headers: token, expect: '404' }),
+      sessionAuthenticated: () => ({ url: unrouted, headers: { authorization: `Bearer ${pageToken}` }, expect: '404' }),
       refused: () => ({ url: unrouted, headers: malformed, expect: '401' }),
     }),
   };
@@ -252,6 +260,10 @@ async function b1b2(system: BenchSystem, cleanups: Array<() => Promise<unknown>>
   const cpu = cpuTally(CPU_SCOPE);
   const p50: Record<'direct' | 'gateway', number[]> = { direct: [], gateway: [] };
   for (let run = 0; run < RUNS; run++) {
+    if (session) {
+      pageToken = await sessionToken(system, session);
+      if (pageToken.length !== system.seeded.token.length) say(`B2: the session token has ${pageToken.length} characters, the personal token ${system.seeded.token.length}`);
+    }
     for (const name of Object.keys(targets)) {
       const { expect, ...t } = targets[name]!();
       const result = await cpu.measure(name, () => load({ kind: 'throughput', ...t, connections: 10, durationSeconds: SECONDS }), (r) => r.total);
@@ -264,7 +276,7 @@ async function b1b2(system: BenchSystem, cleanups: Array<() => Promise<unknown>>
       const result = await load({ kind: 'latency', ...t, connections: 1, durationSeconds: Math.max(2, SECONDS / 2) });
       p50[name].push(result.p50);
     }
-    const b2 = rps.authenticated ? `; B2: authenticated 404 ${rps.authenticated.at(-1)!.toFixed(0)}, refused 401 ${rps.refused!.at(-1)!.toFixed(0)} req/s` : '';
+    const b2 = rps.authenticated ? `; B2: authenticated 404 ${rps.authenticated.at(-1)!.toFixed(0)}, session token 404 ${rps.sessionAuthenticated!.at(-1)!.toFixed(0)}, refused 401 ${rps.refused!.at(-1)!.toFixed(0)} req/s` : '';
     say(`B1 run ${run + 1}: bare ${rps.bare!.at(-1)!.toFixed(0)}, direct ${rps.direct!.at(-1)!.toFixed(0)}, gateway ${rps.gateway!.at(-1)!.toFixed(0)} req/s${b2}`);
   }
   const bareMed = median(rps.bare!);
@@ -331,12 +343,33 @@ async function b1b2(system: BenchSystem, cleanups: Array<() => Promise<unknown>>
       met: (_v, r) => r! <= 0.15,
       note,
     });
+    // A signed-in page's token, the same way: its cost against the personal token's above.
+    const sessionCpu = cpu.runs('sessionAuthenticated').map((ms, i) => ms - cpu.runs('refused')[i]!);
+    row({
+      scenario: 'B2 authentication cost, session token',
+      metric: 'CPU ms per request, all processes',
+      runs: sessionCpu,
+      ceilingName: 'B2 authentication cost, personal token',
+      ceiling: median(authCpu),
+      target: "≈ the personal token's (≤ 1.2×)",
+      met: (_v, r) => r! <= 1.2,
+      note: `session token then 404: ${median(cpu.runs('sessionAuthenticated')).toFixed(2)} ms (${cpu.note('sessionAuthenticated')})`,
+    });
     row({
       scenario: 'B2 authenticated request, no upstream',
       metric: 'req/s (10 conn.)',
       runs: rps.authenticated,
       ceilingName: 'refused at once (401)',
       ceiling: median(rps.refused!),
+      target: EXPLAINS,
+      met: () => null,
+    });
+    row({
+      scenario: 'B2 authenticated request, session token, no upstream',
+      metric: 'req/s (10 conn.)',
+      runs: rps.sessionAuthenticated!,
+      ceilingName: 'the personal token',
+      ceiling: median(rps.authenticated),
       target: EXPLAINS,
       met: () => null,
     });
@@ -1261,6 +1294,83 @@ async function b9(system: BenchSystem) {
     met: (v) => v === 0,
     note: `of ${abuse.sent} sent by one member token at ${rate} req/s (800 KB nested 400,000 deep and 90,000 keys in turn, to POST /issues/search); their p50 ${median(abuse.p50).toFixed(0)} ms; other codes ${JSON.stringify(abuse.other)}, ${abuse.errors} transport errors/timeouts`,
   });
+}
+
+// ---------------------------------------------------------------------------- B10
+/** Sign-ins in flight at once (the load generator's connections, and the verifies of the floor). */
+const SIGN_IN_CONNECTIONS = 4;
+
+/**
+ * Sign-in: POST /auth/sign-in through the gateway with the seeded admin's email and
+ * password (right each time: a session each, nothing counted as a failure), 4 connections,
+ * its CPU over all processes as B1's, against @node-rs/argon2's verify of the same hash
+ * with the same password alone, 4 at a time, in this process (process.cpuUsage: the
+ * addon's threads included), in turn run by run (the order alternating). Argon2id is
+ * meant to cost what it costs; the rest of a sign-in (the gateway's hop, the throttle's
+ * Redis read, the user's row, the new session's row) should add little to it.
+ */
+async function b10(system: BenchSystem) {
+  const stored = await system.db.query(`SELECT password_hash FROM "${SCHEMAS.access}".users WHERE id = $1`, [system.seeded.userId]);
+  const hash = stored.rows[0]?.password_hash as string;
+  const job: LoadJob = {
+    kind: 'latency',
+    url: `${system.gateway.url}/auth/sign-in`,
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email: system.person.email, password: system.person.password }),
+    connections: SIGN_IN_CONNECTIONS,
+    durationSeconds: SECONDS,
+  };
+  // Warm-up, unmeasured: the services' statements prepared and their code compiled.
+  await load({ ...job, durationSeconds: 2 });
+  await verifyAlone(hash, system.person.password, SIGN_IN_CONNECTIONS, 1);
+  const cpu = cpuTally(CPU_SCOPE);
+  const signIns = listsFor(['rps', 'p50', 'p99'] as const);
+  const alone = listsFor(['cpuMs', 'perSecond', 'p50', 'p99'] as const);
+  const startups: number[] = [];
+  for (let run = 0; run < RUNS; run++) {
+    for (const kind of run % 2 ? (['alone', 'signIn'] as const) : (['signIn', 'alone'] as const)) {
+      if (kind === 'alone') {
+        const figures = await verifyAlone(hash, system.person.password, SIGN_IN_CONNECTIONS, SECONDS);
+        for (const key of ['cpuMs', 'perSecond', 'p50', 'p99'] as const) alone[key].push(figures[key]);
+        continue;
+      }
+      // The load generator's start-up (about half a second of CPU) is not a sign-in's: left out.
+      const result = await cpu.measure('signIn', () => load(job), (r) => r.total, (r) => r.startupCpuMs ?? 0);
+      startups.push(result.startupCpuMs ?? 0);
+      if (result.statusCodes['204'] !== result.total || result.errors) say(`B10 sign-in: not all 204: ${JSON.stringify(result.statusCodes)}, ${result.errors} errors`);
+      signIns.rps.push(result.requestsPerSecond);
+      signIns.p50.push(result.p50);
+      signIns.p99.push(result.p99);
+    }
+    say(`B10 run ${run + 1}: sign-in ${cpu.runs('signIn').at(-1)!.toFixed(1)} ms of CPU, ${signIns.rps.at(-1)!.toFixed(1)}/s; verify alone ${alone.cpuMs.at(-1)!.toFixed(1)} ms, ${alone.perSecond.at(-1)!.toFixed(1)}/s`);
+  }
+  const scenario = 'B10 sign-in (POST /auth/sign-in via gateway)';
+  const conn = `${SIGN_IN_CONNECTIONS} conn.`;
+  row({
+    scenario,
+    metric: CPU_METRIC,
+    runs: cpu.runs('signIn'),
+    ceilingName: 'Argon2id verify of the same hash alone, ms',
+    ceiling: median(alone.cpuMs),
+    target: '≤ 1.3× (Argon2id and little more)',
+    met: (_v, r) => r! <= 1.3,
+    note: `${cpu.note('signIn')}; the load generator's start-up left out: ${median(startups).toFixed(0)} ms of CPU a run; verify alone: ${alone.cpuMs.map((ms) => ms.toFixed(2)).join(' / ')} ms`,
+  });
+  // The service that verifies, alone: the rest of the system's share (and its idle work, a
+  // few % of a core that a hundred sign-ins a second weigh more than B1's thousands) left out.
+  row({
+    scenario: "B10 sign-in, the access service's share",
+    metric: 'CPU ms per request, the access service',
+    runs: cpu.groupRuns('signIn', 'access'),
+    ceilingName: 'Argon2id verify of the same hash alone, ms',
+    ceiling: median(alone.cpuMs),
+    target: EXPLAINS,
+    met: () => null,
+  });
+  row({ scenario, metric: `req/s (${conn})`, runs: signIns.rps, ceilingName: `verifies alone per s (${SIGN_IN_CONNECTIONS} at a time)`, ceiling: median(alone.perSecond), target: EXPLAINS, met: () => null });
+  row({ scenario, metric: `p50 ms (${conn})`, runs: signIns.p50, ceilingName: 'verify alone p50 ms', ceiling: median(alone.p50), target: EXPLAINS, met: () => null });
+  row({ scenario, metric: `p99 ms (${conn})`, runs: signIns.p99, ceilingName: 'verify alone p99 ms', ceiling: median(alone.p99), target: EXPLAINS, met: () => null });
 }
 
 main().catch((err) => {

@@ -3,12 +3,14 @@ import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_pro
 import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { verify } from '@node-rs/argon2';
 import { Client } from 'pg';
 import { devSigningKey, devTrustedKeysText, issueTicket, parseTrustedKeys, type Signer, type UserPrincipal } from '@tracker/kit';
 import { startService, type ServiceName, type ServiceProcess } from '@tracker/system-tests-support';
 import { freePort } from '@tracker/testing';
 import type { LoadJob, LoadResult } from './loader';
 import { ensureDatabase, readSeeded, REPO_ROOT, resetSchemas, SCHEMAS, seedIssues, vacuumDatabase, writeSeeded, type Seeded } from './seed';
+import { sessionCookieOf, setupCodeOf } from './sign-in';
 
 const run = promisify(execFile);
 
@@ -35,6 +37,8 @@ export interface BenchSystem {
   envs: Record<ServiceName, Record<string, string>>;
   /** The seeded admin, as the gateway vouches for them when a service is called directly. */
   principal: UserPrincipal;
+  /** The seeded admin's sign-in (B2's session token, B10), set through a setup link by the seeding. */
+  person: typeof BENCH_PERSON;
   /**
    * The ticket header for calling a service directly with one request (principal.ts: a
    * ticket is bound to its method, path, body and service, and accepted once): signed
@@ -50,6 +54,12 @@ export interface BenchSystem {
 }
 
 export const EXCHANGE = 'tracker.events.bench';
+
+/**
+ * The seeded admin's email and password. Not a secret: the bench's database is a local
+ * one of its own, and the password is set there through a setup link as a person sets theirs.
+ */
+export const BENCH_PERSON = { email: 'bench-admin@bench.invalid', password: 'bench admin password, not a secret' } as const;
 export const EVENTS_QUEUE = 'statistics.events.bench';
 
 const say = (text: string) => process.stderr.write(`[bench] ${text}\n`);
@@ -119,9 +129,10 @@ export async function startBenchSystem(options: BenchOptions): Promise<BenchSyst
       seeded = { issues: options.issues, workspaceId: ws.workspace_id, userId: ws.user_id, token: ws.token };
       await writeSeeded(db, seeded);
     }
+    const s = seeded!;
+    await seedPerson(db, env, gateway.url, s.userId);
     // Seeded now or by an earlier run (whose writes left dead rows): vacuumed as autovacuum would have.
     await vacuumDatabase(db);
-    const s = seeded!;
     const statisticsEnv = { ...env, DATABASE_SCHEMA: SCHEMAS.statistics, ACCESS_URL: access.url, ISSUES_URL: issues.url };
     envs.statistics = statisticsEnv;
     let statistics = await startService('statistics', statisticsEnv, { port: statisticsPort, readyTimeoutMs: 60_000, nodeArgs: profileArgs('statistics') });
@@ -142,6 +153,7 @@ export async function startBenchSystem(options: BenchOptions): Promise<BenchSyst
       statisticsEnv,
       envs,
       principal,
+      person: BENCH_PERSON,
       ticket: (audience, method, path, body) =>
         issueTicket(gatewayKeys, { audience, method, path, body: body === undefined ? undefined : Buffer.from(body), user: principal }),
       queueIds,
@@ -195,6 +207,44 @@ export async function admin(env: Record<string, string>, ...args: string[]): Pro
   });
   const lines = stdout.trim().split('\n');
   return JSON.parse(lines[lines.length - 1]!);
+}
+
+/**
+ * The seeded admin gets BENCH_PERSON's email and password as a person does: the operator's
+ * setup link (`user setup-link --email`), then its form, POST /auth/setup through the
+ * gateway. Once per database: a later run finds the email and a hash the password verifies
+ * against (an earlier seeding's), and changes nothing.
+ */
+async function seedPerson(db: Client, env: Record<string, string>, gatewayUrl: string, userId: number): Promise<void> {
+  const user = (await db.query(`SELECT email_key, password_hash FROM "${SCHEMAS.access}".users WHERE id = $1`, [userId])).rows[0];
+  if (user?.email_key === BENCH_PERSON.email && user.password_hash && (await verify(user.password_hash, BENCH_PERSON.password).catch(() => false))) return;
+  const link = await admin(env, 'user', 'setup-link', '--user', String(userId), '--email', BENCH_PERSON.email);
+  const res = await fetch(`${gatewayUrl}/auth/setup`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ code: setupCodeOf(link.setup_url), password: BENCH_PERSON.password }),
+  });
+  if (res.status !== 204) throw new Error(`POST /auth/setup answered ${res.status}: ${await res.text()}`);
+  say(`the seeded admin signs in as ${BENCH_PERSON.email} (password set through a setup link)`);
+}
+
+/** POST /auth/sign-in through the gateway as the seeded admin: the session, as the Cookie header sends it. */
+export async function signIn(system: Pick<BenchSystem, 'gateway' | 'person'>): Promise<string> {
+  const res = await fetch(`${system.gateway.url}/auth/sign-in`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email: system.person.email, password: system.person.password }),
+  });
+  if (res.status !== 204) throw new Error(`POST /auth/sign-in answered ${res.status}: ${await res.text()}`);
+  return sessionCookieOf(res.headers.getSetCookie());
+}
+
+/** POST /auth/token with the session's cookie: a new bearer token of the session, good for 15 minutes. */
+export async function sessionToken(system: Pick<BenchSystem, 'gateway'>, cookie: string): Promise<string> {
+  const res = await fetch(`${system.gateway.url}/auth/token`, { method: 'POST', headers: { cookie } });
+  const body = await res.text();
+  if (res.status !== 200) throw new Error(`POST /auth/token answered ${res.status}: ${body}`);
+  return (JSON.parse(body) as { access_token: string }).access_token;
 }
 
 /** One load job in its own process (loader.ts), so its CPU is not the measured server's. */

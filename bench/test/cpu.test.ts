@@ -1,4 +1,4 @@
-import { LOAD_GENERATOR, perOperation } from '../src/cpu';
+import { leaveOut, LOAD_GENERATOR, perOperation } from '../src/cpu';
 
 describe('perOperation', () => {
   const cpu = new Map([
@@ -22,5 +22,24 @@ describe('perOperation', () => {
 
   it('treats no operations as one, never dividing by zero', () => {
     expect(perOperation(new Map([['issues', 0.002]]), 0).totalMs).toBeCloseTo(2, 10);
+  });
+});
+
+describe('leaveOut', () => {
+  const cpu = new Map([
+    ['access', 12],
+    [LOAD_GENERATOR, 0.9],
+  ]);
+
+  it("takes what is not the measured work off one group's CPU seconds, the others untouched", () => {
+    const left = leaveOut(cpu, LOAD_GENERATOR, 0.6);
+    expect(left.get(LOAD_GENERATOR)).toBeCloseTo(0.3, 10);
+    expect(left.get('access')).toBe(12);
+    expect(cpu.get(LOAD_GENERATOR)).toBe(0.9);
+  });
+
+  it('never goes below zero, and leaves a group that used nothing out', () => {
+    expect(leaveOut(cpu, LOAD_GENERATOR, 2).get(LOAD_GENERATOR)).toBe(0);
+    expect(leaveOut(cpu, 'gateway', 1).has('gateway')).toBe(false);
   });
 });
