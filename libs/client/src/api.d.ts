@@ -37,7 +37,13 @@ export interface paths {
          */
         get: operations["listUsers"];
         put?: never;
-        post?: never;
+        /**
+         * Invite a colleague by email: a new user of the workspace, and the setup link through which they set a password
+         * @description Rights needed: workspace admin only (a member gets 403 before the body is looked at).
+         *
+         *     Emails are unique in the installation, whatever their case (409 `email_taken` otherwise). The answer's `setup_url` is a secret for that person only: whoever opens it can set the user's password and sign in as them, once, within 72 hours; issuing another link voids it. Setting the password ends every session the user had. No `Idempotency-Key` is taken: a repeat of an invitation that went through is 409 `email_taken`; issue a new link for the user then (POST /api/v1/users/{user_id}/setup-link).
+         */
+        post: operations["inviteUser"];
         delete?: never;
         options?: never;
         head?: never;
@@ -62,6 +68,78 @@ export interface paths {
          * @description Rights needed: workspace admin only (a member gets 403 before the body is looked at).
          */
         patch: operations["updateUser"];
+        trace?: never;
+    };
+    "/api/v1/users/{user_id}/setup-link": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A new setup link for a user (a lost invitation, a forgotten password), optionally giving or changing their email first
+         * @description Rights needed: workspace admin only (a member gets 403 before anything is looked at).
+         *
+         *     The body is optional. With `email` the user's sign-in name is set or changed at once (409 `email_taken` if another user has it); a user without an email must be given one (422 at `email`). The answer's `setup_url` is a secret for that person only: whoever opens it can set the user's password and sign in as them, once, within 72 hours; issuing another link voids it. Setting the password ends every session the user had. No `Idempotency-Key` is taken: repeating the request is still safe, as only the newest link counts.
+         */
+        post: operations["issueSetupLink"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The caller's own personal tokens, newest first, without their secrets
+         * @description Rights needed: a valid token (each user sees only their own tokens).
+         *
+         *     Revoked tokens and the tokens of signed-in pages are not listed; expired ones are, with their `expires_at`. `last_used_at` is at most 60 seconds behind.
+         */
+        get: operations["listTokens"];
+        put?: never;
+        /**
+         * Make a personal token (for scripts, integrations and agents); its secret is answered this once
+         * @description Rights needed: a signed-in page's token (POST /auth/token): a personal token is refused with 403 `session_required`, so a leaked one cannot make more.
+         *
+         *     The token acts as its owner, with the owner's current rights, until it expires (`expires_in_days`: 1 to 366, or `null` for never) or is revoked. Only its hash is kept: the secret cannot be shown again. No `Idempotency-Key` is taken: a repeat makes a second token; GET /api/v1/tokens lists both by name and prefix, and the one not kept is revoked with DELETE.
+         */
+        post: operations["createToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tokens/{token_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke one of the caller's personal tokens, refused from the very next request
+         * @description Rights needed: the token's owner (another user's token is 404, as one that does not exist).
+         *
+         *     An id that is not one of the caller's personal tokens in force (another user's, a revoked one, a signed-in page's token) is 404.
+         */
+        delete: operations["revokeToken"];
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/api/v1/queues": {
@@ -553,6 +631,46 @@ export interface components {
              */
             active?: boolean;
         };
+        /** @description A colleague to invite: their name, their email (their sign-in name) and their workspace role. */
+        UserInvite: {
+            /**
+             * @description The new user's name, 1 to 100 characters.
+             * @example Grace Hopper
+             */
+            name: string;
+            /**
+             * @description The user's email, their sign-in name: unique in the installation, matched case-insensitively, at most 254 characters.
+             * @example ada@example.com
+             */
+            email: string;
+            /**
+             * @description The workspace role: `admin` or `member` (the default). Default: `"member"`.
+             * @example member
+             * @enum {string}
+             */
+            role?: "admin" | "member";
+        };
+        /** @description Optional: `email` gives the user an email, or changes it, before the link is made. Without it the user keeps theirs; a user who has none must be given one (422 at `email`). */
+        SetupLinkRequest: {
+            /**
+             * @description The user's email, their sign-in name: unique in the installation, matched case-insensitively, at most 254 characters.
+             * @example ada@example.com
+             */
+            email?: string;
+        };
+        /** @description A new personal token: what it is for, and in how many days it expires (`null`: never). */
+        TokenCreate: {
+            /**
+             * @description What the token is for, 1 to 100 characters.
+             * @example CI pipeline
+             */
+            name: string;
+            /**
+             * @description Days until the token expires, 1 to 366, or `null` for a token that does not expire.
+             * @example 90
+             */
+            expires_in_days: number | null;
+        };
         /** @description A new issue: only `queue_id` and `title` are needed. `parent_id` names a readable issue of the workspace; `assignee_id` an active user. */
         IssueCreate: {
             /**
@@ -798,6 +916,11 @@ export interface components {
             /** @description Whether the user may sign in: a deactivated user's tokens are refused. */
             active: boolean;
             /**
+             * @description The user's email, their sign-in name (unique, matched case-insensitively); `null` for a user made without one, who cannot sign in until given one with a setup link.
+             * @example ada@example.com
+             */
+            email: string | null;
+            /**
              * Format: date-time
              * @description When the user was created (UTC).
              */
@@ -831,6 +954,11 @@ export interface components {
             /** @description Whether the user may sign in: a deactivated user's tokens are refused. */
             active: boolean;
             /**
+             * @description The user's email, their sign-in name (unique, matched case-insensitively); `null` for a user made without one, who cannot sign in until given one with a setup link.
+             * @example ada@example.com
+             */
+            email: string | null;
+            /**
              * Format: date-time
              * @description When the user was created (UTC).
              */
@@ -840,6 +968,107 @@ export interface components {
              * @description When the user's name, role or activity last changed, or their creation (UTC).
              */
             updated_at: string;
+        };
+        /** @description The invited user, and the setup link to hand to them (shown this once). */
+        InvitedUser: {
+            /** @description The user id (what `assignee_id`, `author_id` and the permission paths name). */
+            id: number;
+            /** @description The workspace the user belongs to; a user belongs to exactly one. */
+            workspace_id: number;
+            /** @description The user's name. */
+            name: string;
+            /**
+             * @description The workspace role: `admin` (manages users and is admin of every queue) or `member`.
+             * @enum {string}
+             */
+            role: "admin" | "member";
+            /** @description Whether the user may sign in: a deactivated user's tokens are refused. */
+            active: boolean;
+            /**
+             * @description The user's email, their sign-in name (unique, matched case-insensitively); `null` for a user made without one, who cannot sign in until given one with a setup link.
+             * @example ada@example.com
+             */
+            email: string | null;
+            /**
+             * Format: date-time
+             * @description When the user was created (UTC).
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When the user's name, role or activity last changed, or their creation (UTC).
+             */
+            updated_at: string;
+            /**
+             * @description The one-time setup link `{PUBLIC_URL}/setup#code=…`: good for 72 hours, once; any earlier link of the user is void.
+             * @example https://tracker.example.com/setup#code=vN3kq0yD0d6kz8H9bX2c1w
+             */
+            setup_url: string;
+        };
+        /** @description A setup link: the person opens it to set a password and sign in, once, within 72 hours. Any earlier link of the user is void. */
+        SetupLink: {
+            /**
+             * @description The one-time setup link `{PUBLIC_URL}/setup#code=…`: good for 72 hours, once; any earlier link of the user is void.
+             * @example https://tracker.example.com/setup#code=vN3kq0yD0d6kz8H9bX2c1w
+             */
+            setup_url: string;
+        };
+        /** @description One of the caller's personal tokens, as listed: never its secret. */
+        PersonalToken: {
+            /** @description The token id (what DELETE /api/v1/tokens/{token_id} names). */
+            id: number;
+            /** @description What the token is for; tokens made by the operator command line are named "created by operator". */
+            name: string;
+            /**
+             * @description The first characters of the token (10; 8 for tokens made before names), to recognise it.
+             * @example trk_Ab12cd
+             */
+            prefix: string;
+            /**
+             * Format: date-time
+             * @description When the token was made (UTC).
+             */
+            created_at: string;
+            /** @description When the token stops working (UTC), or `null` if never. */
+            expires_at: string | null;
+            /** @description When the token was last used (UTC), at most 60 seconds behind; `null` if never. */
+            last_used_at: string | null;
+        };
+        /** @description The new personal token, and its secret (`token`), shown this once. */
+        PersonalTokenCreated: {
+            /** @description The token id (what DELETE /api/v1/tokens/{token_id} names). */
+            id: number;
+            /** @description What the token is for; tokens made by the operator command line are named "created by operator". */
+            name: string;
+            /**
+             * @description The first characters of the token (10; 8 for tokens made before names), to recognise it.
+             * @example trk_Ab12cd
+             */
+            prefix: string;
+            /**
+             * Format: date-time
+             * @description When the token was made (UTC).
+             */
+            created_at: string;
+            /** @description When the token stops working (UTC), or `null` if never. */
+            expires_at: string | null;
+            /** @description When the token was last used (UTC), at most 60 seconds behind; `null` if never. */
+            last_used_at: string | null;
+            /**
+             * @description The secret, shown this once: store it now.
+             * @example trk_Ab12cdEf34gh56ij78kl90mn12op34qr56st78
+             */
+            token: string;
+        };
+        /** @description The revoked token: refused from the very next request on, by every gateway. */
+        TokenRevoked: {
+            /** @description The id of the revoked token. */
+            id: number;
+            /**
+             * @description Always `true`: the token is refused from the very next request on.
+             * @constant
+             */
+            revoked: true;
         };
         /** @description A status of a queue's workflow. */
         Status: {
@@ -1661,6 +1890,56 @@ export interface components {
              */
             code: "queue_key_taken";
         };
+        /** @description The problem details (RFC 9457) of `email_taken`, HTTP 409: Another user already has this email (emails are unique in the installation, whatever their case). */
+        EmailTakenProblem: {
+            /**
+             * @description A URI naming the problem type, one per `code` (RFC 9457).
+             * @constant
+             */
+            type: "https://tracker.dev/problems/email-taken";
+            /**
+             * @description A short, fixed summary of the problem type.
+             * @constant
+             */
+            title: "Email taken";
+            /**
+             * @description The HTTP status of the answer.
+             * @constant
+             */
+            status: 409;
+            /** @description What went wrong in this case, for humans (the wording may change; match on `code`). */
+            detail: string;
+            /**
+             * @description The stable, machine-readable problem code.
+             * @constant
+             */
+            code: "email_taken";
+        };
+        /** @description The problem details (RFC 9457) of `session_required`, HTTP 403: Personal tokens are made by a person signed in: the request must come with a session's token (POST /auth/token), not a personal token. */
+        SessionRequiredProblem: {
+            /**
+             * @description A URI naming the problem type, one per `code` (RFC 9457).
+             * @constant
+             */
+            type: "https://tracker.dev/problems/session-required";
+            /**
+             * @description A short, fixed summary of the problem type.
+             * @constant
+             */
+            title: "Session required";
+            /**
+             * @description The HTTP status of the answer.
+             * @constant
+             */
+            status: 403;
+            /** @description What went wrong in this case, for humans (the wording may change; match on `code`). */
+            detail: string;
+            /**
+             * @description The stable, machine-readable problem code.
+             * @constant
+             */
+            code: "session_required";
+        };
         /** @description The problem details (RFC 9457) of `precondition_failed`, HTTP 412: `If-Match` names no tag of the issue's current version (given in the body): another change came first, or the tag is weak. Nothing was changed: re-read the issue and reconsider the change. */
         PreconditionFailedProblem: {
             /**
@@ -2033,6 +2312,44 @@ export interface components {
                 "application/problem+json": components["schemas"]["QueueKeyTakenProblem"];
             };
         };
+        /** @description `email_taken`: Another user already has this email (emails are unique in the installation, whatever their case). */
+        EmailTaken: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "https://tracker.dev/problems/email-taken",
+                 *       "title": "Email taken",
+                 *       "status": 409,
+                 *       "detail": "Another user already has this email.",
+                 *       "code": "email_taken"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["EmailTakenProblem"];
+            };
+        };
+        /** @description `session_required`: Personal tokens are made by a person signed in: the request must come with a session's token (POST /auth/token), not a personal token. */
+        SessionRequired: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "https://tracker.dev/problems/session-required",
+                 *       "title": "Session required",
+                 *       "status": 403,
+                 *       "detail": "Personal tokens are made by a person signed in (with a session's token), not with another personal token.",
+                 *       "code": "session_required"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["SessionRequiredProblem"];
+            };
+        };
         /** @description `precondition_failed`: `If-Match` names no tag of the issue's current version (given in the body): another change came first, or the tag is weak. Nothing was changed: re-read the issue and reconsider the change. */
         PreconditionFailed: {
             headers: {
@@ -2221,6 +2538,11 @@ export interface components {
          * @example 1
          */
         DashboardId: number;
+        /**
+         * @description The id of one of the caller's personal tokens, as GET /api/v1/tokens lists it (an integer from 1 to 2147483647).
+         * @example 1
+         */
+        TokenId: number;
     };
     requestBodies: never;
     headers: {
@@ -2277,6 +2599,7 @@ export interface operations {
                      *       "name": "Ada",
                      *       "role": "admin",
                      *       "active": true,
+                     *       "email": "ada@example.com",
                      *       "created_at": "2026-11-02T09:00:00.000Z",
                      *       "updated_at": "2026-11-02T09:00:00.000Z",
                      *       "workspace": {
@@ -2324,6 +2647,7 @@ export interface operations {
                      *         "name": "Ada",
                      *         "role": "admin",
                      *         "active": true,
+                     *         "email": "ada@example.com",
                      *         "created_at": "2026-11-02T09:00:00.000Z",
                      *         "updated_at": "2026-11-02T09:00:00.000Z"
                      *       },
@@ -2333,6 +2657,7 @@ export interface operations {
                      *         "name": "Bob",
                      *         "role": "member",
                      *         "active": true,
+                     *         "email": null,
                      *         "created_at": "2026-11-02T09:00:00.000Z",
                      *         "updated_at": "2026-11-02T09:00:00.000Z"
                      *       }
@@ -2344,6 +2669,64 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    inviteUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description A colleague to invite: their name, their email (their sign-in name) and their workspace role. */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Grace Hopper",
+                 *       "email": "grace@example.com",
+                 *       "role": "member"
+                 *     }
+                 */
+                "application/json": components["schemas"]["UserInvite"];
+            };
+        };
+        responses: {
+            /** @description The new user, active, with their setup link. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 3,
+                     *       "workspace_id": 1,
+                     *       "name": "Grace Hopper",
+                     *       "role": "member",
+                     *       "active": true,
+                     *       "email": "grace@example.com",
+                     *       "created_at": "2026-11-02T10:01:00.000Z",
+                     *       "updated_at": "2026-11-02T10:01:00.000Z",
+                     *       "setup_url": "https://tracker.example.com/setup#code=vN3kq0yD0d6kz8H9bX2c1wQe7rT5uI3oP1aS9dF4gH2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["InvitedUser"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["EmailTaken"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
@@ -2392,6 +2775,7 @@ export interface operations {
                      *       "name": "Bob Stone",
                      *       "role": "member",
                      *       "active": true,
+                     *       "email": null,
                      *       "created_at": "2026-11-02T09:00:00.000Z",
                      *       "updated_at": "2026-11-02T10:01:00.000Z"
                      *     }
@@ -2405,6 +2789,202 @@ export interface operations {
             404: components["responses"]["NotFound"];
             408: components["responses"]["RequestTimeout"];
             409: components["responses"]["LastActiveAdmin"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    issueSetupLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description A user id of the caller's workspace (an integer from 1 to 2147483647).
+                 * @example 2
+                 */
+                user_id: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        /** @description Optional: `email` gives the user an email, or changes it, before the link is made. Without it the user keeps theirs; a user who has none must be given one (422 at `email`). */
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "email": "bob@example.com"
+                 *     }
+                 */
+                "application/json": components["schemas"]["SetupLinkRequest"];
+            };
+        };
+        responses: {
+            /** @description The new setup link; the user's earlier links are void. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "setup_url": "https://tracker.example.com/setup#code=Zx8cV6bN4mL2kJ0hG8fD6sA4pO2iU0yT8rE6wQ4eR2t"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SetupLink"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["EmailTaken"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listTokens: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The caller's personal tokens, newest first (the newest 1,000). */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": 1,
+                     *         "name": "created by operator",
+                     *         "prefix": "trk_Ab12cd",
+                     *         "created_at": "2026-11-02T09:00:00.000Z",
+                     *         "expires_at": null,
+                     *         "last_used_at": "2026-11-02T09:30:00.000Z"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["PersonalToken"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description A new personal token: what it is for, and in how many days it expires (`null`: never). */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "CI pipeline",
+                 *       "expires_in_days": 90
+                 *     }
+                 */
+                "application/json": components["schemas"]["TokenCreate"];
+            };
+        };
+        responses: {
+            /** @description The new token, with its secret in `token`, shown this once. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 4,
+                     *       "name": "CI pipeline",
+                     *       "prefix": "trk_Xy98zw",
+                     *       "created_at": "2026-11-02T10:01:00.000Z",
+                     *       "expires_at": "2027-01-31T10:01:00.000Z",
+                     *       "last_used_at": null,
+                     *       "token": "trk_Xy98zwVu76ts54rq32po10nm98lk76ji54hg32fe"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PersonalTokenCreated"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["SessionRequired"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    revokeToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The id of one of the caller's personal tokens, as GET /api/v1/tokens lists it (an integer from 1 to 2147483647).
+                 * @example 1
+                 */
+                token_id: components["parameters"]["TokenId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The token, revoked. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 1,
+                     *       "revoked": true
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TokenRevoked"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
@@ -2851,6 +3431,16 @@ export interface operations {
                      *         {
                      *           "user_id": 2,
                      *           "name": "Bob Stone",
+                     *           "active": true,
+                     *           "workspace_role": "member",
+                     *           "role": null,
+                     *           "role_source": null,
+                     *           "explicit_role": null,
+                     *           "inherited_role": null
+                     *         },
+                     *         {
+                     *           "user_id": 3,
+                     *           "name": "Grace Hopper",
                      *           "active": true,
                      *           "workspace_role": "member",
                      *           "role": null,

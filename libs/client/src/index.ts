@@ -31,7 +31,8 @@ export interface TrackerClientOptions {
   middleware?: Middleware[];
   /**
    * How many times a POST is sent again after a network failure or a 503, with the same
-   * Idempotency-Key, so it is written once however many times it is sent. Default 2; 0 sends once.
+   * Idempotency-Key, so it is written once however many times it is sent (the POSTs of
+   * POSTS_SENT_ONCE are never sent again). Default 2; 0 sends once.
    */
   postRetries?: number;
 }
@@ -39,8 +40,8 @@ export interface TrackerClientOptions {
 /**
  * A typed client: `client.GET('/api/v1/issues/{key}', { params: { path: { key } } })`
  * answers `{ data }` on success or `{ error }` (a Problem) otherwise, typed from the
- * OpenAPI document. Every POST carries an Idempotency-Key (a new UUID, unless the caller
- * gave one) and is retried with it after a lost connection or a 503.
+ * OpenAPI document. Every POST that takes an Idempotency-Key carries one (a new UUID, unless
+ * the caller gave one) and is retried with it after a lost connection or a 503.
  */
 export function createTrackerClient(options: TrackerClientOptions): TrackerClient {
   const client = createClient<paths>({
@@ -52,6 +53,15 @@ export function createTrackerClient(options: TrackerClientOptions): TrackerClien
   return client;
 }
 
+/**
+ * The POSTs that take no Idempotency-Key (an invitation, a setup link, a personal token):
+ * the server would not replay a repeat but write again (a second token), so they are sent
+ * once, as given, and a failure is the caller's to judge (each operation's description says
+ * how). The client's test holds this list to the document.
+ */
+export const POSTS_SENT_ONCE = ['/api/v1/users', '/api/v1/users/{user_id}/setup-link', '/api/v1/tokens'] as const;
+const SENT_ONCE = POSTS_SENT_ONCE.map((template) => new RegExp(`${template.replace(/\{\w+\}/g, '[^/]+')}$`));
+
 const RETRY_DELAY_MS = 200;
 /** The longest a retry waits, whatever `Retry-After` says. */
 const MAX_RETRY_WAIT_MS = 10_000;
@@ -60,14 +70,14 @@ const MAX_RETRY_WAIT_MS = 10_000;
  * A fetch that gives each POST an Idempotency-Key and sends it again, with the same key,
  * when the connection fails or the answer is 503 (after its `Retry-After`, at most 10 s):
  * the server replays the first answer of a write that did happen (`Idempotent-Replayed:
- * true`) instead of writing twice. Other methods are sent once; a cancelled request
- * (its AbortSignal) is not sent again.
+ * true`) instead of writing twice. Other methods, and the POSTS_SENT_ONCE, are sent once;
+ * a cancelled request (its AbortSignal) is not sent again.
  */
 type Send = (request: Request) => Promise<Response>;
 
 function postsOnce(send: Send, retries: number): Send {
   return async (request) => {
-    if (request.method !== 'POST') return send(request);
+    if (request.method !== 'POST' || SENT_ONCE.some((path) => path.test(new URL(request.url).pathname))) return send(request);
     if (!request.headers.has('Idempotency-Key')) request.headers.set('Idempotency-Key', randomUUID());
     for (let attempt = 0; ; attempt++) {
       let waitMs = RETRY_DELAY_MS * 2 ** attempt;

@@ -1,7 +1,8 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { createTrackerClient, dashboardStatistics, TrackerApiError, updateIssueSafely, UpdateConflictError, type IssueDetails } from '../src';
+import { openApiDocument } from '@tracker/contracts';
+import { createTrackerClient, dashboardStatistics, POSTS_SENT_ONCE, TrackerApiError, updateIssueSafely, UpdateConflictError, type IssueDetails } from '../src';
 
 test('the committed types are those generated from the current OpenAPI document', () => {
   const committed = fs.readFileSync(path.join(__dirname, '../src/api.d.ts'), 'utf8');
@@ -185,6 +186,33 @@ describe('POSTs of the client', () => {
     const { seen, post } = fakePosts([422]);
     expect((await post()).response.status).toBe(422);
     expect(seen).toHaveLength(1);
+  });
+
+  test('then the POSTs sent once are exactly those the document gives no Idempotency-Key', () => {
+    const withoutKey = Object.entries(openApiDocument().paths as Record<string, Record<string, any>>)
+      .filter(([, item]) => item.post && !(item.post.parameters ?? []).some((p: any) => p.in === 'header' && p.name === 'Idempotency-Key'))
+      .map(([path]) => path);
+    expect([...POSTS_SENT_ONCE].sort()).toEqual(withoutKey.sort());
+  });
+
+  test.each([
+    ['a personal token', '/api/v1/tokens', () => ({ body: { name: 'CI', expires_in_days: null } })],
+    ['an invitation', '/api/v1/users', () => ({ body: { name: 'Grace', email: 'grace@example.com' } })],
+    ['a setup link', '/api/v1/users/{user_id}/setup-link', () => ({ params: { path: { user_id: 2 } } })],
+  ] as const)('when the POST of %s meets a 503 or a lost connection, then it is sent once, without a key: a repeat would not be replayed', async (_what, path, options) => {
+    for (const failure of ['network', 503] as const) {
+      const seen: Array<string | null> = [];
+      const fetch = async (request: Request) => {
+        seen.push(request.headers.get('idempotency-key'));
+        if (failure === 'network') throw new TypeError('fetch failed');
+        return new Response(JSON.stringify({ code: 'service_unavailable', status: 503 }), { status: 503, headers: { 'content-type': 'application/problem+json', 'retry-after': '0' } });
+      };
+      const client = createTrackerClient({ baseUrl: 'http://tracker.test/', token: 'trk_test', fetch });
+      const sent = client.POST(path as never, options() as never);
+      if (failure === 'network') await expect(sent).rejects.toThrow('fetch failed');
+      else expect((await sent).response.status).toBe(503);
+      expect([failure, seen]).toEqual([failure, [null]]);
+    }
   });
 });
 

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { InvitedUser, PersonalToken, PersonalTokenCreated, SetupLink, SetupLinkRequest, TokenCreate, UserInvite } from './accounts';
 import type { Dashboard, DashboardInput } from './dashboards';
 import type { Filters } from './filters';
 import type {
@@ -32,18 +33,36 @@ import type { Me, User, UserChanges } from './users';
  *
  * They describe one small world, the one the contract test (Dredd) builds on a fresh system
  * before it sends the request examples in document order with a token of user 1:
- * workspace 1 "Acme"; user 1 "Ada" (workspace admin, the caller) and user 2 "Bob" (member);
- * queue 1 `WEB` "Website" with the standard statuses 1–5; issue WEB-1 (id 1, version 1) with
- * one comment and one worklog; dashboard 1. So every request example must succeed there, in
- * document order: POST /queues uses a new key, PATCH /issues/WEB-1 sends `version: 1`, …
+ * workspace 1 "Acme"; user 1 "Ada" (workspace admin, the caller, email ada@example.com) and
+ * user 2 "Bob" (member, added by the operator without an email); personal tokens 1 (Ada's)
+ * and 2 (Bob's), made by the operator; queue 1 `WEB` "Website" with the standard statuses
+ * 1–5; issue WEB-1 (id 1, version 1) with one comment and one worklog; dashboard 1. Ada has
+ * signed in through her setup link, and the caller's token is her page's token (token 3):
+ * POST /tokens takes no personal token. So every request example must succeed there, in
+ * document order: POST /users invites a new email, POST /queues uses a new key,
+ * PATCH /issues/WEB-1 sends `version: 1`, DELETE /tokens/1 revokes the operator's token
+ * once Ada has made her own, …
  */
 
 const at = (time: string) => `2026-11-02T${time}:00.000Z`;
 const CREATED = at('09:00');
 
 const ada: User = { id: 1, workspace_id: 1, name: 'Ada', role: 'admin', active: true, email: 'ada@example.com', created_at: CREATED, updated_at: CREATED };
-const bob: User = { id: 2, workspace_id: 1, name: 'Bob', role: 'member', active: true, email: 'bob@example.com', created_at: CREATED, updated_at: CREATED };
+/** Bob was added by the operator without an email: issueSetupLink's example gives him one. */
+const bob: User = { id: 2, workspace_id: 1, name: 'Bob', role: 'member', active: true, email: null, created_at: CREATED, updated_at: CREATED };
 const bobRenamed: User = { ...bob, name: 'Bob Stone', updated_at: at('10:01') };
+/** The colleague inviteUser's example invites. */
+const grace: User = { id: 3, workspace_id: 1, name: 'Grace Hopper', role: 'member', active: true, email: 'grace@example.com', created_at: at('10:01'), updated_at: at('10:01') };
+
+/** The personal token the operator made with the workspace: Ada's first, which she replaces with her own. */
+const operatorToken: PersonalToken = {
+  id: 1,
+  name: 'created by operator',
+  prefix: 'trk_Ab12cd',
+  created_at: CREATED,
+  expires_at: null,
+  last_used_at: at('09:30'),
+};
 
 const statusesOf = (queueId: number, firstId: number): Status[] =>
   STANDARD_STATUSES.map((status, i) => ({ id: firstId + i, queue_id: queueId, ...status }));
@@ -157,6 +176,7 @@ const bobWithoutAccess: QueueMember = {
   explicit_role: null,
   inherited_role: null,
 };
+const graceWithoutAccess: QueueMember = { ...bobWithoutAccess, user_id: 3, name: 'Grace Hopper' };
 
 /** The filters of searchIssues and getStatistics: queue 1, every status, Ada's issues, "login". */
 const FILTERS_EXAMPLE: Filters = {
@@ -192,6 +212,9 @@ type Out<T extends z.ZodType> = z.output<T>;
 /** The request body of each operation that takes one (in document order, they all succeed on the example world). */
 export const REQUEST_EXAMPLES = {
   updateUser: { name: 'Bob Stone' } satisfies In<typeof UserChanges>,
+  inviteUser: { name: 'Grace Hopper', email: 'grace@example.com', role: 'member' } satisfies In<typeof UserInvite>,
+  issueSetupLink: { email: 'bob@example.com' } satisfies In<typeof SetupLinkRequest>,
+  createToken: { name: 'CI pipeline', expires_in_days: 90 } satisfies In<typeof TokenCreate>,
   createQueue: { key: 'OPS', name: 'Operations', description: 'Servers, deployments and on-call' } satisfies In<typeof QueueCreate>,
   updateQueue: { description: 'Bugs and requests for the public website and its login' } satisfies In<typeof QueueSettings>,
   setQueuePermission: { role: 'read-write' } satisfies In<typeof QueuePermissionInput>,
@@ -235,11 +258,24 @@ export const RESPONSE_EXAMPLES = {
   getMe: { ...ada, workspace: { id: 1, name: 'Acme' } } satisfies Me,
   listUsers: [ada, bob] satisfies User[],
   updateUser: bobRenamed satisfies User,
+  inviteUser: { ...grace, setup_url: 'https://tracker.example.com/setup#code=vN3kq0yD0d6kz8H9bX2c1wQe7rT5uI3oP1aS9dF4gH2' } satisfies Out<typeof InvitedUser>,
+  issueSetupLink: { setup_url: 'https://tracker.example.com/setup#code=Zx8cV6bN4mL2kJ0hG8fD6sA4pO2iU0yT8rE6wQ4eR2t' } satisfies Out<typeof SetupLink>,
+  listTokens: [operatorToken] satisfies PersonalToken[],
+  createToken: {
+    id: 4,
+    name: 'CI pipeline',
+    prefix: 'trk_Xy98zw',
+    created_at: at('10:01'),
+    expires_at: '2027-01-31T10:01:00.000Z',
+    last_used_at: null,
+    token: 'trk_Xy98zwVu76ts54rq32po10nm98lk76ji54hg32fe',
+  } satisfies PersonalTokenCreated,
+  revokeToken: { id: 1, revoked: true },
   listQueues: [website] satisfies Queue[],
   createQueue: operations satisfies Queue,
   updateQueue: { ...website, description: REQUEST_EXAMPLES.updateQueue.description, updated_at: at('10:03') } satisfies Queue,
   listStatuses: [...website.statuses, ...operations.statuses] satisfies Status[],
-  listQueuePermissions: { queue_id: 1, members: [adaOnWebsite, bobWithoutAccess], history: [], history_total: 0 } satisfies QueuePermissions,
+  listQueuePermissions: { queue_id: 1, members: [adaOnWebsite, bobWithoutAccess, graceWithoutAccess], history: [], history_total: 0 } satisfies QueuePermissions,
   listQueuePermissionHistory: { items: [], total: 0, next_after_id: null } satisfies PermissionChangePage,
   setQueuePermission: { ...bobWithoutAccess, queue_id: 1, role: 'read-write', role_source: 'explicit', explicit_role: 'read-write' } satisfies QueuePermission,
   revokeQueuePermission: { ...bobWithoutAccess, queue_id: 1 } satisfies QueuePermission,

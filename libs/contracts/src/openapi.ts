@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { InvitedUser, PersonalToken, PersonalTokenCreated, SetupLink, SetupLinkRequest, TokenCreate, TokenRevoked, UserInvite } from './accounts';
 import { Dashboard, DashboardInput, DASHBOARD_LIMITS, Widget } from './dashboards';
 import { IDEMPOTENCY_KEY_EXAMPLES, IF_MATCH_EXAMPLE, IF_NONE_MATCH_EXAMPLE, PROBLEM_EXAMPLES, REQUEST_EXAMPLES, RESPONSE_EXAMPLES } from './examples';
 import { Filters, LEGACY_SEARCH_TRUNCATED_HEADER, SEARCH_LIMIT, SEARCH_TOTAL_HEADER, SEARCH_TRUNCATED_HEADER } from './filters';
@@ -67,6 +68,9 @@ const REQUEST_SCHEMAS = {
   QueueSettings: [QueueSettings, 'The settings to change; absent ones stay as they are.'],
   QueuePermissionInput: [QueuePermissionInput, 'The explicit role to grant.'],
   UserChanges: [UserChanges, 'The changes to make to a user; absent fields stay as they are.'],
+  UserInvite: [UserInvite, 'A colleague to invite: their name, their email (their sign-in name) and their workspace role.'],
+  SetupLinkRequest: [SetupLinkRequest, 'Optional: `email` gives the user an email, or changes it, before the link is made. Without it the user keeps theirs; a user who has none must be given one (422 at `email`).'],
+  TokenCreate: [TokenCreate, 'A new personal token: what it is for, and in how many days it expires (`null`: never).'],
   IssueCreate: [IssueCreate, 'A new issue: only `queue_id` and `title` are needed. `parent_id` names a readable issue of the workspace; `assignee_id` an active user.'],
   IssueUpdate: [
     IssueUpdate,
@@ -92,10 +96,24 @@ const QUERY_SCHEMAS = {
 } satisfies Record<string, z.ZodObject>;
 export type QuerySchemaName = keyof typeof QUERY_SCHEMAS;
 
+/**
+ * TokenRevoked (accounts.ts) with its fields described, as the document describes every
+ * property; the same shape, so it checks the same answers.
+ */
+const TokenRevokedDescribed = TokenRevoked.extend({
+  id: TokenRevoked.shape.id.meta({ description: 'The id of the revoked token.' }),
+  revoked: TokenRevoked.shape.revoked.meta({ description: 'Always `true`: the token is refused from the very next request on.' }),
+});
+
 /** Answer bodies, as the services send them. */
 const RESPONSE_SCHEMAS = {
   Me: [Me, 'The caller and their workspace.'],
   User: [User, 'A user of the caller\'s workspace.'],
+  InvitedUser: [InvitedUser, 'The invited user, and the setup link to hand to them (shown this once).'],
+  SetupLink: [SetupLink, 'A setup link: the person opens it to set a password and sign in, once, within 72 hours. Any earlier link of the user is void.'],
+  PersonalToken: [PersonalToken, 'One of the caller\'s personal tokens, as listed: never its secret.'],
+  PersonalTokenCreated: [PersonalTokenCreated, 'The new personal token, and its secret (`token`), shown this once.'],
+  TokenRevoked: [TokenRevokedDescribed, 'The revoked token: refused from the very next request on, by every gateway.'],
   Status: [Status, 'A status of a queue\'s workflow.'],
   Queue: [Queue, 'A queue with its statuses (in order) and the caller\'s effective role on it.'],
   StatusRef: [StatusRef, 'A status as an issue carries it.'],
@@ -140,6 +158,12 @@ const RESPONSE_SCHEMAS = {
   FieldError: [FieldError, 'One failing field of a 422 `validation_failed`.'],
 } satisfies Record<string, [z.ZodType, string]>;
 export type ResponseSchemaName = keyof typeof RESPONSE_SCHEMAS;
+
+/**
+ * Refusals only /auth answers (sign-in and the setup form, for browsers: README), never an
+ * operation of this document: their problem bodies are not published here.
+ */
+export const AUTH_ONLY_PROBLEMS: readonly ProblemCode[] = ['invalid_credentials', 'invalid_setup_code', 'cross_site_request'];
 
 const problemName = (code: ProblemCode) => code.split('_').map((w) => w[0]!.toUpperCase() + w.slice(1)).join('');
 
@@ -191,7 +215,7 @@ function componentSchemas(entries: Record<string, [z.ZodType, string]>, io: 'inp
 
 function problemSchemas() {
   const entries: Record<string, [z.ZodType, string]> = Object.fromEntries(
-    (Object.keys(Problems) as ProblemCode[]).map((code) => [
+    (Object.keys(Problems) as ProblemCode[]).filter((code) => !AUTH_ONLY_PROBLEMS.includes(code)).map((code) => [
       `${problemName(code)}Problem`,
       [Problems[code] as z.ZodType, `The problem details (RFC 9457) of \`${code}\`, HTTP ${PROBLEM_CODES[code].status}: ${PROBLEM_RESPONSES[code].description}`],
     ]),
@@ -309,7 +333,7 @@ const problemResponses = () =>
     ]),
   );
 
-const PARAMETER_NAMES: Record<PathParam, string> = { key: 'IssueKey', queue_id: 'QueueId', user_id: 'UserId', dashboard_id: 'DashboardId' };
+const PARAMETER_NAMES: Record<PathParam, string> = { key: 'IssueKey', queue_id: 'QueueId', user_id: 'UserId', dashboard_id: 'DashboardId', token_id: 'TokenId' };
 const parameterComponents = () =>
   Object.fromEntries(
     (Object.keys(PARAMETER_NAMES) as PathParam[]).map((param) => {
@@ -330,6 +354,8 @@ export interface ApiOperation {
   notes?: string;
   service: ServiceName;
   body?: RequestSchemaName;
+  /** The body may be left out (no body, or `{}`): published as a request body that is not required. */
+  bodyOptional?: true;
   /** Query parameters (none when absent); unknown ones are refused (422). */
   query?: QuerySchemaName;
   /**
@@ -362,6 +388,12 @@ function listOperation(list: string, operationId: string, summary: string, schem
   ];
 }
 
+/** What a setup link is, in the operations that make one. */
+const SETUP_LINK =
+  'The answer\'s `setup_url` is a secret for that person only: whoever opens it can set the user\'s password and sign in as them, once, within 72 hours; issuing another link voids it. Setting the password ends every session the user had.';
+/** How the account POSTs, which take no `Idempotency-Key` (the access service replays none), begin to say what a repeat does. */
+const NOT_REPLAYED = 'No `Idempotency-Key` is taken:';
+
 const WRITE_ONCE = `Safe to retry: send \`${IDEMPOTENCY_KEY_HEADER}\` and a repeat of the same request within ${IDEMPOTENCY.replayHours} hours gets the first answer again (\`${IDEMPOTENT_REPLAYED_HEADER}: true\`) instead of writing twice.`;
 const EMPTY_LISTS = 'An empty id list (`"queue_ids": []`, `status_ids`, `assignee_ids`) selects nothing; an absent one does not filter. Labels match exactly (case-sensitively).';
 
@@ -387,6 +419,44 @@ export const API_OPERATIONS: readonly ApiOperation[] = [
     summary: 'Change the name, role or activity of a user; the last active admin is protected', rights: 'workspace admin only (a member gets 403 before the body is looked at)',
     body: 'UserChanges', errors: ['forbidden', 'not_found', 'last_active_admin'],
     success: { status: 200, description: 'The user after the change.', schema: 'User' },
+  },
+  {
+    method: 'post', path: '/api/v1/users', operationId: 'inviteUser', tag: 'Users', service: 'access',
+    summary: 'Invite a colleague by email: a new user of the workspace, and the setup link through which they set a password', rights: 'workspace admin only (a member gets 403 before the body is looked at)',
+    notes: `Emails are unique in the installation, whatever their case (409 \`email_taken\` otherwise). ${SETUP_LINK} ${NOT_REPLAYED} a repeat of an invitation that went through is 409 \`email_taken\`; issue a new link for the user then (POST /api/v1/users/{user_id}/setup-link).`,
+    body: 'UserInvite', errors: ['forbidden', 'email_taken'],
+    success: { status: 201, description: 'The new user, active, with their setup link.', schema: 'InvitedUser' },
+  },
+  {
+    method: 'post', path: '/api/v1/users/{user_id}/setup-link', operationId: 'issueSetupLink', tag: 'Users', service: 'access',
+    summary: 'A new setup link for a user (a lost invitation, a forgotten password), optionally giving or changing their email first', rights: 'workspace admin only (a member gets 403 before anything is looked at)',
+    notes:
+      `The body is optional. With \`email\` the user's sign-in name is set or changed at once (409 \`email_taken\` if another user has it); a user without an email must be given one (422 at \`email\`). ${SETUP_LINK} ` +
+      `${NOT_REPLAYED} repeating the request is still safe, as only the newest link counts.`,
+    body: 'SetupLinkRequest', bodyOptional: true, errors: ['forbidden', 'not_found', 'email_taken'],
+    success: { status: 200, description: 'The new setup link; the user\'s earlier links are void.', schema: 'SetupLink' },
+  },
+  {
+    method: 'get', path: '/api/v1/tokens', operationId: 'listTokens', tag: 'Tokens', service: 'access',
+    summary: 'The caller\'s own personal tokens, newest first, without their secrets', rights: 'a valid token (each user sees only their own tokens)',
+    notes: 'Revoked tokens and the tokens of signed-in pages are not listed; expired ones are, with their `expires_at`. `last_used_at` is at most 60 seconds behind.',
+    success: { status: 200, description: 'The caller\'s personal tokens, newest first (the newest 1,000).', schema: 'PersonalToken', list: true, maxItems: 1000 },
+  },
+  {
+    method: 'post', path: '/api/v1/tokens', operationId: 'createToken', tag: 'Tokens', service: 'access',
+    summary: 'Make a personal token (for scripts, integrations and agents); its secret is answered this once', rights: 'a signed-in page\'s token (POST /auth/token): a personal token is refused with 403 `session_required`, so a leaked one cannot make more',
+    notes:
+      'The token acts as its owner, with the owner\'s current rights, until it expires (`expires_in_days`: 1 to 366, or `null` for never) or is revoked. Only its hash is kept: the secret cannot be shown again. ' +
+      `${NOT_REPLAYED} a repeat makes a second token; GET /api/v1/tokens lists both by name and prefix, and the one not kept is revoked with DELETE.`,
+    body: 'TokenCreate', errors: ['session_required'],
+    success: { status: 201, description: 'The new token, with its secret in `token`, shown this once.', schema: 'PersonalTokenCreated' },
+  },
+  {
+    method: 'delete', path: '/api/v1/tokens/{token_id}', operationId: 'revokeToken', tag: 'Tokens', service: 'access',
+    summary: 'Revoke one of the caller\'s personal tokens, refused from the very next request', rights: 'the token\'s owner (another user\'s token is 404, as one that does not exist)',
+    notes: 'An id that is not one of the caller\'s personal tokens in force (another user\'s, a revoked one, a signed-in page\'s token) is 404.',
+    errors: ['not_found'],
+    success: { status: 200, description: 'The token, revoked.', schema: 'TokenRevoked' },
   },
   {
     method: 'get', path: '/api/v1/queues', operationId: 'listQueues', tag: 'Queues', service: 'issues',
@@ -713,7 +783,7 @@ function operationObject(operation: ApiOperation) {
     ...(operation.body
       ? {
           requestBody: {
-            required: true,
+            required: !operation.bodyOptional,
             description: REQUEST_SCHEMAS[operation.body][1],
             content: { 'application/json': { schema: ref(operation.body), example: exampleOf(REQUEST_EXAMPLES, operation, 'request body') } },
           },
@@ -728,7 +798,8 @@ function operationObject(operation: ApiOperation) {
 }
 
 const TAGS: Record<string, string> = {
-  Users: 'The caller and the users of their workspace: names, workspace roles (`admin`, `member`) and whether they are active.',
+  Users: 'The caller and the users of their workspace: names, emails, workspace roles (`admin`, `member`) and whether they are active; inviting a colleague and the setup links through which people set their password.',
+  Tokens: 'The caller\'s personal tokens, the bearer tokens of their scripts, integrations and agents: made by a person signed in, listed without their secrets, revoked at once.',
   Queues: 'Queues group issues under a key (queue WEB holds WEB-1, WEB-2, …) and each has its own workflow of statuses.',
   Permissions: 'Explicit roles of users on a queue (`read-only`, `read-write`, `admin`) and their history; workspace admins inherit `admin` on every queue.',
   Issues: 'Issues with their comments, worklogs, history, links and subtasks, and the search over them.',
@@ -739,6 +810,7 @@ const TAGS: Record<string, string> = {
 
 /** Additions to v1, newest first (the same list, dated, is docs/api-changelog.md). */
 export const CHANGES_WITHIN_V1 = [
+  '2026-11-29: people\'s accounts. Users carry `email`, their sign-in name; POST /api/v1/users invites a colleague and answers their setup link, POST /api/v1/users/{user_id}/setup-link issues a new one; GET and POST /api/v1/tokens and DELETE /api/v1/tokens/{token_id} list, make (with a signed-in page\'s token) and revoke the caller\'s personal tokens; new problem codes `email_taken` (409) and `session_required` (403).',
   '2026-11-29: GET /api/v1/queues/{queue_id}/permissions embeds the newest 50 permission changes, no longer all of them, with `history_total`; GET /api/v1/queues/{queue_id}/permissions/history pages through all of them.',
   '2026-11-25: GET /api/v1/dashboards/{dashboard_id}/statistics answers every widget of a dashboard in one request.',
   '2026-11-24: every schema, property, parameter and answer described and exemplified; conditional requests (`ETag`, `If-None-Match`, `If-Match`), `Idempotency-Key` and the search headers declared.',
@@ -747,7 +819,8 @@ export const CHANGES_WITHIN_V1 = [
 
 const DESCRIPTION = `The REST API of Tracker, a team issue tracker organised in workspaces.
 
-- Every operation but this document needs \`Authorization: Bearer <token>\` (a personal token, \`trk_\` then 32 or more base62 characters). A token reads and changes only its owner's workspace, with the owner's current rights.
+- Every operation but this document needs \`Authorization: Bearer <token>\`: a personal token (\`trk_\` then 32 or more base62 characters; see the Tokens operations), or a signed-in page's token of the same form (good for 15 minutes, ended with its session). A token reads and changes only its owner's workspace, with the owner's current rights.
+- People sign in with a browser through \`/auth/*\` (sign-in, the setup links' form, the session and its page tokens, password change, sign-out): those routes take the session cookie, exist for browsers and are described in the README, not in this document. \`/api/v1\` takes a bearer token only, never the cookie.
 - Requests and answers are JSON; a request body is sent with \`Content-Type: application/json\`, at most 1 MiB. Unknown fields are rejected. Answers are \`application/json\`, problems \`application/problem+json\`, both without a charset parameter (JSON is UTF-8).
 - Request bodies are UTF-8. A string or field name holding a lone UTF-16 surrogate (\`\\uD800\`–\`\\uDFFF\` without its pair) is refused with 422 \`validation_failed\` naming its path. A body that is not valid UTF-8, nests more than 32 levels, or has more than 2,000 object members or 5,000 array elements in all is refused with 422 at path \`(body)\` before it is parsed.
 - Errors are RFC 9457 problem details (\`application/problem+json\`) with a stable \`code\`. An unknown path or an unserved method is 404.
@@ -759,7 +832,7 @@ const DESCRIPTION = `The REST API of Tracker, a team issue tracker organised in 
 - A request is judged when it has arrived whole: its body must follow its headers within 10 s (408 otherwise), and a token revoked or a role changed before the body's last byte no longer counts for it.
 - Every answer carries \`X-Request-Id\` (a valid one sent by the client is kept) and \`Cache-Control: no-store\`.
 - Optimistic concurrency: an issue has a \`version\`; send the last one read in an update. On 409 \`version_conflict\`, re-read the issue and reconsider the change, a bounded number of times. Reading and updating an issue also speak HTTP conditional requests: its \`ETag\` in \`If-None-Match\` (304 while unchanged) and \`If-Match\` (412 once changed).
-- Safe retries: the POSTs that create something take an \`${IDEMPOTENCY_KEY_HEADER}\`; a repeat of the same request with the same key within ${IDEMPOTENCY.replayHours} hours gets the first answer again (\`${IDEMPOTENT_REPLAYED_HEADER}: true\`) instead of writing twice.
+- Safe retries: the POSTs that create queues, issues, comments, worklogs and dashboards take an \`${IDEMPOTENCY_KEY_HEADER}\`; a repeat of the same request with the same key within ${IDEMPOTENCY.replayHours} hours gets the first answer again (\`${IDEMPOTENT_REPLAYED_HEADER}: true\`) instead of writing twice. The POSTs of accounts (an invitation, a setup link, a personal token) take none: each says what a repeat does.
 
 **Compatibility.** Within 1.x the API only grows: answers may gain fields, and new optional request fields, new operations and new problem codes may appear. Clients must ignore answer fields they do not know (the answer schemas are open for that reason) and treat an unknown problem \`code\` by its HTTP status. Nothing is removed or renamed within 1.x; a deprecated field or header keeps being sent until 2.0. The document's \`info.version\` stays \`1.0.0\` throughout v1: additions are announced below, newest first, never by changing that number.
 
@@ -800,7 +873,11 @@ function buildDocument(): Record<string, unknown> {
     paths,
     components: {
       securitySchemes: {
-        bearerAuth: { type: 'http', scheme: 'bearer', description: 'A personal token of a workspace user (`trk_` then 32 or more base62 characters).' },
+        bearerAuth: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'A token of a workspace user (`trk_` then 32 or more base62 characters): a personal token, or a signed-in page\'s token (15 minutes).',
+        },
       },
       parameters: parameterComponents(),
       headers: HEADERS,

@@ -13,5 +13,6 @@ export const PATH_PARAMETERS = {
   queue_id: Id.meta({ description: 'A queue id (an integer from 1 to 2147483647).', examples: [1] }),
   user_id: Id.meta({ description: 'A user id of the caller\'s workspace (an integer from 1 to 2147483647).', examples: [2] }),
   dashboard_id: Id.meta({ description: 'A dashboard id (an integer from 1 to 2147483647).', examples: [1] }),
+  token_id: Id.meta({ description: 'The id of one of the caller\'s personal tokens, as GET /api/v1/tokens lists it (an integer from 1 to 2147483647).', examples: [1] }),
 } as const;
 export type PathParam = keyof typeof PATH_PARAMETERS;

@@ -136,16 +136,17 @@ describe('the examples of the OpenAPI document', () => {
 
   test('then the Idempotency-Key examples differ from operation to operation (a contract test sends them all)', () => {
     const keys = parameters.filter((p) => p.where.endsWith('parameter Idempotency-Key')).map((p) => p.value);
-    expect(keys).toHaveLength(API_OPERATIONS.filter((o) => o.method === 'post').length);
+    expect(keys).toHaveLength(API_OPERATIONS.filter((o) => o.idempotency).length);
     expect(new Set(keys).size).toBe(keys.length);
   });
 
-  test('then the path examples name the example world: issue WEB-1, queue 1, user 2, dashboard 1', () => {
+  test("then the path examples name the example world: issue WEB-1, queue 1, user 2, dashboard 1, Ada's token 1", () => {
     expect(Object.fromEntries(Object.values(doc.components.parameters as Record<string, any>).map((p) => [p.name, p.example]))).toEqual({
       key: 'WEB-1',
       queue_id: 1,
       user_id: 2,
       dashboard_id: 1,
+      token_id: 1,
     });
   });
 

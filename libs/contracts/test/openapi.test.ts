@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { API_OPERATIONS, CHANGES_WITHIN_V1, errorCodesOf, EXTENSION_OPERATIONS, HISTORY_FIELDS, HistoryEntry, ISSUE_READ_LIMITS, openApiDocument, PROBLEM_CODES } from '../src';
+import { API_OPERATIONS, AUTH_ONLY_PROBLEMS, CHANGES_WITHIN_V1, errorCodesOf, EXTENSION_OPERATIONS, HISTORY_FIELDS, HistoryEntry, ISSUE_READ_LIMITS, openApiDocument, PROBLEM_CODES } from '../src';
 
 const doc = openApiDocument();
 const schemas = doc.components.schemas;
@@ -28,6 +28,11 @@ const CORE_OPERATIONS = [
   'DELETE /api/v1/queues/{queue_id}/permissions/{user_id}',
   'PATCH /api/v1/queues/{queue_id}',
   'PATCH /api/v1/users/{user_id}',
+  'POST /api/v1/users',
+  'POST /api/v1/users/{user_id}/setup-link',
+  'GET /api/v1/tokens',
+  'POST /api/v1/tokens',
+  'DELETE /api/v1/tokens/{token_id}',
 ];
 /** Beyond the core operations: the pages of what an issue read embeds only the newest of (services/issues/README.md). */
 const LIST_ENDPOINTS = ['comments', 'worklogs', 'history', 'links', 'subtasks'].map((list) => `GET /api/v1/issues/{key}/${list}`);
@@ -35,9 +40,11 @@ const LIST_ENDPOINTS = ['comments', 'worklogs', 'history', 'links', 'subtasks'].
 const DASHBOARD_STATISTICS = 'GET /api/v1/dashboards/{dashboard_id}/statistics';
 /** And the pages of what a queue's permissions read embeds only the newest of. */
 const PERMISSION_HISTORY = 'GET /api/v1/queues/{queue_id}/permissions/history';
-const CREATIONS = ['POST /api/v1/queues', 'POST /api/v1/issues', 'POST /api/v1/issues/{key}/comments', 'POST /api/v1/issues/{key}/worklogs', 'POST /api/v1/dashboards'];
+const CREATIONS = ['POST /api/v1/queues', 'POST /api/v1/issues', 'POST /api/v1/issues/{key}/comments', 'POST /api/v1/issues/{key}/worklogs', 'POST /api/v1/dashboards', 'POST /api/v1/users', 'POST /api/v1/tokens'];
 
-const REQUEST_SCHEMA_NAMES = ['QueueCreate', 'QueueSettings', 'QueuePermissionInput', 'UserChanges', 'IssueCreate', 'IssueUpdate', 'CommentCreate', 'WorklogCreate', 'Filters', 'Widget', 'DashboardInput'];
+const REQUEST_SCHEMA_NAMES = [
+  'QueueCreate', 'QueueSettings', 'QueuePermissionInput', 'UserChanges', 'UserInvite', 'SetupLinkRequest', 'TokenCreate', 'IssueCreate', 'IssueUpdate', 'CommentCreate', 'WorklogCreate', 'Filters', 'Widget', 'DashboardInput',
+];
 
 const documented = () =>
   Object.entries(doc.paths as Record<string, Record<string, any>>).flatMap(([p, item]) =>
@@ -159,7 +166,12 @@ describe('the OpenAPI document', () => {
       .filter(({ operation }) => !operation.responses['403'])
       .map((o) => o.name);
     expect(withoutForbidden.sort()).toEqual(
-      ['GET /api/v1/me', 'GET /api/v1/users', 'GET /api/v1/queues', 'GET /api/v1/statuses', 'GET /api/v1/issues/{key}', ...LIST_ENDPOINTS, 'GET /api/v1/dashboards', DASHBOARD_STATISTICS, 'GET /api/v1/openapi.json'].sort(),
+      [
+        'GET /api/v1/me', 'GET /api/v1/users', 'GET /api/v1/queues', 'GET /api/v1/statuses', 'GET /api/v1/issues/{key}', ...LIST_ENDPOINTS, 'GET /api/v1/dashboards', DASHBOARD_STATISTICS,
+        // A caller's own tokens: another user's is 404, as one that does not exist.
+        'GET /api/v1/tokens', 'DELETE /api/v1/tokens/{token_id}',
+        'GET /api/v1/openapi.json',
+      ].sort(),
     );
   });
 
@@ -168,6 +180,8 @@ describe('the OpenAPI document', () => {
     expect(conflict('PATCH /api/v1/issues/{key}')).toEqual({ $ref: '#/components/responses/VersionConflict' });
     expect(conflict('PATCH /api/v1/users/{user_id}')).toEqual({ $ref: '#/components/responses/LastActiveAdmin' });
     expect(conflict('POST /api/v1/queues')).toEqual({ $ref: '#/components/responses/QueueKeyTaken' });
+    expect(conflict('POST /api/v1/users')).toEqual({ $ref: '#/components/responses/EmailTaken' });
+    expect(conflict('POST /api/v1/users/{user_id}/setup-link')).toEqual({ $ref: '#/components/responses/EmailTaken' });
     expect(schemas.VersionConflictProblem.required).toContain('version');
   });
 
@@ -175,6 +189,11 @@ describe('the OpenAPI document', () => {
     for (const [code, { status, title }] of Object.entries(PROBLEM_CODES)) {
       const name = `${code.split('_').map((w) => w[0]!.toUpperCase() + w.slice(1)).join('')}Problem`;
       const schema = schemas[name];
+      if (AUTH_ONLY_PROBLEMS.includes(code as never)) {
+        // Answered by /auth alone (README), never by an operation here: not published.
+        expect([code, schema]).toEqual([code, undefined]);
+        continue;
+      }
       expect(schema.additionalProperties).toBeUndefined();
       expect(schema.properties.code.const).toBe(code);
       expect(schema.properties.status.const).toBe(status);
@@ -225,7 +244,10 @@ describe('the OpenAPI document', () => {
     expect(schemas.IssueUpdate.required).toBeUndefined();
     // openapi-typescript (default options) makes a property with `default` required: none in the document.
     expect(JSON.stringify(schemas)).not.toMatch(/"default":/);
-    for (const name of ['Me', 'User', 'Queue', 'Status', 'Issue', 'IssueSummary', 'IssueDetails', 'Comment', 'Worklog', 'CommentPage', 'HistoryPage', 'Dashboard', 'StatisticsResult', 'QueuePermissions', 'QueuePermission']) {
+    for (const name of [
+      'Me', 'User', 'InvitedUser', 'SetupLink', 'PersonalToken', 'PersonalTokenCreated', 'TokenRevoked', 'Queue', 'Status', 'Issue', 'IssueSummary', 'IssueDetails', 'Comment', 'Worklog', 'CommentPage', 'HistoryPage', 'Dashboard',
+      'StatisticsResult', 'QueuePermissions', 'QueuePermission',
+    ]) {
       expect([name, schemas[name].additionalProperties, schemas[name].required.length]).toEqual([name, undefined, Object.keys(schemas[name].properties).length]);
     }
     const answerSchemas = Object.keys(schemas).filter((name) => !REQUEST_SCHEMA_NAMES.includes(name));
@@ -334,6 +356,8 @@ describe('HistoryEntry', () => {
 describe('the headers and conditional requests of the document', () => {
   const POSTS = ['createQueue', 'createIssue', 'addComment', 'addWorklog', 'createDashboard', 'searchIssues', 'getStatistics'];
   const WRITES = ['createQueue', 'createIssue', 'addComment', 'addWorklog', 'createDashboard'];
+  /** The POSTs of accounts: the access service takes no Idempotency-Key, so the document offers none. */
+  const ACCOUNT_POSTS = ['inviteUser', 'issueSetupLink', 'createToken'];
   const byId = (id: string) => operations().find((o) => o.operation.operationId === id)!.operation;
   const headerParameter = (operation: any, name: string) => (operation.parameters ?? []).map(resolveRef).find((p: any) => p.in === 'header' && p.name === name);
 
@@ -348,9 +372,13 @@ describe('the headers and conditional requests of the document', () => {
     expect(doc.components.headers['X-Request-Id'].required).toBe(true);
   });
 
-  test('then exactly the POST operations take an optional Idempotency-Key header, each with its own example', () => {
+  test('then exactly the POST operations but those of accounts take an optional Idempotency-Key header, each with its own example', () => {
     const taking = operations().filter(({ operation }) => headerParameter(operation, 'Idempotency-Key'));
     expect(taking.map((o) => o.operation.operationId).sort()).toEqual([...POSTS].sort());
+    const posts = operations().filter(({ api }) => api.method === 'post').map((o) => o.operation.operationId);
+    expect(posts.filter((id) => !POSTS.includes(id)).sort()).toEqual([...ACCOUNT_POSTS].sort());
+    // Without a key to replay, each says what a repeat does.
+    for (const id of ACCOUNT_POSTS) expect([id, byId(id).description]).toEqual([id, expect.stringContaining('No `Idempotency-Key` is taken: ')]);
     const examples = taking.map(({ operation }) => headerParameter(operation, 'Idempotency-Key').example);
     expect(new Set(examples).size).toBe(POSTS.length);
     for (const { operation } of taking) {
@@ -408,5 +436,42 @@ describe('the headers and conditional requests of the document', () => {
     expect(schemas.Filters.properties.label.description).toMatch(/case-sensitively/);
     expect(byId('getStatistics').description).toMatch(/`total` still counts every match, while `progress`, `time`, `queues` and `assignees` count the 2000/);
     expect(byId('searchIssues').description).toMatch(/X-Total-Count.*X-Truncated/);
+  });
+});
+
+describe("people's accounts in the document", () => {
+  const operation = (path: string, method: string) => doc.paths[path][method];
+
+  test('then inviting and setup links are for workspace admins, and answer the setup link', () => {
+    const invite = operation('/api/v1/users', 'post');
+    const link = operation('/api/v1/users/{user_id}/setup-link', 'post');
+    for (const answered of [invite, link]) {
+      expect(answered.responses['403']).toEqual({ $ref: '#/components/responses/Forbidden' });
+      expect(answered.description).toMatch(/^Rights needed: workspace admin only/);
+    }
+    expect([invite.requestBody.required, link.requestBody.required]).toEqual([true, false]);
+    expect(schemas.InvitedUser.required).toEqual(expect.arrayContaining(['email', 'setup_url']));
+    expect(schemas.SetupLink.required).toEqual(['setup_url']);
+    expect(schemas.User.required).toContain('email');
+  });
+
+  test('then tokens are the caller\'s own: made with a signed-in page\'s token (403 session_required), the secret answered once, another user\'s 404', () => {
+    const create = operation('/api/v1/tokens', 'post');
+    expect(create.responses['403']).toEqual({ $ref: '#/components/responses/SessionRequired' });
+    expect(create.description).toContain('POST /auth/token');
+    expect(operation('/api/v1/tokens/{token_id}', 'delete').responses['404']).toEqual({ $ref: '#/components/responses/NotFound' });
+    expect(operation('/api/v1/tokens', 'get').responses['200'].content['application/json'].schema.maxItems).toBe(1000);
+    expect(Object.keys(schemas.PersonalToken.properties)).not.toContain('token');
+    expect(schemas.PersonalTokenCreated.required).toContain('token');
+    expect(schemas.TokenCreate.properties.expires_in_days.anyOf).toEqual([{ type: 'integer', minimum: 1, maximum: 366 }, { type: 'null' }]);
+    expect(schemas.TokenCreate.required).toEqual(['name', 'expires_in_days']);
+    expect(doc.components.parameters.TokenId).toMatchObject({ name: 'token_id', in: 'path', required: true });
+    expect(doc.tags.find((tag: any) => tag.name === 'Tokens')?.description).toMatch(/personal tokens/);
+  });
+
+  test('then /auth is named as the browsers\' way in, described in the README, and is no path of the document', () => {
+    expect(doc.info.description).toMatch(/`\/auth\/\*`.*exist for browsers and are described in the README, not in this document/);
+    expect(Object.keys(doc.paths).filter((p) => !p.startsWith('/api/v1/'))).toEqual([]);
+    expect(JSON.stringify(doc.paths)).not.toMatch(/InvalidCredentials|InvalidSetupCode|CrossSiteRequest/);
   });
 });
