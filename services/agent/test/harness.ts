@@ -205,7 +205,9 @@ export function problemIn(result: { content?: unknown }): Record<string, unknown
 const AT = '2026-11-20T09:30:00.000Z';
 
 export const fixtures = {
-  user: (id = 7) => ({ id, workspace_id: 1, name: `User ${id}`, role: 'member', active: true, created_at: AT, updated_at: AT }),
+  user: (id = 7) => ({ id, workspace_id: 1, name: `User ${id}`, role: 'member', active: true, email: `user${id}@example.com`, created_at: AT, updated_at: AT }),
+  /** POST /users: the new user and their setup link. */
+  invitedUser: (id = 9) => ({ ...fixtures.user(id), setup_url: 'https://tracker.example.com/setup#code=vN3kq0yD0d6kz8H9bX2c1wQe7rT5uI3oP1aS9dF4gH2' }),
   me: (id = 7) => ({ ...fixtures.user(id), workspace: { id: 1, name: 'Acme' } }),
   status: (id = 11, queueId = 3) => ({ id, queue_id: queueId, name: 'Open', category: 'open', position: 1 }),
   queue: (id = 3) => ({

@@ -145,12 +145,12 @@ describe('initialize and tools/list', () => {
     });
   });
 
-  test('when the SDK client connects, then it sees server "tracker" with tools, and tools/list lists the 27 tools as defined', async () => {
+  test('when the SDK client connects, then it sees server "tracker" with tools, and tools/list lists the 29 tools as defined', async () => {
     const client = await clientFor(newCaller());
     expect(client.getServerVersion()).toEqual({ name: 'tracker', title: 'Tracker', version });
     expect(client.getServerCapabilities()).toEqual({ tools: { listChanged: false } });
     const { tools } = await client.listTools();
-    expect(tools).toHaveLength(27);
+    expect(tools).toHaveLength(29);
     expect(tools).toEqual(TOOLS.map((tool) => tool.definition));
     // Listing tools asks no service anything.
     expect(receivedBy()).toEqual(NOTHING);
@@ -189,6 +189,15 @@ const FORWARDS: ForwardCase[] = [
   {
     tool: 'update_user', args: { user_id: 8, active: false, role: 'member' }, service: 'access', method: 'PATCH', path: '/api/v1/users/8',
     body: { active: false, role: 'member' }, answer: { status: 200, value: fixtures.user(8) }, structured: fixtures.user(8),
+  },
+  {
+    tool: 'invite_user', args: { name: 'Grace', email: 'grace@example.com' }, service: 'access', method: 'POST', path: '/api/v1/users',
+    body: { name: 'Grace', email: 'grace@example.com' }, answer: { status: 201, value: fixtures.invitedUser(9) }, structured: fixtures.invitedUser(9),
+  },
+  {
+    // No email: the REST body is optional, and an empty one keeps the user's email.
+    tool: 'issue_setup_link', args: { user_id: 8 }, service: 'access', method: 'POST', path: '/api/v1/users/8/setup-link',
+    body: {}, answer: { status: 200, value: { setup_url: fixtures.invitedUser(8).setup_url } }, structured: { setup_url: fixtures.invitedUser(8).setup_url },
   },
   { tool: 'list_queues', args: {}, service: 'issues', method: 'GET', path: '/api/v1/queues', answer: { status: 200, value: [queue] }, structured: { items: [queue] } },
   {
@@ -431,6 +440,7 @@ describe('refusals of the services', () => {
     { tool: 'get_issue', args: { key: 'WEB-404' }, service: 'issues', status: 404, code: 'not_found', title: 'Not found' },
     { tool: 'create_queue', args: { key: 'WEB', name: 'Website' }, service: 'issues', status: 409, code: 'queue_key_taken', title: 'Queue key taken' },
     { tool: 'update_user', args: { user_id: 1, role: 'member' }, service: 'access', status: 409, code: 'last_active_admin', title: 'Last active admin' },
+    { tool: 'invite_user', args: { name: 'Grace', email: 'ada@example.com' }, service: 'access', status: 409, code: 'email_taken', title: 'Email taken' },
     // The service's own 422 (a status of another queue) is relayed too, not mistaken for the agent's.
     { tool: 'update_issue', args: { key: 'WEB-12', status_id: 99 }, service: 'issues', status: 422, code: 'validation_failed', title: 'Invalid request' },
     { tool: 'replace_dashboard', args: { dashboard_id: 2, name: 'Mine', widgets: [] }, service: 'statistics', status: 403, code: 'forbidden', title: 'Not enough rights' },
@@ -457,6 +467,8 @@ describe('invalid arguments', () => {
     ['one of two path parameters missing', 'revoke_queue_permission', { queue_id: 3 }, [{ path: 'user_id', message: anyMessage }]],
     ['a path parameter of the wrong type', 'update_queue', { queue_id: 'WEB', name: 'Website' }, [{ path: 'queue_id', message: anyMessage }]],
     ['an empty issue key', 'add_comment', { key: '', body: 'Hello' }, [{ path: 'key', message: anyMessage }]],
+    ['an email that is not one', 'invite_user', { name: 'Grace', email: 'grace' }, [{ path: 'email', message: anyMessage }]],
+    ['an idempotency_key where the REST operation takes none', 'invite_user', { name: 'Grace', email: 'grace@example.com', idempotency_key: 'k1' }, [{ path: 'idempotency_key', message: 'unknown field' }]],
     ['limit 0', 'search_issues', { limit: 0 }, [{ path: 'limit', message: anyMessage }]],
     ['limit 2001', 'search_issues', { limit: 2001 }, [{ path: 'limit', message: anyMessage }]],
     ['a fractional limit', 'search_issues', { limit: 2.5 }, [{ path: 'limit', message: anyMessage }]],

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { API_OPERATIONS, ISSUE_READ_LIMITS, querySchemaOf, requestSchemaOf, responseSchemaOf, SEARCH_LIMIT, type ApiOperation } from '@tracker/contracts';
 import { REFUSALS_WITHOUT_TOOL_CAUSE, SEARCH_DEFAULT_LIMIT, toolNamed, TOOLS, type Tool } from '../src/domain/tools';
 
-/** The tool interface as published to agents (CHANGELOG 0.1.0): one tool per REST operation. */
+/** The tool interface as published to agents (CHANGELOG 0.1.0): one tool per REST operation, but those of WITHOUT_TOOL. */
 const TOOL_NAMES = [
   'get_me',
   'list_queues',
@@ -11,6 +11,8 @@ const TOOL_NAMES = [
   'list_statuses',
   'list_users',
   'update_user',
+  'invite_user',
+  'issue_setup_link',
   'search_issues',
   'get_issue',
   'list_comments',
@@ -40,8 +42,19 @@ const READ_TOOLS = [
 ];
 /** The tools of the list pages (an issue's lists, a queue's permission history): their query parameters are arguments too. */
 const PAGE_TOOLS = ['list_comments', 'list_worklogs', 'list_history', 'list_links', 'list_subtasks', 'list_queue_permission_history'];
-/** Tools that take access away (revoking a role, deactivating or demoting a user): an agent should confirm first. */
-const DESTRUCTIVE_TOOLS = ['update_user', 'revoke_queue_permission'];
+/**
+ * Tools that take access away (revoking a role, deactivating or demoting a user) or replace a user's way in (a new setup
+ * link voids the earlier ones, may change the sign-in email at once, and sets a new password once used): an agent should confirm first.
+ */
+const DESTRUCTIVE_TOOLS = ['update_user', 'revoke_queue_permission', 'issue_setup_link'];
+
+/**
+ * The REST operations without a tool, and why. The document is served without a token and describes the API: nothing an
+ * agent acts with. Personal tokens are for people: POST /tokens takes only a signed-in page's token (an agent holds a
+ * personal token, which is 403 `session_required`), and an agent has no business seeing, making or revoking its owner's
+ * credentials (a revoke would cut off the owner's other integrations).
+ */
+const WITHOUT_TOOL = ['getOpenApiDocument', 'listTokens', 'createToken', 'revokeToken'];
 
 /** Path parameters read from the template itself, not through the helper the tools use. */
 const pathParamsOf = (operation: ApiOperation) => (operation.path.match(/\{\w+\}/g) ?? []).map((p) => p.slice(1, -1));
@@ -54,17 +67,20 @@ const inputOf = (tool: Tool) => tool.definition.inputSchema as JsonSchema;
 const outputOf = (tool: Tool) => tool.definition.outputSchema as JsonSchema;
 
 describe('the tool table', () => {
-  test("then it has exactly the 27 tools of the published interface (the 20 core operations, the 6 list pages and a dashboard's statistics), each once", () => {
+  test("then it has exactly the 29 tools of the published interface (the 25 core operations but the 3 of personal tokens, the 6 list pages and a dashboard's statistics), each once", () => {
     expect(TOOLS.map((tool) => tool.name).sort()).toEqual([...TOOL_NAMES].sort());
     expect(TOOLS.map((tool) => tool.definition.name)).toEqual(TOOLS.map((tool) => tool.name));
   });
 
-  test('then every REST operation but the public document has exactly one tool, and the document none', () => {
+  test('then every REST operation but the public document and the personal tokens\' has exactly one tool, and those none', () => {
     const covered = TOOLS.map((tool) => tool.operation.operationId).sort();
-    const authenticated = API_OPERATIONS.filter((operation) => !operation.public).map((operation) => operation.operationId).sort();
-    expect(covered).toEqual(authenticated);
-    // The document is served without a token and describes the API: nothing an agent acts with.
+    const withTool = API_OPERATIONS.filter((operation) => !WITHOUT_TOOL.includes(operation.operationId)).map((operation) => operation.operationId).sort();
+    expect(covered).toEqual(withTool);
+    // Exactly the public document and the three operations of /api/v1/tokens are left out (WITHOUT_TOOL says why).
     expect(API_OPERATIONS.filter((operation) => operation.public).map((operation) => operation.operationId)).toEqual(['getOpenApiDocument']);
+    const tokens = API_OPERATIONS.filter((operation) => operation.path.startsWith('/api/v1/tokens')).map((operation) => operation.operationId);
+    expect(['getOpenApiDocument', ...tokens].sort()).toEqual([...WITHOUT_TOOL].sort());
+    expect(TOOLS.filter((tool) => /token/.test(tool.name))).toEqual([]);
   });
 
   test('then a tool carries its operation exactly as libs/contracts defines it (not a copy that could drift)', () => {
@@ -79,12 +95,17 @@ describe('the tool table', () => {
   });
 });
 
-/** The tools whose REST twin is a POST that writes: they take `idempotency_key`. */
+/** The tools whose REST twin is a POST that writes and replays a repeated key: they take `idempotency_key`. */
 const CREATING_TOOLS = ['create_queue', 'create_issue', 'add_comment', 'add_worklog', 'create_dashboard'];
+/** POSTs that write without a key to replay (the access service takes none): no `idempotency_key`, which would promise what nothing keeps. */
+const ACCOUNT_TOOLS = ['invite_user', 'issue_setup_link'];
 
 describe('tool arguments', () => {
-  test('then exactly the creating tools take idempotency_key, an optional string of 1 to 255 visible characters', () => {
+  test('then exactly the creating tools take idempotency_key, an optional string of 1 to 255 visible characters; the account tools, POSTs too, do not', () => {
     expect(TOOLS.filter((tool) => tool.idempotent).map((tool) => tool.name).sort()).toEqual([...CREATING_TOOLS].sort());
+    for (const name of ACCOUNT_TOOLS) {
+      expect([name, toolOf(name).operation.method, 'idempotency_key' in toolOf(name).args.shape]).toEqual([name, 'post', false]);
+    }
     for (const name of CREATING_TOOLS) {
       const args = toolOf(name).args;
       expect(args.shape.idempotency_key!.safeParse(undefined).success).toBe(true);
@@ -239,9 +260,9 @@ describe('the size of tools/list', () => {
     const schemas = TOOLS.flatMap((tool) => [tool.definition.inputSchema, tool.definition.outputSchema]).flatMap(nodes);
     expect(schemas.filter((node) => 'format' in node && 'pattern' in node)).toEqual([]);
     expect(schemas.filter((node) => node.format === 'date-time').length).toBeGreaterThan(20);
-    // About 86 KB: input schemas with every field described (29 KB), output schemas without descriptions (39 KB;
+    // About 90.5 KB: input schemas with every field described (30.5 KB), output schemas without descriptions (40 KB;
     // the 6 list page tools repeat their item schemas, get_dashboard_statistics get_statistics's), the tools' own
-    // descriptions and annotations.
-    expect(JSON.stringify(TOOLS.map((tool) => tool.definition)).length).toBeLessThan(88_000);
+    // descriptions and annotations. invite_user and issue_setup_link added 4 KB.
+    expect(JSON.stringify(TOOLS.map((tool) => tool.definition)).length).toBeLessThan(92_000);
   });
 });

@@ -19,7 +19,10 @@ import {
  * The agent tool interface: one tool per REST operation. A row names the operation and
  * says, for an agent, what the tool is for; everything else (arguments, answer, rights,
  * errors) comes from the operation as libs/contracts defines it, so a tool cannot drift
- * from its REST twin. Adding an operation later means adding one row.
+ * from its REST twin. Adding an operation later means adding one row. The personal
+ * tokens' operations have none: tokens are for people (POST /tokens takes a signed-in
+ * page's token, which an agent never holds), and an agent has no business listing or
+ * revoking its owner's credentials.
  */
 interface ToolRow {
   name: string;
@@ -27,7 +30,7 @@ interface ToolRow {
   title: string;
   /** What the tool does and when to use it; the rights and errors are added from the operation. */
   does: string;
-  /** `destructive`: removes access or deactivates users (agents should confirm first). */
+  /** `destructive`: removes access, deactivates users or replaces a user's way in (agents should confirm first). */
   effect: 'read' | 'write' | 'destructive';
 }
 
@@ -39,6 +42,8 @@ const ROWS: readonly ToolRow[] = [
   { name: 'list_statuses', operationId: 'listStatuses', title: 'List statuses', effect: 'read', does: 'Lists the statuses of every readable queue (id, queue_id, name, category open/progress/done, position). Use a status id to move an issue with update_issue.' },
   { name: 'list_users', operationId: 'listUsers', title: 'List users', effect: 'read', does: 'Lists the users of the workspace, deactivated ones included (active: false). Use a user id as assignee_id.' },
   { name: 'update_user', operationId: 'updateUser', title: 'Update a user', effect: 'destructive', does: 'Changes a user\'s name, workspace role or activity. Deactivating (active: false) locks the user out at once; demoting removes admin rights.' },
+  { name: 'invite_user', operationId: 'inviteUser', title: 'Invite a colleague', effect: 'write', does: 'Adds a colleague to the workspace by name and email (role member unless given) and returns the new user with `setup_url`, a link good once within 72 hours through which they set a password. Hand the link to that person only: whoever opens it signs in as them.' },
+  { name: 'issue_setup_link', operationId: 'issueSetupLink', title: 'Issue a setup link', effect: 'destructive', does: 'Makes a new setup link for a user of the workspace (a lost invitation, a forgotten password) and voids their earlier ones; `email`, if given, first sets or changes their email, their sign-in name, at once. Whoever opens the link sets the user\'s password, which ends the user\'s sessions: hand it to that person only.' },
   { name: 'search_issues', operationId: 'searchIssues', title: 'Search issues', effect: 'read', does: `Finds issues by free text and filters (all filters AND together), most recently updated first. Returns at most \`limit\` issues (default 50) with \`total\` (matches, counted up to ${SEARCH_LIMIT}) and \`truncated\` (whether more matched than came back): narrow the filters rather than raising the limit.` },
   { name: 'get_issue', operationId: 'getIssue', title: 'Read an issue', effect: 'read', does: `Reads an issue by its key (such as WEB-12): its fields, status, version, and the newest ${ISSUE_READ_LIMITS.embedded} of its comments, worklogs, history entries, readable links and subtasks with how many there are of each (\`comments_total\`, …; list_comments and the other list tools page through the rest). Read it before updating it and send its \`version\` with update_issue.` },
   { name: 'list_comments', operationId: 'listComments', title: 'List comments', effect: 'read', does: 'Pages through the comments of an issue, oldest first: `limit` at a time from `after_id` (0 first, then the `next_after_id` of the previous page, until it is null).' },
@@ -68,6 +73,7 @@ const REFUSALS: Partial<Record<ProblemCode, string>> = {
   version_conflict: '409 `version_conflict`: the issue changed since you read it (the problem carries the current `version`): read it again with get_issue, then reconsider the change rather than resending it',
   last_active_admin: '409 `last_active_admin`: the workspace would have no active admin left',
   queue_key_taken: '409 `queue_key_taken`: the workspace has a queue with this key already',
+  email_taken: '409 `email_taken`: another user already has this email (emails are unique whatever their case)',
   statistics_unavailable: '503 `statistics_unavailable`: statistics are briefly unavailable, retry after a few seconds',
   idempotency_key_reused: `422 \`idempotency_key_reused\`: this idempotency_key was used within ${IDEMPOTENCY.replayHours} hours for a different write; use a new key for a new write`,
 };
@@ -89,7 +95,7 @@ const searchLimit = z
   .meta({ description: `How many issues to return, 1 to ${SEARCH_LIMIT}.`, examples: [20] })
   .default(SEARCH_DEFAULT_LIMIT);
 
-/** The write tools that create (their REST twin is a POST): a retry with the same key replays rather than writing twice. */
+/** The write tools whose REST twin replays a repeated Idempotency-Key: a retry with the same key replays rather than writing twice. */
 const idempotencyKey = IdempotencyKey.meta({
   description: `Optional: a key for this one write (a UUID, say). Called again with the same key and arguments within ${IDEMPOTENCY.replayHours} h, the tool returns the first result and writes nothing twice.`,
   examples: ['5f0c6f7e-9d2a-4c1b-8d53-2f4f0b6a9e11'],
@@ -102,7 +108,7 @@ export interface Tool {
   pathParams: PathParam[];
   /** Query parameters among the arguments (the list tools' `after_id`, `limit`), sent in the query string. */
   queryParams: string[];
-  /** Whether the tool takes `idempotency_key`, sent as the Idempotency-Key header (the creating writes). */
+  /** Whether the tool takes `idempotency_key`, sent as the Idempotency-Key header (the writes whose REST twin replays a key). */
   idempotent: boolean;
   /** The arguments: the path parameters, the query parameters and the REST body's fields side by side, nothing else. */
   args: z.ZodObject;
@@ -173,7 +179,8 @@ function buildTool(row: ToolRow): Tool {
   const params = pathParams(operation.path);
   const query = querySchemaOf(operation);
   const answer = row.name === 'search_issues' ? 'search' : operation.success.list ? 'list' : 'object';
-  const idempotent = operation.method === 'post' && row.effect !== 'read';
+  // Only where the service replays a key: the account POSTs take none, and a key there would promise what nothing keeps.
+  const idempotent = operation.idempotency === 'replayed';
   const args = z.strictObject({
     ...Object.fromEntries(params.map((p) => [p, PATH_PARAMETERS[p]])),
     ...query?.shape,
