@@ -3,7 +3,7 @@ import { connectAgent, problemOf, seedWorkspace, type AgentClient, type System }
 
 /** Every tool of the agent tool interface, one per REST operation. */
 export const TOOL_NAMES = [
-  'get_me', 'list_queues', 'create_queue', 'update_queue', 'list_statuses', 'list_users', 'update_user',
+  'get_me', 'list_queues', 'create_queue', 'update_queue', 'list_statuses', 'list_users', 'update_user', 'invite_user', 'issue_setup_link',
   'search_issues', 'get_issue', 'list_comments', 'list_worklogs', 'list_history', 'list_links', 'list_subtasks',
   'create_issue', 'update_issue', 'add_comment', 'add_worklog', 'get_statistics',
   'list_dashboards', 'get_dashboard_statistics', 'create_dashboard', 'replace_dashboard', 'get_queue_permissions', 'list_queue_permission_history',
@@ -113,6 +113,15 @@ export async function agentWalk(system: System, options: { fetch?: typeof fetch 
     expect((await call(admin, 'list_queue_permission_history', { queue_id: queue.data.id, after_id: -1 })).problem).toMatchObject({ status: 422, code: 'validation_failed' });
     expect((await call(admin, 'revoke_queue_permission', { queue_id: queue.data.id, user_id: ws.member.id })).data).toMatchObject({ role: null });
     expect((await call(admin, 'update_user', { user_id: ws.member.id, name: 'Robert' })).data).toMatchObject({ id: ws.member.id, name: 'Robert' });
+
+    // A colleague invited, then a new link for them: each answers a one-time setup link, the newer voiding the older.
+    const email = `walk-${randomBytes(3).toString('hex')}@example.com`;
+    const invited = await call(admin, 'invite_user', { name: 'Grace', email });
+    expect(invited.data).toMatchObject({ name: 'Grace', email, role: 'member', active: true, setup_url: expect.stringMatching(/\/setup#code=[\w-]{43}$/) });
+    const link = await call(admin, 'issue_setup_link', { user_id: invited.data.id });
+    expect(link.data).toEqual({ setup_url: expect.stringMatching(/\/setup#code=[\w-]{43}$/) });
+    expect(link.data.setup_url).not.toBe(invited.data.setup_url);
+    expect((await call(admin, 'invite_user', { name: 'Grace again', email: email.toUpperCase() })).problem).toMatchObject({ status: 409, code: 'email_taken' });
     return { ws, issueKey, queueId: queue.data.id as number };
   } finally {
     await admin.close();

@@ -89,6 +89,9 @@ describe('every tool beside its REST endpoint, for the same tokens', () => {
     { tool: 'create_queue', args: () => ({ key: unique(), name: 'Made' }), rest: (a) => ['POST', '/api/v1/queues', a] },
     { tool: 'update_queue', args: () => ({ queue_id: queueId, description: 'changed' }), rest: ({ queue_id, ...b }) => ['PATCH', `/api/v1/queues/${queue_id}`, b] },
     { tool: 'update_user', args: () => ({ user_id: spareUserId, name: 'Spare' }), rest: ({ user_id, ...b }) => ['PATCH', `/api/v1/users/${user_id}`, b] },
+    // A new email for each call: the REST twin's invitation must not meet the tool's (409 email_taken).
+    { tool: 'invite_user', args: () => ({ name: 'Invited', email: `${unique().toLowerCase()}@example.com` }), rest: (a) => ['POST', '/api/v1/users', a] },
+    { tool: 'issue_setup_link', args: () => ({ user_id: spareUserId, email: 'spare@example.com' }), rest: ({ user_id, ...b }) => ['POST', `/api/v1/users/${user_id}/setup-link`, b] },
     { tool: 'create_issue', args: () => ({ queue_id: queueId, title: 'Made' }), rest: (a) => ['POST', '/api/v1/issues', a] },
     { tool: 'update_issue', args: () => ({ key: issueKey, priority: 'high' }), rest: ({ key, ...b }) => ['PATCH', `/api/v1/issues/${key}`, b] },
     { tool: 'add_comment', args: () => ({ key: issueKey, body: 'Seen' }), rest: ({ key, ...b }) => ['POST', `/api/v1/issues/${key}/comments`, b] },
@@ -136,6 +139,9 @@ describe('every tool beside its REST endpoint, for the same tokens', () => {
     expect(table.get_queue_permissions).toEqual({ admin: 'ok', 'read-write': '403 forbidden', 'read-only': '403 forbidden', 'no grant': '404 not_found', 'other workspace': '404 not_found' });
     expect(table.list_queue_permission_history).toEqual(table.get_queue_permissions);
     expect(table.update_user['read-write']).toBe('403 forbidden');
+    // Another workspace's admin invites into their own workspace, and cannot reach this one's users.
+    expect(table.invite_user).toEqual({ admin: 'ok', 'read-write': '403 forbidden', 'read-only': '403 forbidden', 'no grant': '403 forbidden', 'other workspace': 'ok' });
+    expect(table.issue_setup_link).toEqual({ admin: 'ok', 'read-write': '403 forbidden', 'read-only': '403 forbidden', 'no grant': '403 forbidden', 'other workspace': '404 not_found' });
   }, 120_000);
 
   test('when a read-write member comments through a tool, then the comment is authored by them, as over REST', async () => {

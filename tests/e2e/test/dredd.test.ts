@@ -38,13 +38,16 @@ interface DreddResult {
 
 /**
  * The world the document's examples name, on a fresh system (every system has schemas
- * of its own, so every id starts at 1): workspace 1 "Acme"; user 1 Ada, its admin, whose
- * token Dredd uses; user 2 Bob, a member; queue 1 WEB "Website" with the standard
- * statuses 1–5; issue WEB-1 (id 1, version 1) with a comment and a worklog; dashboard 1,
- * Ada's.
+ * of its own, so every id starts at 1): workspace 1 "Acme"; user 1 Ada, its admin
+ * (ada@example.com); user 2 Bob, a member without an email; their personal tokens 1 and
+ * 2, the operator's; queue 1 WEB "Website" with the standard statuses 1–5; issue WEB-1
+ * (id 1, version 1) with a comment and a worklog; dashboard 1, Ada's. Then Ada signs in
+ * through her setup link, as a person does, and her page's token (token 3) is the one
+ * Dredd sends: POST /api/v1/tokens takes no personal token, and the other operations
+ * take either.
  */
 async function makeWorld(system: System) {
-  const acme = await system.admin('workspace', 'create', '--name', 'Acme', '--admin-name', 'Ada');
+  const acme = await system.admin('workspace', 'create', '--name', 'Acme', '--admin-name', 'Ada', '--admin-email', 'ada@example.com');
   const bob = await system.admin('user', 'add', '--workspace', String(acme.workspace_id), '--name', 'Bob');
   const token: string = acme.token;
   const api = async (method: string, urlPath: string, body: unknown, status: number) => {
@@ -90,7 +93,21 @@ async function makeWorld(system: System) {
     15_000,
   );
   if (stats.status !== 200 || stats.body.total !== 1) throw new Error(`the statistics replica did not catch up: ${stats.status} ${JSON.stringify(stats.body)}`);
-  return { token, world };
+  const pageToken = await signIn(system, acme.setup_url);
+  const tokens = await api('GET', '/api/v1/tokens', undefined, 200);
+  return { token: pageToken, world: { ...world, tokens: tokens.map((t: { id: number; name: string }) => [t.id, t.name]) } };
+}
+
+/** Ada's way in, as her browser takes it on the gateway's own page: the setup link's form, then a page's token. */
+async function signIn(system: System, setupUrl: string): Promise<string> {
+  const headers = { origin: system.gatewayUrl, 'sec-fetch-site': 'same-origin' };
+  const code = new URL(setupUrl).hash.replace(/^#code=/, '');
+  const setUp = await system.api('POST', '/auth/setup', { headers, body: { code, password: 'correct horse battery staple' } });
+  const cookie = /^trk_session=([^;]+);/.exec(setUp.headers.get('set-cookie') ?? '')?.[1];
+  if (setUp.status !== 204 || !cookie) throw new Error(`POST /auth/setup: ${setUp.status} ${JSON.stringify(setUp.body)}`);
+  const page = await system.api('POST', '/auth/token', { headers: { ...headers, cookie: `trk_session=${cookie}` } });
+  if (page.status !== 200) throw new Error(`POST /auth/token: ${page.status} ${JSON.stringify(page.body)}`);
+  return page.body.access_token;
 }
 
 let system: System;
@@ -119,6 +136,8 @@ test('a fresh system gives the world the examples name its ids', () => {
     comment: 1,
     worklog: 1,
     dashboard: 1,
+    // Ada's personal tokens: the operator's alone (Bob's is 2, her page's 3, neither listed to her).
+    tokens: [[1, 'created by operator']],
   });
 });
 

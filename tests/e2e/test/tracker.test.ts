@@ -12,6 +12,8 @@ const tokens: Record<string, string> = {};
 const ids: Record<string, number> = {};
 let queue: { id: number; key: string };
 let issueKey: string;
+/** The personal token of the other workspace's member: nobody here may revoke it. */
+let foreignToken: number;
 
 type Role = 'none' | 'read-only' | 'read-write' | 'queue-admin' | 'workspace-admin';
 const ROLES: Role[] = ['none', 'read-only', 'read-write', 'queue-admin', 'workspace-admin'];
@@ -39,6 +41,7 @@ beforeAll(async () => {
   const issue = await system.api('POST', '/api/v1/issues', { token: ws.admin.token, body: { queue_id: queue.id, title: 'Disk full on db-1' } });
   expect(issue.status).toBe(201);
   issueKey = issue.body.key;
+  foreignToken = (await system.api('GET', '/api/v1/tokens', { token: other.member.token })).body[0].id;
 }, 120_000);
 afterAll(() => system?.stop());
 
@@ -54,6 +57,13 @@ const expected: Record<string, Record<Role, number>> = {
   'GET /queues/{id}/permissions': { none: 404, 'read-only': 403, 'read-write': 403, 'queue-admin': 200, 'workspace-admin': 200 },
   'GET /queues/{id}/permissions/history': { none: 404, 'read-only': 403, 'read-write': 403, 'queue-admin': 200, 'workspace-admin': 200 },
   'PUT /queues/{id}/permissions/{user}': { none: 404, 'read-only': 403, 'read-write': 403, 'queue-admin': 200, 'workspace-admin': 200 },
+  'POST /users': { none: 403, 'read-only': 403, 'read-write': 403, 'queue-admin': 403, 'workspace-admin': 201 },
+  'POST /users/{user}/setup-link': { none: 403, 'read-only': 403, 'read-write': 403, 'queue-admin': 403, 'workspace-admin': 200 },
+  'GET /tokens': { none: 200, 'read-only': 200, 'read-write': 200, 'queue-admin': 200, 'workspace-admin': 200 },
+  // These are personal tokens: a token is made only with a signed-in page's token (403 session_required), whatever the role.
+  'POST /tokens': { none: 403, 'read-only': 403, 'read-write': 403, 'queue-admin': 403, 'workspace-admin': 403 },
+  // Another user's token is hidden from everyone, a workspace admin too.
+  'DELETE /tokens/{id}': { none: 404, 'read-only': 404, 'read-write': 404, 'queue-admin': 404, 'workspace-admin': 404 },
 };
 
 function call(endpoint: string, token: string) {
@@ -81,6 +91,16 @@ function call(endpoint: string, token: string) {
       return system.api('GET', `/api/v1/queues/${queue.id}/permissions/history?after_id=0&limit=10`, { token });
     case 'PUT /queues/{id}/permissions/{user}':
       return system.api('PUT', `/api/v1/queues/${queue.id}/permissions/${ids['read-only']}`, { token, body: { role: 'read-only' } });
+    case 'POST /users':
+      return system.api('POST', '/api/v1/users', { token, body: { name: 'Invited', email: `${key}@example.com` } });
+    case 'POST /users/{user}/setup-link':
+      return system.api('POST', `/api/v1/users/${ids.none}/setup-link`, { token, body: { email: 'matrix-none@example.com' } });
+    case 'GET /tokens':
+      return system.api('GET', '/api/v1/tokens', { token });
+    case 'POST /tokens':
+      return system.api('POST', '/api/v1/tokens', { token, body: { name: 'From the matrix', expires_in_days: 1 } });
+    case 'DELETE /tokens/{id}':
+      return system.api('DELETE', `/api/v1/tokens/${foreignToken}`, { token });
     default:
       throw new Error(endpoint);
   }

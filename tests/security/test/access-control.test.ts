@@ -43,6 +43,8 @@ const world = {} as {
   ownDashboard: number;
   bQueue: { id: number; key: string };
   bIssue: { id: number; key: string };
+  /** rw's personal token, as its owner lists it. */
+  rwToken: number;
 };
 
 beforeAll(async () => {
@@ -76,6 +78,7 @@ beforeAll(async () => {
 
   world.bQueue = ok(await api('POST', '/api/v1/queues', { token: B!.admin.token, body: { key: 'BQ', name: 'B queue' } }), 201);
   world.bIssue = ok(await api('POST', '/api/v1/issues', { token: B!.admin.token, body: { queue_id: world.bQueue.id, title: 'B issue' } }), 201);
+  world.rwToken = ok(await api('GET', '/api/v1/tokens', { token: rw.token }))[0].id;
 }, 60_000);
 afterAll(() => system?.stop());
 
@@ -94,9 +97,15 @@ function validBody(method: string, path: string): unknown {
     'PUT /api/v1/queues/{queue_id}/permissions/{user_id}': { role: 'admin' },
     'PATCH /api/v1/queues/{queue_id}': { name: 'Renamed' },
     'PATCH /api/v1/users/{user_id}': { role: 'admin' },
+    'POST /api/v1/users': { name: 'Invited', email: `invited-${MARK}@example.com`, role: 'admin' },
+    'POST /api/v1/users/{user_id}/setup-link': { email: `taken-over-${MARK}@example.com` },
+    'POST /api/v1/tokens': { name: 'Minted', expires_in_days: null },
   };
   return bodies[`${method} ${path}`];
 }
+
+/** Every path parameter an endpoint of the lists may take, naming A's objects. */
+const paramsOf = (user: Actor) => ({ key: world.visIssue.key, queue_id: world.vis.id, user_id: user.id, dashboard_id: world.ownDashboard, token_id: world.rwToken });
 
 const expectUnauthorized = (res: ApiResponse) => {
   expect(res.status).toBe(401);
@@ -121,10 +130,10 @@ describe('the committed endpoint list', () => {
     expect(allEndpoints().map((e) => `${e.method} ${e.path}`).sort()).toEqual(documented.sort());
   });
 
-  test('has the twenty endpoints of API v1, each once', () => {
+  test('has the twenty-five endpoints of API v1 (the first twenty and the five of people\'s accounts), each once', () => {
     const keys = coreEndpoints().map((e) => `${e.method} ${e.path}`);
-    expect(keys).toHaveLength(20);
-    expect(new Set(keys).size).toBe(20);
+    expect(keys).toHaveLength(25);
+    expect(new Set(keys).size).toBe(25);
   });
 });
 
@@ -139,11 +148,12 @@ describe('API2 authentication', () => {
     ['a well-formed unknown token', { authorization: `Bearer trk_${'Z'.repeat(43)}` }],
     ['two tokens', { authorization: `Bearer trk_${'Z'.repeat(43)} trk_${'Y'.repeat(43)}` }],
     ['a session cookie only', { cookie: 'session=abc; token=trk_' + 'Z'.repeat(43) }],
+    ['a cookie shaped like a signed-in browser\'s', { cookie: `trk_session=${'A'.repeat(43)}` }],
   ];
 
   test.each(badCredentials)('when any endpoint is called with %s, then 401 with WWW-Authenticate: Bearer', async (_label, headers) => {
     for (const endpoint of allEndpoints()) {
-      const path = fillPath(endpoint.path, { key: world.visIssue.key, queue_id: world.vis.id, user_id: rw.id, dashboard_id: world.ownDashboard });
+      const path = fillPath(endpoint.path, paramsOf(rw));
       expectUnauthorized(await api(endpoint.method, path, { headers, body: validBody(endpoint.method, endpoint.path) }));
     }
   });
@@ -163,7 +173,7 @@ describe('API2 authentication', () => {
 
   test('when the token was revoked, then 401 on every endpoint; the owner\'s other token still works', async () => {
     for (const endpoint of allEndpoints()) {
-      const path = fillPath(endpoint.path, { key: world.visIssue.key, queue_id: world.vis.id, user_id: rw.id, dashboard_id: world.ownDashboard });
+      const path = fillPath(endpoint.path, paramsOf(rw));
       expectUnauthorized(await api(endpoint.method, path, { token: revoked.token, body: validBody(endpoint.method, endpoint.path) }));
     }
     expect((await api('GET', '/api/v1/me', { token: rw.token })).status).toBe(200);
@@ -174,7 +184,7 @@ describe('API2 authentication', () => {
     ok(await api('PATCH', `/api/v1/users/${quitter.id}`, { token: A.admin.token, body: { active: false } }));
     const before = await fingerprint(system);
     for (const endpoint of allEndpoints()) {
-      const path = fillPath(endpoint.path, { key: world.visIssue.key, queue_id: world.vis.id, user_id: quitter.id, dashboard_id: world.ownDashboard });
+      const path = fillPath(endpoint.path, paramsOf(quitter));
       expectUnauthorized(await api(endpoint.method, path, { token: quitter.token, body: validBody(endpoint.method, endpoint.path) }));
     }
     expect(await fingerprint(system)).toEqual(before);
@@ -405,6 +415,18 @@ describe('API1 object level authorization', () => {
     expect(await fingerprint(system)).toEqual(before);
   });
 
+  test('when anyone but its owner names a user\'s personal token, a workspace admin too, then the answer equals that for a token that does not exist, nothing changes, and it works on', async () => {
+    const before = await fingerprint(system);
+    const probe: Probe = { endpoint: 'DELETE /api/v1/tokens/{token_id}', hidden: `/api/v1/tokens/${world.rwToken}`, missing: '/api/v1/tokens/999999', ids: [world.rwToken, 999_999] };
+    for (const caller of [A.admin, none, B.admin]) await compare(caller.token, probe);
+    // Each lists their own tokens only.
+    for (const caller of [A.admin, none, B.admin]) {
+      expect(ok(await api('GET', '/api/v1/tokens', { token: caller.token })).map((t: any) => t.id)).not.toContain(world.rwToken);
+    }
+    expect(await fingerprint(system)).toEqual(before);
+    expect((await api('GET', '/api/v1/me', { token: rw.token })).status).toBe(200);
+  });
+
   test('when a member without access to the queue names its objects, then each answer equals that of an object that does not exist, and nothing changes', async () => {
     const before = await fingerprint(system);
     for (const probe of probes(none)) await compare(none.token, probe);
@@ -495,10 +517,16 @@ describe('API1 object level authorization', () => {
 });
 
 describe('API5 function level authorization', () => {
-  /** Who is below the endpoint's rights yet can see its object (so the answer is 403, not 404). */
-  const cases = (): Record<string, { caller: Actor; path: string }> => ({
+  /**
+   * Who is below the endpoint's rights yet can see its object (so the answer is 403, not 404), and the code
+   * (`forbidden` unless given): a personal token asking for a token lacks no role but a session.
+   */
+  const cases = (): Record<string, { caller: Actor; path: string; code?: string }> => ({
     'POST /api/v1/queues': { caller: rw, path: '/api/v1/queues' },
     'PATCH /api/v1/users/{user_id}': { caller: rw, path: `/api/v1/users/${rw.id}` },
+    'POST /api/v1/users': { caller: rw, path: '/api/v1/users' },
+    'POST /api/v1/users/{user_id}/setup-link': { caller: rw, path: `/api/v1/users/${ro.id}/setup-link` },
+    'POST /api/v1/tokens': { caller: rw, path: '/api/v1/tokens', code: 'session_required' },
     'GET /api/v1/queues/{queue_id}/permissions': { caller: rw, path: `/api/v1/queues/${world.hid.id}/permissions` },
     'GET /api/v1/queues/{queue_id}/permissions/history': { caller: rw, path: `/api/v1/queues/${world.hid.id}/permissions/history` },
     'PUT /api/v1/queues/{queue_id}/permissions/{user_id}': { caller: rw, path: `/api/v1/queues/${world.hid.id}/permissions/${rw.id}` },
@@ -512,18 +540,19 @@ describe('API5 function level authorization', () => {
   });
 
   test('every endpoint of the list that needs more than read rights has a case here', () => {
+    // `own` (a personal token) is object level: anyone else's is 404 as a missing one (API1 above), never 403.
     const restricted = allEndpoints()
-      .filter((e) => !['any', 'queue-read'].includes(e.rights))
+      .filter((e) => !['any', 'queue-read', 'own'].includes(e.rights))
       .map((e) => `${e.method} ${e.path}`);
     expect(Object.keys(cases()).sort()).toEqual(restricted.sort());
   });
 
   test('when a member below the needed rights calls each admin, owner or write operation, then 403 and nothing changes', async () => {
     const before = await fingerprint(system);
-    for (const [endpoint, { caller, path }] of Object.entries(cases())) {
+    for (const [endpoint, { caller, path, code }] of Object.entries(cases())) {
       const [method, template] = endpoint.split(' ') as [string, string];
       const res = await api(method, path, { token: caller.token, body: validBody(method, template) });
-      expect({ endpoint, status: res.status, code: res.body?.code }).toEqual({ endpoint, status: 403, code: 'forbidden' });
+      expect({ endpoint, status: res.status, code: res.body?.code }).toEqual({ endpoint, status: 403, code: code ?? 'forbidden' });
       expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
     }
     expect(await fingerprint(system)).toEqual(before);

@@ -16,7 +16,7 @@ const RUNS = Number(process.env.FUZZ_RUNS ?? 25);
 let system: System;
 let A: SeededWorkspace;
 let B: SeededWorkspace;
-const world = {} as { queue: { id: number; key: string }; hidden: { id: number; key: string }; issue: { id: number; key: string }; dashboard: number };
+const world = {} as { queue: { id: number; key: string }; hidden: { id: number; key: string }; issue: { id: number; key: string }; dashboard: number; foreignToken: number };
 const agent = new http.Agent({ keepAlive: true, maxSockets: 4 });
 
 beforeAll(async () => {
@@ -29,6 +29,7 @@ beforeAll(async () => {
   world.issue = ok(await system.api('POST', '/api/v1/issues', { token: admin, body: { queue_id: world.queue.id, title: 'Target' } }), 201);
   ok(await system.api('POST', '/api/v1/issues', { token: admin, body: { queue_id: world.hidden.id, title: 'Hidden' } }), 201);
   world.dashboard = ok(await system.api('POST', '/api/v1/dashboards', { token: admin, body: { name: 'Board', widgets: [] } }), 201).id;
+  world.foreignToken = ok(await system.api('GET', '/api/v1/tokens', { token: B!.admin.token }))[0].id;
   // The replica is built in the background at start; until then statistics answer 503 by design.
   await eventually(async () => (await system.api('POST', '/api/v1/statistics', { token: admin, body: {} })).status === 200, 20_000);
 }, 60_000);
@@ -80,6 +81,8 @@ function paramValue(name: string): fc.Arbitrary<string> {
     queue_id: [world.queue.id, world.hidden.id, 2_147_483_647],
     user_id: [A.users.member!.id, A.admin.id, B.admin.id],
     dashboard_id: [world.dashboard, 2_147_483_647],
+    // Never the tokens the fuzzer sends: revoking one would leave the operations after it only 401s to explore.
+    token_id: [world.foreignToken, 2_147_483_647],
   });
   return fc.oneof({ weight: 2, arbitrary: fc.constantFrom(...real()[name]!).map(String) }, { weight: 1, arbitrary: segment });
 }
@@ -106,6 +109,9 @@ function validBody(operation: ApiOperation): Record<string, unknown> | undefined
     QueueSettings: { name: 'Renamed' },
     QueuePermissionInput: { role: 'read-only' },
     UserChanges: { name: 'Renamed' },
+    UserInvite: { name: 'Fuzzed', email: 'fuzzed@example.com' },
+    SetupLinkRequest: { email: 'fuzzed-link@example.com' },
+    TokenCreate: { name: 'Fuzzed', expires_in_days: 1 },
     IssueCreate: { queue_id: world.queue.id, title: 'New' },
     IssueUpdate: { title: 'Changed' },
     CommentCreate: { body: 'Hello' },

@@ -64,8 +64,8 @@ export async function seedWorkspaces(
 /**
  * A digest of every row a request could change: the access and issues schemas and
  * the dashboards (the statistics replica only follows the issues service's events,
- * which are covered through its outbox). Columns the outbox relay and the cache
- * janitor update on their own are left out.
+ * which are covered through its outbox). Columns the outbox relay, the cache janitor
+ * and the gateways' report of token uses update on their own are left out.
  */
 export async function fingerprint(system: System): Promise<Record<string, string>> {
   const sources: Array<[typeof system.schema, string[] | null]> = [
@@ -97,7 +97,7 @@ export async function fingerprint(system: System): Promise<Record<string, string
 }
 
 const IGNORED_TABLES = new Set(['auth_cache_debts']);
-const IGNORED_COLUMNS = new Set(['published_at', 'attempts', 'last_error']);
+const IGNORED_COLUMNS = new Set(['published_at', 'attempts', 'last_error', 'last_used_at']);
 
 /** Sends raw bytes (optionally one chunk every gapMs) and collects the answer until the server closes. */
 export function rawExchange(
@@ -157,7 +157,7 @@ export interface CoreEndpoint {
 /** The core operations (docs/decisions.md, Operations), as committed in core-endpoints.txt. */
 export const coreEndpoints = (): CoreEndpoint[] => endpointsIn('core-endpoints.txt');
 
-/** Every endpoint: the core operations and the issue list pages beyond them (extension-endpoints.txt). */
+/** Every endpoint: the core operations and those beyond them (extension-endpoints.txt). */
 export const allEndpoints = (): CoreEndpoint[] => [...coreEndpoints(), ...endpointsIn('extension-endpoints.txt')];
 
 function endpointsIn(file: string): CoreEndpoint[] {

@@ -62,6 +62,10 @@ describe('API3 object property level', () => {
     ['POST', `/api/v1/issues/${world.issue.key}/worklogs`, { minutes: 5 }, { id: 99, author_id: B.admin.id, issue_id: 1 }],
     ['PATCH', `/api/v1/users/${member.id}`, { name: 'Bob' }, { id: 99, workspace_id: B.id, token: 'trk_x', token_hash: 'ab', created_at: '2020-01-01T00:00:00Z', workspace: { id: B.id } }],
     ['PUT', `/api/v1/queues/${world.queue.id}/permissions/${member.id}`, { role: 'read-only' }, { user_id: A.admin.id, queue_id: 1, workspace_id: B.id, explicit_role: 'admin' }],
+    ['POST', '/api/v1/users', { name: 'Grace', email: 'grace-props@example.com' }, { id: 99, workspace_id: B.id, active: false, password: 'a passphrase of 12+', setup_url: 'x', created_at: '2020-01-01T00:00:00Z' }],
+    ['POST', `/api/v1/users/${member.id}/setup-link`, { email: 'member-props@example.com' }, { user_id: B.admin.id, password: 'a passphrase of 12+', code: 'x', setup_url: 'x', expires_at: '2099-01-01T00:00:00Z' }],
+    // Checked before the session is: a personal token gets 422 for a bad body, as anyone.
+    ['POST', '/api/v1/tokens', { name: 'CI', expires_in_days: 1 }, { id: 99, token: 'trk_x', prefix: 'trk_x', user_id: B.admin.id, expires_at: '2099-01-01T00:00:00Z', session_id: 1 }],
     ['PATCH', `/api/v1/queues/${world.queue.id}`, { name: 'Renamed' }, { key: 'OTHER', id: 99, workspace_id: B.id, statuses: [] }],
     ['POST', '/api/v1/dashboards', { name: 'Mine', widgets: [] }, { id: 99, owner_id: B.admin.id, workspace_id: B.id }],
     ['PUT', `/api/v1/dashboards/${world.dashboard}`, { name: 'Mine', widgets: [] }, { id: 99, owner_id: member.id, workspace_id: B.id }],
@@ -103,11 +107,11 @@ describe('API3 object property level', () => {
 
   test('answers carry exactly the documented user fields: no token, no hash, no other workspace', async () => {
     const me = ok(await api('GET', '/api/v1/me', { token: member.token }));
-    expect(Object.keys(me).sort()).toEqual(['active', 'created_at', 'id', 'name', 'role', 'updated_at', 'workspace', 'workspace_id']);
+    expect(Object.keys(me).sort()).toEqual(['active', 'created_at', 'email', 'id', 'name', 'role', 'updated_at', 'workspace', 'workspace_id']);
     expect(Object.keys(me.workspace).sort()).toEqual(['id', 'name']);
     const users = ok(await api('GET', '/api/v1/users', { token: member.token }));
     for (const user of users) {
-      expect(Object.keys(user).sort()).toEqual(['active', 'created_at', 'id', 'name', 'role', 'updated_at', 'workspace_id']);
+      expect(Object.keys(user).sort()).toEqual(['active', 'created_at', 'email', 'id', 'name', 'role', 'updated_at', 'workspace_id']);
       expect(user.workspace_id).toBe(A.id);
     }
   });
@@ -238,6 +242,13 @@ describe('API4 unrestricted resource consumption', () => {
       ['dashboard text in all', 'POST', '/api/v1/dashboards', { name: 'x', widgets: Array.from({ length: 21 }, (_, w) => ({ type: 'stats', title: s(w < 20 ? 200 : 1) })) }],
       ['filter id value', 'POST', '/api/v1/issues/search', { queue_ids: [2 ** 31] }],
       ['user name', 'PATCH', `/api/v1/users/${member.id}`, { name: s(101) }],
+      ['invited name', 'POST', '/api/v1/users', { name: s(101), email: 'bounds@example.com' }],
+      ['invited email', 'POST', '/api/v1/users', { name: 'x', email: `${s(245)}@example.com` }],
+      ['invited email without @', 'POST', '/api/v1/users', { name: 'x', email: 'bounds.example.com' }],
+      ['setup link email', 'POST', `/api/v1/users/${member.id}/setup-link`, { email: `${s(245)}@example.com` }],
+      ['token name', 'POST', '/api/v1/tokens', { name: s(101), expires_in_days: 1 }],
+      ['token days', 'POST', '/api/v1/tokens', { name: 'x', expires_in_days: 367 }],
+      ['token days 0', 'POST', '/api/v1/tokens', { name: 'x', expires_in_days: 0 }],
     ];
   };
 
@@ -255,6 +266,8 @@ describe('API4 unrestricted resource consumption', () => {
     const nul = 'a\u0000b';
     for (const [method, path, body] of [
       ['PATCH', `/api/v1/users/${member.id}`, { name: nul }],
+      ['POST', '/api/v1/users', { name: nul, email: 'nul@example.com' }],
+      ['POST', '/api/v1/tokens', { name: nul, expires_in_days: 1 }],
       ['POST', '/api/v1/queues', { key: 'NUL', name: nul }],
       ['POST', '/api/v1/issues', { queue_id: world.queue.id, title: nul }],
       ['POST', '/api/v1/issues', { queue_id: world.queue.id, title: 'x', labels: [nul] }],

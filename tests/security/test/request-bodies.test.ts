@@ -45,6 +45,9 @@ function validBody(name: RequestSchemaName): Record<string, unknown> {
     QueueSettings: { name: 'Renamed', description: 'd' },
     QueuePermissionInput: { role: 'read-only' },
     UserChanges: { name: 'Renamed', role: 'member' },
+    UserInvite: { name: 'Invited', email: 'invited@example.com', role: 'member' },
+    SetupLinkRequest: { email: 'linked@example.com' },
+    TokenCreate: { name: 'Token', expires_in_days: 30 },
     IssueCreate: { queue_id: world.queue.id, title: 'New', description: 'd', type: 'bug', labels: ['ok'], due_date: '2030-01-01', priority: 'low' },
     IssueUpdate: { version: world.issue.version, title: 'Changed', description: 'd', type: 'bug', labels: ['ok'], due_date: '2030-01-01', priority: 'low' },
     CommentCreate: { body: 'Hello' },
@@ -89,7 +92,7 @@ function setAt(body: Record<string, any>, path: Segment[], value: unknown): stri
 }
 
 const paramsFor = (op: ApiOperation) =>
-  op.path.replace(/\{(\w+)\}/g, (_m, name: string) => String({ key: world.issue.key, queue_id: world.queue.id, user_id: member.id, dashboard_id: world.dashboard }[name]));
+  op.path.replace(/\{(\w+)\}/g, (_m, name: string) => String({ key: world.issue.key, queue_id: world.queue.id, user_id: member.id, dashboard_id: world.dashboard, token_id: 2_147_483_647 }[name]));
 
 const withBody = API_OPERATIONS.filter((op) => op.body);
 
