@@ -27,7 +27,8 @@ case $service in
   issues) port=8082 ;;
   statistics) port=8083 ;;
   agent) port=8084 ;;
-  *) echo "usage: deploy/build-image.sh [--if-docker] [--push] gateway|access|issues|statistics|agent" >&2; exit 64 ;;
+  web) port=8085 ;;
+  *) echo "usage: deploy/build-image.sh [--if-docker] [--push] gateway|access|issues|statistics|agent|web" >&2; exit 64 ;;
 esac
 
 if ! docker info >/dev/null 2>&1; then

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Compiles each service to plain JavaScript: `node scripts/build.mjs [service...]` (all five
+// Compiles each service to plain JavaScript: `node scripts/build.mjs [service...]` (all six
 // when none is named) writes services/<name>/dist/, one CommonJS file per entry point with
 // every import bundled in (the workspace libs, which ship TypeScript sources, and the
 // packages from the npm registry alike), not minified, and a source map: with
@@ -8,10 +8,13 @@
 // Production (`pnpm start`, the images) runs these files with plain node; development and
 // the tests keep running the sources through tsx and @swc/jest. esbuild strips types
 // without checking them: `pnpm typecheck` (tsc) is the check, as for the tests.
+//
+// The web service's dist/ also holds its app, dist/public: the pages built by Vite
+// (services/web/build-app.mjs), with their brotli and gzip forms, which its server sends.
 import { build } from 'esbuild';
 import { existsSync, renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -22,6 +25,15 @@ export const ENTRY_POINTS = {
   issues: ['main.ts'],
   statistics: ['main.ts', 'cli/rebuild.ts'],
   agent: ['main.ts'],
+  web: ['main.ts'],
+};
+
+/** Builds written into the service's dist beside its server (only the web service has one: its app). */
+const EXTRA_STEPS = {
+  web: async (dir, outdir) => {
+    const { buildApp } = await import(pathToFileURL(path.join(dir, 'build-app.mjs')).href);
+    await buildApp(path.join(outdir, 'public'));
+  },
 };
 
 export async function buildService(name) {
@@ -47,6 +59,7 @@ export async function buildService(name) {
     legalComments: 'linked',
     logLevel: 'warning',
   });
+  await EXTRA_STEPS[name]?.(dir, building);
   rmSync(outdir, { recursive: true, force: true });
   renameSync(building, outdir);
   return outdir;

@@ -4,8 +4,10 @@
 // tests (jest runs CommonJS) can load it; start-all.mjs imports it all the same.
 
 /** The services in start order (the gateway last), each with its default port. */
-const DEFAULT_PORTS = { access: 8081, issues: 8082, statistics: 8083, agent: 8084, gateway: 8080 };
+const DEFAULT_PORTS = { access: 8081, issues: 8082, statistics: 8083, agent: 8084, web: 8085, gateway: 8080 };
 const SERVICES = Object.keys(DEFAULT_PORTS);
+/** The services that sign their calls, each with a key pair: all but web, which serves files and calls nothing. */
+const SIGNERS = SERVICES.filter((name) => name !== 'web');
 /** A /metrics listener's default distance from its service's port. */
 const METRICS_OFFSET = 1000;
 const MAX_PORT = 65535;
@@ -46,7 +48,7 @@ function listenPorts(env) {
 }
 
 /**
- * ACCESS_URL, ISSUES_URL, STATISTICS_URL and AGENT_URL for the services' calls to one
+ * ACCESS_URL, ISSUES_URL, STATISTICS_URL, AGENT_URL and WEB_URL for the services' calls to one
  * another, from the ports of this run: a service on an overridden port is still the one
  * its neighbours call. URLs given in the environment, and ports 0, are left alone.
  */
@@ -59,4 +61,4 @@ function upstreamUrls(ports, env) {
   return urls;
 }
 
-module.exports = { SERVICES, DEFAULT_PORTS, METRICS_OFFSET, listenPorts, upstreamUrls };
+module.exports = { SERVICES, SIGNERS, DEFAULT_PORTS, METRICS_OFFSET, listenPorts, upstreamUrls };

@@ -34,6 +34,7 @@ const CREDENTIALS: Record<string, string[]> = {
   issues: ['ISSUES_SIGNING_KEY', 'ISSUES_DB_PASSWORD', 'ISSUES_REDIS_PASSWORD', 'ISSUES_AMQP_PASSWORD'],
   statistics: ['STATISTICS_SIGNING_KEY', 'STATISTICS_DB_PASSWORD', 'STATISTICS_REDIS_PASSWORD', 'STATISTICS_AMQP_PASSWORD'],
   agent: ['AGENT_SIGNING_KEY', 'AGENT_REDIS_PASSWORD'],
+  web: [],
 };
 
 /** The infrastructure URLs each service is given (and no other). */
@@ -141,7 +142,7 @@ describe('docker-compose.yml', () => {
     expect(urls.sort()).toEqual([...URLS[service]].sort());
     // Nothing else that could be a credential.
     const common = ['NODE_ENV', 'LOG_LEVEL', 'METRICS_PORT', 'PORT', 'INTERNAL_SIGNING_KEY', 'INTERNAL_TRUSTED_KEYS', 'RATE_LIMIT_PER_MINUTE', 'PUBLIC_URL'];
-    const upstreams = ['ACCESS_URL', 'ISSUES_URL', 'STATISTICS_URL', 'AGENT_URL'];
+    const upstreams = ['ACCESS_URL', 'ISSUES_URL', 'STATISTICS_URL', 'AGENT_URL', 'WEB_URL'];
     for (const key of Object.keys(env)) expect([key, [...common, ...upstreams, ...URLS[service]].includes(key)]).toEqual([key, true]);
   });
 
@@ -281,7 +282,7 @@ describe('docker-compose.yml', () => {
     }
   });
 
-  test.each(SERVICES)('%s: its own image at its package.json version, hardened, ready-checked, metrics on their own port', (service) => {
+  test.each([...SERVICES, 'web'])('%s: its own image at its package.json version, hardened, ready-checked, metrics on their own port', (service) => {
     const s = compose.services[service];
     expect(s.image).toBe(`tracker-${service}:${version(service)}`);
     expect(s.build).toMatchObject({ context: '.', dockerfile: 'deploy/Dockerfile', args: { SERVICE: service } });
@@ -296,10 +297,18 @@ describe('docker-compose.yml', () => {
     expect(compose.services.gateway.ports).toEqual(['127.0.0.1:8080:8080']);
     const widened = interpolate(raw, { ...dotEnv, GATEWAY_BIND_ADDRESS: '0.0.0.0', GATEWAY_PORT: '9090' }) as any;
     expect(widened.services.gateway.ports).toEqual(['0.0.0.0:9090:8080']);
-    for (const upstream of ['access', 'issues', 'statistics', 'agent', 'redis']) {
+    for (const upstream of ['access', 'issues', 'statistics', 'agent', 'web', 'redis']) {
       expect(compose.services.gateway.depends_on[upstream]).toEqual({ condition: 'service_healthy' });
     }
     expect(compose.services.gateway.environment.AGENT_URL).toBe('http://agent:8084');
+    expect(compose.services.gateway.environment.WEB_URL).toBe('http://web:8085');
+  });
+
+  test('web serves files and nothing more: no key, no credential, no store, and it waits for nothing', () => {
+    const web = compose.services.web;
+    expect(Object.keys(web.environment).sort()).toEqual(['LOG_LEVEL', 'METRICS_PORT', 'NODE_ENV', 'PORT']);
+    expect(web.depends_on).toBeUndefined();
+    expect(web.ports).toBeUndefined();
   });
 
   test('the agent reaches access, issues, statistics and Redis (ticket replay memory), and no database or broker', () => {

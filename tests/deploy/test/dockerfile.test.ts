@@ -91,7 +91,7 @@ test('images still migrate with prisma-offline and run the compiled service, wit
     expect([service, pkg.dependencies?.['@tracker/prisma-offline']]).toEqual([service, 'workspace:*']);
   }
   // tsx runs the sources in development and the tests only: never a production dependency.
-  for (const service of ['gateway', 'access', 'issues', 'statistics', 'agent']) {
+  for (const service of ['gateway', 'access', 'issues', 'statistics', 'agent', 'web']) {
     const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'services', service, 'package.json'), 'utf8'));
     expect([service, pkg.dependencies?.tsx, pkg.devDependencies?.tsx]).toEqual([service, undefined, expect.any(String)]);
   }

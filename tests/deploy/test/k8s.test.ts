@@ -22,8 +22,10 @@ import { containersOf, kustomize, type K8sObject } from './kustomize';
  */
 const ROOT = path.resolve(__dirname, '../../..');
 const K8S = path.join(ROOT, 'deploy/k8s');
-const SERVICES = ['gateway', 'access', 'issues', 'statistics', 'agent'] as const;
-const PORTS = { gateway: 8080, access: 8081, issues: 8082, statistics: 8083, agent: 8084 };
+const SERVICES = ['gateway', 'access', 'issues', 'statistics', 'agent', 'web'] as const;
+const PORTS = { gateway: 8080, access: 8081, issues: 8082, statistics: 8083, agent: 8084, web: 8085 };
+/** The web service signs nothing and holds no credential: no trusted keys, no Secret. */
+const WITHOUT_SECRETS: readonly string[] = ['web'];
 const WORKLOADS = [...SERVICES, 'migrate'] as const;
 
 /** Who may call whom on its HTTP port ('anyone' for the public gateway). */
@@ -33,10 +35,12 @@ const CALLERS: Record<string, string[] | 'anyone'> = {
   issues: ['gateway', 'statistics', 'agent'],
   statistics: ['gateway', 'agent'],
   agent: ['gateway'],
+  web: ['gateway'],
 };
 /** Everything each workload may reach: components by name, the infrastructure, the cluster DNS. */
 const REACHES: Record<string, string[]> = {
-  gateway: ['access', 'issues', 'statistics', 'agent', 'redis', 'dns'],
+  gateway: ['access', 'issues', 'statistics', 'agent', 'web', 'redis', 'dns'],
+  web: [],
   agent: ['access', 'issues', 'statistics', 'redis', 'dns'],
   access: ['postgres', 'redis', 'rabbitmq', 'dns'],
   issues: ['access', 'postgres', 'redis', 'rabbitmq', 'dns'],
@@ -193,16 +197,15 @@ describe.each(Object.entries(renders))('the %s render', (_name, objects) => {
       ISSUES_URL: 'http://issues:8082',
       STATISTICS_URL: 'http://statistics:8083',
       AGENT_URL: 'http://agent:8084',
+      WEB_URL: 'http://web:8085',
     });
     for (const key of Object.keys(configMaps[0]!.data)) expect(key).not.toMatch(/SECRET|SIGNING|PASSWORD|TRUSTED|DATABASE_URL|REDIS_URL|AMQP_URL/);
     expect(objects.filter((o) => o.kind === 'Secret')).toEqual([]);
     for (const service of SERVICES) {
       const [container] = containersOf(find(objects, 'Deployment', service)!);
-      expect(container.envFrom).toEqual([
-        { configMapRef: { name: configMaps[0]!.metadata.name } },
-        { configMapRef: { name: 'tracker-trusted-keys' } },
-        { secretRef: { name: `${service}-secrets` } },
-      ]);
+      const config = { configMapRef: { name: configMaps[0]!.metadata.name } };
+      if (WITHOUT_SECRETS.includes(service)) expect(container.envFrom).toEqual([config]);
+      else expect(container.envFrom).toEqual([config, { configMapRef: { name: 'tracker-trusted-keys' } }, { secretRef: { name: `${service}-secrets` } }]);
     }
     for (const workload of objects.filter((o) => containersOf(o).length > 0)) {
       for (const container of containersOf(workload)) {
@@ -214,7 +217,10 @@ describe.each(Object.entries(renders))('the %s render', (_name, objects) => {
   test('every workload reads only its own Secret, and no two share one', () => {
     const workloads = objects.filter((o) => containersOf(o).length > 0);
     expect(workloads.map((w) => w.metadata.name).sort()).toEqual([...WORKLOADS].sort());
-    for (const workload of workloads) expect([workload.metadata.name, secretsOf(workload)]).toEqual([workload.metadata.name, [`${workload.metadata.name}-secrets`]]);
+    for (const workload of workloads) {
+      const own = WITHOUT_SECRETS.includes(workload.metadata.name) ? [] : [`${workload.metadata.name}-secrets`];
+      expect([workload.metadata.name, secretsOf(workload)]).toEqual([workload.metadata.name, own]);
+    }
   });
 
   test('the migration Job migrates each service with its own image, in order, as non-root, as the migrator', () => {

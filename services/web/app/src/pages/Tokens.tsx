@@ -1,0 +1,219 @@
+import { useCallback, useEffect, useRef, useState, type FormEvent } from 'react';
+import type { PersonalToken, PersonalTokenCreated } from '@tracker/contracts';
+import { useAuth } from '../auth';
+import { ProblemError } from '../http';
+import { Alert, messageOf, PageHeading, useTitle } from '../ui';
+
+const EXPIRY_CHOICES = [
+  { value: '30', label: '30 days' },
+  { value: '90', label: '90 days' },
+  { value: '365', label: '365 days' },
+  { value: 'never', label: 'No expiry' },
+] as const;
+
+const TOKEN_NAME_MAX = 100;
+
+const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+const when = (iso: string | null, none: string) => (iso ? dateFormat.format(new Date(iso)) : none);
+
+/** A refused token, in words. */
+function createProblem(error: unknown): string {
+  if (error instanceof ProblemError && error.problem.code === 'validation_failed') return `Give the token a name of 1 to ${TOKEN_NAME_MAX} characters.`;
+  return messageOf(error);
+}
+
+export function TokensPage() {
+  useTitle('Personal tokens');
+  const { api } = useAuth();
+  const [tokens, setTokens] = useState<PersonalToken[] | null>(null);
+  const [listProblem, setListProblem] = useState('');
+  const [name, setName] = useState('');
+  const [expiry, setExpiry] = useState<string>('90');
+  const [formProblem, setFormProblem] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [created, setCreated] = useState<PersonalTokenCreated | null>(null);
+  const [status, setStatus] = useState('');
+  const secretRef = useRef<HTMLInputElement>(null);
+
+  const load = useCallback(async () => {
+    try {
+      setTokens(await api<PersonalToken[]>('GET', '/api/v1/tokens'));
+      setListProblem('');
+    } catch (error) {
+      setListProblem(messageOf(error));
+    }
+  }, [api]);
+
+  useEffect(() => {
+    void load();
+  }, [load]);
+
+  // The new secret takes the focus, selected, ready to copy.
+  useEffect(() => {
+    if (created) {
+      secretRef.current?.focus();
+      secretRef.current?.select();
+    }
+  }, [created]);
+
+  const create = async (event: FormEvent) => {
+    event.preventDefault();
+    const trimmed = name.trim();
+    if (!trimmed) {
+      setFormProblem('Give the token a name, such as what will use it.');
+      return;
+    }
+    setBusy(true);
+    setFormProblem('');
+    setStatus('');
+    try {
+      const made = await api<PersonalTokenCreated>('POST', '/api/v1/tokens', { name: trimmed, expires_in_days: expiry === 'never' ? null : Number(expiry) });
+      setCreated(made);
+      setName('');
+      await load();
+    } catch (error) {
+      setFormProblem(createProblem(error));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const copy = async () => {
+    if (!created) return;
+    try {
+      await navigator.clipboard.writeText(created.token);
+      setStatus('The token is copied to the clipboard.');
+    } catch {
+      secretRef.current?.select();
+      setStatus('Copying did not work here: the token is selected, copy it with the keyboard.');
+    }
+  };
+
+  const revoke = async (token: PersonalToken) => {
+    setStatus('');
+    try {
+      await api('DELETE', `/api/v1/tokens/${token.id}`);
+      if (created?.id === token.id) setCreated(null);
+      setStatus(`The token “${token.name}” is revoked: it no longer works.`);
+      await load();
+    } catch (error) {
+      setStatus(`The token “${token.name}” could not be revoked: ${messageOf(error)}`);
+    }
+  };
+
+  const mcpUrl = `${window.location.origin}/mcp`;
+  const clientConfig = JSON.stringify({ mcpServers: { tracker: { type: 'http', url: mcpUrl, headers: { Authorization: 'Bearer <your token>' } } } }, null, 2);
+
+  return (
+    <>
+      <PageHeading>Personal tokens</PageHeading>
+      <p className="lead">
+        A personal token lets a script, an integration or an AI agent use Tracker as you, with your rights. Make one for each, and revoke it when it is no longer needed.
+      </p>
+
+      <section aria-labelledby="new-token-heading" className="card">
+        <h2 id="new-token-heading">Make a token</h2>
+        <form className="inline-form" onSubmit={create} noValidate>
+          <div className="field grow">
+            <label htmlFor="token-name">Token name</label>
+            <input id="token-name" type="text" maxLength={TOKEN_NAME_MAX} required autoComplete="off" value={name} onChange={(e) => setName(e.target.value)} />
+          </div>
+          <div className="field">
+            <label htmlFor="token-expiry">Expires</label>
+            <select id="token-expiry" value={expiry} onChange={(e) => setExpiry(e.target.value)}>
+              {EXPIRY_CHOICES.map((choice) => (
+                <option key={choice.value} value={choice.value}>
+                  {choice.label}
+                </option>
+              ))}
+            </select>
+          </div>
+          <button type="submit" disabled={busy}>
+            Create token
+          </button>
+        </form>
+        <Alert>{formProblem}</Alert>
+
+        {created && (
+          <div className="secret">
+            <div className="field">
+              <label htmlFor="new-token">New token</label>
+              <div className="copy-row">
+                <input id="new-token" ref={secretRef} type="text" readOnly value={created.token} aria-describedby="new-token-help" spellCheck={false} />
+                <button type="button" onClick={copy}>
+                  Copy
+                </button>
+              </div>
+              <p id="new-token-help" className="help">
+                “{created.name}”: copy it now and keep it somewhere safe. It is shown only this once.
+              </p>
+            </div>
+          </div>
+        )}
+      </section>
+
+      <p className="status" role="status">
+        {status}
+      </p>
+
+      <section aria-labelledby="tokens-heading">
+        <h2 id="tokens-heading">Your tokens</h2>
+        <Alert>{listProblem}</Alert>
+        {tokens === null && !listProblem && <p>Loading your tokens…</p>}
+        {tokens !== null && tokens.length === 0 && <p>You have no personal tokens yet.</p>}
+        {tokens !== null && tokens.length > 0 && (
+          <table className="tokens">
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Prefix</th>
+                <th scope="col">Created</th>
+                <th scope="col">Expires</th>
+                <th scope="col">Last used</th>
+                <th scope="col">
+                  <span className="visually-hidden">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {tokens.map((token) => (
+                <tr key={token.id}>
+                  <th scope="row" data-label="Name">
+                    {token.name}
+                  </th>
+                  <td data-label="Prefix">
+                    <code>{token.prefix}…</code>
+                  </td>
+                  <td data-label="Created">{when(token.created_at, '')}</td>
+                  <td data-label="Expires">{when(token.expires_at, 'Never')}</td>
+                  <td data-label="Last used">{when(token.last_used_at, 'Not yet')}</td>
+                  <td className="actions">
+                    <button type="button" className="danger" aria-label={`Revoke ${token.name}`} onClick={() => revoke(token)}>
+                      Revoke
+                    </button>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </section>
+
+      <section aria-labelledby="agent-heading" className="card">
+        <h2 id="agent-heading">Connect an AI agent</h2>
+        <p>
+          Agents use Tracker through its MCP server (Streamable HTTP) at <code className="url">{mcpUrl}</code>, with a personal token of yours: they see and do exactly what you
+          may, and revoking the token cuts them off at once.
+        </p>
+        <p>A client that takes a URL and headers (Claude Code, Cursor, VS Code and others) is configured like this, with your token in place of &lt;your token&gt;:</p>
+        <pre tabIndex={0} aria-label="Client configuration">
+          <code>{clientConfig}</code>
+        </pre>
+        <p>Claude Code from the command line:</p>
+        <pre tabIndex={0} aria-label="Command line">
+          <code>{`claude mcp add --transport http tracker ${mcpUrl} --header "Authorization: Bearer <your token>"`}</code>
+        </pre>
+      </section>
+    </>
+  );
+}
