@@ -116,7 +116,10 @@ export const PersonalTokenCreated = PersonalToken.extend({
 export type PersonalTokenCreated = z.infer<typeof PersonalTokenCreated>;
 
 /** DELETE /api/v1/tokens/{token_id} answer. */
-export const TokenRevoked = z.object({ id: z.number().int().positive(), revoked: z.literal(true) });
+export const TokenRevoked = z.object({
+  id: z.number().int().positive().meta({ description: 'The id of the revoked token.' }),
+  revoked: z.literal(true).meta({ description: 'Always `true`: the token is refused from the very next request on.' }),
+});
 
 /** POST /api/v1/users body: a colleague invited by a workspace admin. */
 export const UserInvite = z.strictObject({

@@ -96,15 +96,6 @@ const QUERY_SCHEMAS = {
 } satisfies Record<string, z.ZodObject>;
 export type QuerySchemaName = keyof typeof QUERY_SCHEMAS;
 
-/**
- * TokenRevoked (accounts.ts) with its fields described, as the document describes every
- * property; the same shape, so it checks the same answers.
- */
-const TokenRevokedDescribed = TokenRevoked.extend({
-  id: TokenRevoked.shape.id.meta({ description: 'The id of the revoked token.' }),
-  revoked: TokenRevoked.shape.revoked.meta({ description: 'Always `true`: the token is refused from the very next request on.' }),
-});
-
 /** Answer bodies, as the services send them. */
 const RESPONSE_SCHEMAS = {
   Me: [Me, 'The caller and their workspace.'],
@@ -113,7 +104,7 @@ const RESPONSE_SCHEMAS = {
   SetupLink: [SetupLink, 'A setup link: the person opens it to set a password and sign in, once, within 72 hours. Any earlier link of the user is void.'],
   PersonalToken: [PersonalToken, 'One of the caller\'s personal tokens, as listed: never its secret.'],
   PersonalTokenCreated: [PersonalTokenCreated, 'The new personal token, and its secret (`token`), shown this once.'],
-  TokenRevoked: [TokenRevokedDescribed, 'The revoked token: refused from the very next request on, by every gateway.'],
+  TokenRevoked: [TokenRevoked, 'The revoked token: refused from the very next request on, by every gateway.'],
   Status: [Status, 'A status of a queue\'s workflow.'],
   Queue: [Queue, 'A queue with its statuses (in order) and the caller\'s effective role on it.'],
   StatusRef: [StatusRef, 'A status as an issue carries it.'],

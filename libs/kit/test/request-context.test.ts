@@ -67,6 +67,6 @@ describe('the access log and metrics of a service app', () => {
     const paths = Array.from({ length: 300 }, (_, i) => `/api/v1/things/${i}${i % 2 ? '' : '/x'.repeat(i)}`);
     await Promise.all(paths.map((path, i) => fetch(`${base}${path}`, { headers: i % 3 ? user : {} })));
     await settle();
-    expect(new Set((await counted()).map((series) => series.route))).toEqual(new Set(['/api/v1/things/:id', 'unmatched']));
+    expect(new Set((await counted()).map((series) => (series as { route?: unknown }).route))).toEqual(new Set(['/api/v1/things/:id', 'unmatched']));
   });
 });

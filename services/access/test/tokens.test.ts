@@ -26,10 +26,10 @@ describe('generateToken', () => {
     expect(hash).toMatch(/^[0-9a-f]{64}$/);
   });
 
-  test('when a token is generated, then its hint is its first 8 characters and reveals only 4 secret ones', () => {
+  test('when a token is generated, then its hint is its first 10 characters and reveals only 6 of its 40 secret ones', () => {
     const { token, hint } = generateToken();
-    expect(hint).toBe(token.slice(0, 8));
-    expect(hint).toMatch(/^trk_[0-9A-Za-z]{4}$/);
+    expect(hint).toBe(token.slice(0, 10));
+    expect(hint).toMatch(/^trk_[0-9A-Za-z]{6}$/);
   });
 
   test(`when ${SAMPLE} tokens are generated, then every token and every hash is distinct and valid`, () => {

@@ -70,7 +70,7 @@ describe('from the operator\'s first command to a personal token, without the op
     const agent = await connectAgent(system.gatewayUrl, personal);
     try {
       const result = await agent.callTool({ name: 'get_me', arguments: {} });
-      expect(problemOf(result)).toBeNull();
+      expect(problemOf(result as { isError?: boolean; content?: unknown })).toBeNull();
       expect(result.structuredContent).toMatchObject({ id: admin.userId });
     } finally {
       await agent.close();
