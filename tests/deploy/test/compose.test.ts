@@ -97,7 +97,7 @@ describe('docker-compose.yml', () => {
     for (const ref of secrets) expect([ref.name, ref.op]).toEqual([ref.name, ':?']);
     // Nothing but the log level, tags, ports, limits and the public address has a default.
     for (const ref of refs.filter((r) => r.op === ':-' || r.op === '-')) {
-      expect([ref.name, /^(LOG_LEVEL|TRACKER_TAG|RATE_LIMIT_PER_MINUTE|GATEWAY_PORT|GATEWAY_BIND_ADDRESS)$/.test(ref.name)]).toEqual([ref.name, true]);
+      expect([ref.name, /^(LOG_LEVEL|TRACKER_TAG|RATE_LIMIT_PER_MINUTE|GATEWAY_PORT|GATEWAY_BIND_ADDRESS|PUBLIC_URL)$/.test(ref.name)]).toEqual([ref.name, true]);
     }
     let error: unknown;
     try {
