@@ -45,8 +45,9 @@ export function apiRoutes(router: Router, deps: GatewayDeps, config: GatewayConf
 
     const token = bearerToken(req.header('authorization'));
     const request = { token, client, requestId: res.locals.requestId as string };
-    let { principal, rateLimitHeaders } = await authenticate(deps, request);
-    for (const [name, value] of Object.entries(rateLimitHeaders)) res.setHeader(name, value);
+    const authenticated = await authenticate(deps, request);
+    for (const [name, value] of Object.entries(authenticated.rateLimitHeaders)) res.setHeader(name, value);
+    let principal = authenticated.principal;
 
     // The whole path: under a mount, `/mcp` and `/mcp/` both have req.path `/`.
     const path = req.originalUrl.split('?')[0]!;
