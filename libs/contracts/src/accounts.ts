@@ -22,6 +22,8 @@ export const ACCOUNT_LIMITS = {
   sessionTokenSeconds: 900,
   /** The first characters of a token, shown in listings. */
   prefixLength: 10,
+  /** Personal tokens a person holds at once (revoked ones not counted). */
+  tokensPerUser: 100,
 } as const;
 
 /** The /auth operations: what the gateway forwards to the access service without a bearer token. */

@@ -364,6 +364,18 @@ describe('personal tokens', () => {
     }
   });
 
+  test('when a person holds 100 personal tokens, then the 101st is 422 until one is revoked', async () => {
+    const { cookie, userId } = await signedInMember();
+    const { principal } = await sessionToken(cookie);
+    const values = Array.from({ length: 100 }, (_, i) => `(${userId}, '${'h'.repeat(54)}${String(i).padStart(10, '0')}', 'trk_x', 'bulk ${i}')`).join(',');
+    await access.schema.query(`INSERT INTO tokens (user_id, hash, hint, name) VALUES ${values}`);
+    const refused = await access.call('POST', '/api/v1/tokens', { as: principal, body: { name: 'one more', expires_in_days: 1 } });
+    expect([refused.status, refused.body.errors]).toEqual([422, [{ path: '(body)', message: 'at most 100 personal tokens' }]]);
+    const oldest = (await access.call('GET', '/api/v1/tokens', { as: principal })).body.at(-1);
+    expect((await access.call('DELETE', `/api/v1/tokens/${oldest.id}`, { as: principal })).status).toBe(200);
+    expect((await access.call('POST', '/api/v1/tokens', { as: principal, body: { name: 'one more', expires_in_days: 1 } })).status).toBe(201);
+  });
+
   test('when a token is revoked, then it stops at once; another user\'s token, a session token, or one revoked before is 404', async () => {
     const me = await signedInMember();
     const someoneElse = await signedInMember();

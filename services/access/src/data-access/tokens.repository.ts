@@ -60,7 +60,7 @@ export function tokensRepository(c: Sql): TokensRepository {
       return prepared<PersonalTokenRecord>(
         c,
         'tokens.list-personal',
-        `SELECT ${PERSONAL} FROM tokens t WHERE t.user_id = $1 AND t.session_id IS NULL AND t.revoked_at IS NULL ORDER BY t.id DESC LIMIT 1000`,
+        `SELECT ${PERSONAL} FROM tokens t WHERE t.user_id = $1 AND t.session_id IS NULL AND t.revoked_at IS NULL ORDER BY t.id DESC`,
         [userId],
       );
     },

@@ -1,3 +1,4 @@
+import { ACCOUNT_LIMITS } from '@tracker/contracts';
 import { AppError, forbidden, notFound } from '@tracker/kit';
 
 export const accessErrors = {
@@ -20,6 +21,10 @@ export const accessErrors = {
   sessionRequired: () =>
     new AppError('session_required', 'Personal tokens are made by a person signed in (with a session\'s token), not with another personal token.'),
   tokenNotFound: () => notFound('The token'),
+  tooManyTokens: () =>
+    new AppError('validation_failed', `A person holds at most ${ACCOUNT_LIMITS.tokensPerUser} personal tokens: revoke one first.`, {
+      errors: [{ path: '(body)', message: `at most ${ACCOUNT_LIMITS.tokensPerUser} personal tokens` }],
+    }),
   crossSite: () => new AppError('cross_site_request', 'Requests to /auth from another site are refused.'),
   queueRegisteredElsewhere: (queueId: number) =>
     new AppError('validation_failed', `Queue ${queueId} is registered to another workspace.`, {

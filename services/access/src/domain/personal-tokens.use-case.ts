@@ -1,3 +1,4 @@
+import { ACCOUNT_LIMITS } from '@tracker/contracts';
 import { authCacheKey } from '@tracker/authz';
 import type { UserPrincipal } from '@tracker/kit';
 import type { AccessDeps } from './deps';
@@ -18,6 +19,7 @@ export function listTokens(deps: Pick<AccessDeps, 'store'>, caller: UserPrincipa
  */
 export async function createPersonalToken(deps: Pick<AccessDeps, 'store' | 'clock'>, caller: UserPrincipal, input: { name: string; expires_in_days: number | null }) {
   if ((await deps.store.tokens.sessionOf(caller.tokenId)) === null) throw accessErrors.sessionRequired();
+  if ((await deps.store.tokens.listPersonal(caller.userId)).length >= ACCOUNT_LIMITS.tokensPerUser) throw accessErrors.tooManyTokens();
   const token = generateToken();
   const expiresAt = tokenExpiry(deps.clock(), input.expires_in_days);
   const id = await deps.store.tokens.create(caller.userId, token, { name: input.name, expiresAt, sessionId: null });
