@@ -12,6 +12,7 @@ import type { GatewayDeps } from './domain/deps';
 import { apiRoutes } from './routes/api.route';
 import { authRoutes } from './routes/auth.route';
 import { openApiRoutes } from './routes/openapi.route';
+import { webRoutes } from './routes/web.route';
 
 /**
  * Tokens from blocked clients that the cache cannot vouch for, resolved by the access
@@ -53,6 +54,8 @@ export function createGatewayService(config: GatewayConfig, options: { isShuttin
   const clientsInFlight = inFlightPerKey(config.clientRequestsInFlight);
   authRoutes(router, config, clientsInFlight);
   apiRoutes(router, deps, config, clientsInFlight);
+  // Last: every other GET is a web page's.
+  webRoutes(router, config, clientsInFlight);
   app.use(router);
   finishApp(app);
   const close = async () => {

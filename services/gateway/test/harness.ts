@@ -159,6 +159,7 @@ export async function startGateway(access: FakeAccessForGateway, env: Record<str
       ISSUES_URL: access.url,
       STATISTICS_URL: access.url,
       AGENT_URL: access.url,
+      WEB_URL: access.url,
       // Other test files share the client address 127.0.0.1: no failure limit here.
       AUTH_FAILURES_PER_MINUTE: '0',
       ...env,

@@ -12,12 +12,20 @@ afterAll(() => system?.stop());
 
 describe('routing', () => {
   test('when a path belongs to no service, then 404 for a valid token and 401 without one', async () => {
-    for (const path of ['/api/v1/nope', '/api/v1', '/api/v2/me', '/']) {
+    for (const path of ['/api/v1/nope', '/api/v1', '/api/v2/me']) {
       const authed = await system.api('GET', path, { token: ws.member.token });
       expect(authed.status).toBe(404);
       expect(authed.body.code).toBe('not_found');
     }
     expect((await system.api('GET', '/api/v1/nope')).status).toBe(401);
+  });
+
+  test('when a GET is outside /api, /auth and /mcp, then the web pages answer it: a page, or 404 for a path that is no page', async () => {
+    const home = await system.api('GET', '/', { headers: { accept: 'text/html' } });
+    expect([home.status, home.headers.get('content-type')]).toEqual([200, 'text/html; charset=utf-8']);
+    const missing = await system.api('GET', '/no-such-page', { token: ws.member.token });
+    expect([missing.status, missing.headers.get('content-type'), missing.body.code]).toEqual([404, 'application/problem+json', 'not_found']);
+    expect((await system.api('POST', '/', { body: {} })).status).toBe(404);
   });
 
   test('when a method is not served on a known path, then 404 (never 405)', async () => {

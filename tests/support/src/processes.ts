@@ -2,11 +2,14 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { freePort } from '@tracker/testing';
 
+/** The services that sign their calls (each with its own key). */
 export type ServiceName = 'gateway' | 'access' | 'issues' | 'statistics' | 'agent';
 export const SERVICE_NAMES: ServiceName[] = ['gateway', 'access', 'issues', 'statistics', 'agent'];
+/** Every service that runs as a process: the signers, and web (the pages' files; no key, no store). */
+export type ProcessName = ServiceName | 'web';
 
 export interface ServiceProcess {
-  name: ServiceName;
+  name: ProcessName;
   url: string;
   port: number;
   /** The service's /metrics listener (METRICS_PORT), e.g. `${metricsUrl}/metrics`. */
@@ -30,7 +33,7 @@ const REPO_ROOT = path.resolve(__dirname, '../../..');
  * none was given, chosen anew), up to three times.
  */
 export async function startService(
-  name: ServiceName,
+  name: ProcessName,
   env: Record<string, string>,
   options: { port?: number; readyTimeoutMs?: number; nodeArgs?: string[] } = {},
 ): Promise<ServiceProcess> {
@@ -47,7 +50,7 @@ export async function startService(
 class PortTakenError extends Error {}
 
 async function startOnce(
-  name: ServiceName,
+  name: ProcessName,
   env: Record<string, string>,
   options: { port?: number; readyTimeoutMs?: number; nodeArgs?: string[] },
 ): Promise<ServiceProcess> {

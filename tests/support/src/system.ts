@@ -51,6 +51,8 @@ export interface System {
   /** The URL the test and the services reach a service by: the round-robin in front of its replicas, or the one process. */
   urls: Record<ServiceName, string>;
   gatewayUrl: string;
+  /** The web pages' service (one process, however many replicas the others have: it keeps nothing), the gateway's WEB_URL. */
+  web: ServiceProcess;
   /** Every process's signing key, fresh for this system (each process is given its own; all trust all). */
   keys: Record<ServiceName, SigningKey>;
   schema: TestSchema;
@@ -156,7 +158,10 @@ export async function startSystem(
   let agentEnv: Record<string, string>;
   let upstreams: Record<string, string>;
   let services: Record<ServiceName, ServiceProcess>;
+  let web: ServiceProcess;
   try {
+    web = await startService('web', {});
+    started.push(web);
     const access = await launch('access', accessEnv);
     const issues = await launch('issues', { ...serviceEnv, DATABASE_SCHEMA: issuesSchema.schema, ACCESS_URL: urls.access });
     statisticsEnv = withKey('statistics', { ...serviceEnv, DATABASE_SCHEMA: statisticsSchema.schema, ACCESS_URL: urls.access, ISSUES_URL: urls.issues, REPLICA_CHECK_INTERVAL_MS: '500' });
@@ -164,7 +169,7 @@ export async function startSystem(
     const serviceUrls = { ACCESS_URL: urls.access, ISSUES_URL: urls.issues, STATISTICS_URL: urls.statistics };
     agentEnv = { INTERNAL_TRUSTED_KEYS: serviceEnv.INTERNAL_TRUSTED_KEYS, REDIS_URL: serviceEnv.REDIS_URL, ...serviceUrls };
     const agent = await launch('agent', agentEnv);
-    upstreams = { ...serviceUrls, AGENT_URL: urls.agent };
+    upstreams = { ...serviceUrls, AGENT_URL: urls.agent, WEB_URL: web.url };
     const gateway = await launch('gateway', { ...gatewayDefaults, ...serviceEnv, ...upstreams, ...options.gatewayEnv });
     services = { gateway, access, issues, statistics, agent };
   } catch (error) {
@@ -187,7 +192,7 @@ export async function startSystem(
   };
   const instances = (name: ServiceName) => [services[name], ...replicas[name]];
   /** The addresses of the services behind the gateway, processes and round-robins: answers from there are not the public API's. */
-  const behindGateway = () => new Set(SERVICE_NAMES.filter((name) => name !== 'gateway').flatMap((name) => [urls[name], ...instances(name).map((s) => s.url)]));
+  const behindGateway = () => new Set([web.url, ...SERVICE_NAMES.filter((name) => name !== 'gateway').flatMap((name) => [urls[name], ...instances(name).map((s) => s.url)])]);
 
   return {
     services,
@@ -195,6 +200,7 @@ export async function startSystem(
     instances,
     urls,
     gatewayUrl: urls.gateway,
+    web,
     keys,
     schema,
     issuesSchema,
@@ -244,7 +250,7 @@ export async function startSystem(
       return answer;
     },
     async stop() {
-      const processes = new Set([...SERVICE_NAMES.flatMap(instances), ...extraProcesses]);
+      const processes = new Set([...SERVICE_NAMES.flatMap(instances), web, ...extraProcesses]);
       await Promise.all([...processes].map((s) => s.stop('SIGTERM')));
       await Promise.all(roundRobins.map((r) => r.close()));
       await redisRelay.close();

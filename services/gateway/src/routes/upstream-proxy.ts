@@ -12,9 +12,10 @@ export type Forward = (req: Request, res: Response, next: NextFunction) => Promi
 /**
  * Forwards a request to `upstream` as it is (headers already rewritten by the route),
  * with the body read beforehand (res.locals.body). A service that is down or does not
- * answer within `timeoutMs` is 503 (statistics: statistics_unavailable).
+ * answer within `timeoutMs` is 503 (statistics: statistics_unavailable). `web` is the web
+ * pages' service (web.route.ts), which owns no path of the API.
  */
-export function proxyTo(upstream: Upstream, target: string, timeoutMs: number): Forward {
+export function proxyTo(upstream: Upstream | 'web', target: string, timeoutMs: number): Forward {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1024, timeout: AGENT_IDLE_MS });
   return createProxyMiddleware({
     target,
