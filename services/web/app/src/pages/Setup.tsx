@@ -25,15 +25,26 @@ export function setupProblem(error: unknown): string {
 export function SetupPage() {
   useTitle('Set your password');
   const auth = useAuth();
-  // Read once; the code then lives in this page's memory only.
-  const [code] = useState(codeFromFragment);
+  // Read from the address; the code then lives in this page's memory only.
+  const [code, setCode] = useState(codeFromFragment);
   const [password, setPassword] = useState('');
   const [problem, setProblem] = useState('');
   const [busy, setBusy] = useState(false);
 
-  // The code leaves the address bar (and the history) as soon as it is read.
+  // The code leaves the address bar (and the history) as soon as it is read; a link
+  // opened while this page is shown changes only the fragment, so it is read then too.
   useEffect(() => {
-    if (window.location.hash) window.history.replaceState(null, '', PAGES.setup);
+    const read = () => {
+      const fresh = codeFromFragment();
+      if (fresh) {
+        setCode(fresh);
+        setProblem('');
+      }
+      if (window.location.hash) window.history.replaceState(null, '', PAGES.setup);
+    };
+    read();
+    window.addEventListener('hashchange', read);
+    return () => window.removeEventListener('hashchange', read);
   }, []);
 
   const submit = async (event: FormEvent) => {

@@ -206,13 +206,18 @@ export function TokensPage() {
           may, and revoking the token cuts them off at once.
         </p>
         <p>A client that takes a URL and headers (Claude Code, Cursor, VS Code and others) is configured like this, with your token in place of &lt;your token&gt;:</p>
-        <pre tabIndex={0} aria-label="Client configuration">
-          <code>{clientConfig}</code>
-        </pre>
-        <p>Claude Code from the command line:</p>
-        <pre tabIndex={0} aria-label="Command line">
-          <code>{`claude mcp add --transport http tracker ${mcpUrl} --header "Authorization: Bearer <your token>"`}</code>
-        </pre>
+        <figure>
+          <figcaption>Client configuration</figcaption>
+          <pre>
+            <code>{clientConfig}</code>
+          </pre>
+        </figure>
+        <figure>
+          <figcaption>Claude Code, from the command line</figcaption>
+          <pre>
+            <code>{`claude mcp add --transport http tracker ${mcpUrl} --header "Authorization: Bearer <your token>"`}</code>
+          </pre>
+        </figure>
       </section>
     </>
   );
