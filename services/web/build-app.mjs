@@ -12,11 +12,21 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const COMPRESSED = /\.(html|js|css|svg|json|txt)$/;
 
 export async function buildApp(outDir) {
-  await build({
-    configFile: path.join(here, 'vite.config.mts'),
-    logLevel: 'warn',
-    build: { outDir, emptyOutDir: true },
-  });
+  // Always React's production build, whatever NODE_ENV the caller runs under (jest's
+  // global setup builds the services with NODE_ENV=test, which Vite would otherwise follow).
+  const callersEnv = process.env.NODE_ENV;
+  process.env.NODE_ENV = 'production';
+  try {
+    await build({
+      configFile: path.join(here, 'vite.config.mts'),
+      mode: 'production',
+      logLevel: 'warn',
+      build: { outDir, emptyOutDir: true },
+    });
+  } finally {
+    if (callersEnv === undefined) delete process.env.NODE_ENV;
+    else process.env.NODE_ENV = callersEnv;
+  }
   const files = readdirSync(outDir, { recursive: true }).map(String).filter((file) => COMPRESSED.test(file) && statSync(path.join(outDir, file)).isFile());
   for (const file of files) {
     const full = path.join(outDir, file);

@@ -17,7 +17,8 @@ let dir: string;
 
 beforeAll(() => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'web-build-'));
-  execFileSync(process.execPath, [path.join(__dirname, '../build-app.mjs'), dir], { stdio: ['ignore', 'ignore', 'inherit'] });
+  // Under NODE_ENV=test, as the suites' global setup builds it: the build must not follow it.
+  execFileSync(process.execPath, [path.join(__dirname, '../build-app.mjs'), dir], { stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, NODE_ENV: 'test' } });
 }, 120_000);
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
@@ -30,6 +31,12 @@ test('the first page loads at most 150 KB of JavaScript gzipped, React included'
   expect(scripts.length).toBeGreaterThan(0);
   const total = scripts.reduce((sum, src) => sum + gzipSync(fs.readFileSync(path.join(dir, src))).length, 0);
   expect(total).toBeLessThanOrEqual(BUDGET_GZIP_BYTES);
+});
+
+test('the scripts are React`s production build, whatever NODE_ENV the build ran under', () => {
+  const text = firstPageScripts().map((src) => fs.readFileSync(path.join(dir, src), 'utf8')).join('\n');
+  // Messages only React's development build carries.
+  expect(text).not.toMatch(/In HTML, %s cannot be a|react-dom\.development/);
 });
 
 test('the HTML has no inline script or style, and every script and style is a hashed file under /assets/', () => {
