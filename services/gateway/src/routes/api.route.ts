@@ -1,12 +1,11 @@
 import type { NextFunction, Request, Response, Router } from 'express';
-import { INTERNAL_HEADERS, issueTicket, PRINCIPAL_HEADER } from '@tracker/kit';
+import { issueTicket, PRINCIPAL_HEADER } from '@tracker/kit';
 import type { GatewayConfig } from '../config';
-import type { inFlightPerKey } from '../data-access/in-flight';
 import { authenticate, bearerToken, reauthenticate } from '../domain/authenticate.use-case';
 import type { GatewayDeps } from '../domain/deps';
 import { gatewayErrors } from '../domain/gateway.errors';
-import { clientAddressOf } from '../domain/rate-limit';
 import { routeTemplate, UNAUTHENTICATED_ROUTE, upstreamFor } from '../domain/route-table';
+import { admit, type ClientsInFlight } from './admission';
 import { lingerOnUnreadBody, readRequestBody } from './request-body';
 import { proxyTo } from './upstream-proxy';
 
@@ -19,9 +18,6 @@ import { proxyTo } from './upstream-proxy';
  * here. The agent tool interface (/mcp) passes the same checks as the REST API before
  * anything MCP happens.
  */
-/** Requests in progress per client address, shared by every route of the gateway. */
-export type ClientsInFlight = ReturnType<typeof inFlightPerKey>;
-
 export function apiRoutes(router: Router, deps: GatewayDeps, config: GatewayConfig, inFlight: ClientsInFlight): void {
   const forward = {
     access: proxyTo('access', config.upstreams.access, config.upstreamTimeoutMs),
@@ -29,19 +25,13 @@ export function apiRoutes(router: Router, deps: GatewayDeps, config: GatewayConf
     statistics: proxyTo('statistics', config.upstreams.statistics, config.upstreamTimeoutMs),
     agent: proxyTo('agent', config.upstreams.agent, config.upstreamTimeoutMs),
   };
-  const addressHeader = config.auth.clientAddressHeader;
 
   router.use(['/api/v1', '/mcp'], async (req: Request, res: Response, next: NextFunction) => {
-    // Only the gateway sets these: a copy the client sent never reaches a service.
-    for (const header of INTERNAL_HEADERS) delete req.headers[header];
     // Until the caller is known, every answer has one label: no path a stranger makes up becomes a series.
     res.locals.route = UNAUTHENTICATED_ROUTE;
     // As the answer is finishing, before Node would drop the rest of the body unread and uncounted.
     res.once('prefinish', () => lingerOnUnreadBody(req));
-
-    const client = clientAddressOf(req.headers[addressHeader ?? ''], req.socket.remoteAddress, addressHeader !== undefined);
-    if (!inFlight.tryTake(client)) throw gatewayErrors.tooManyInFlight(config.clientRequestsInFlight);
-    res.once('close', () => inFlight.release(client));
+    const client = admit(req, res, config, inFlight);
 
     const token = bearerToken(req.header('authorization'));
     const request = { token, client, requestId: res.locals.requestId as string };

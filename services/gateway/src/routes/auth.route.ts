@@ -1,10 +1,9 @@
 import type { NextFunction, Request, Response, Router } from 'express';
 import { AUTH_BODY_LIMIT_BYTES, AUTH_ROUTES } from '@tracker/contracts';
-import { CLIENT_HEADER, INTERNAL_HEADERS, issueTicket, PRINCIPAL_HEADER } from '@tracker/kit';
+import { CLIENT_HEADER, issueTicket, PRINCIPAL_HEADER } from '@tracker/kit';
 import type { GatewayConfig } from '../config';
 import { gatewayErrors } from '../domain/gateway.errors';
-import { clientAddressOf } from '../domain/rate-limit';
-import type { ClientsInFlight } from './api.route';
+import { admit, type ClientsInFlight } from './admission';
 import { lingerOnUnreadBody, readRequestBody } from './request-body';
 import { proxyTo } from './upstream-proxy';
 
@@ -18,17 +17,13 @@ const KNOWN = new Set(AUTH_ROUTES.map((route) => `${route.method} ${route.path}`
  */
 export function authRoutes(router: Router, config: GatewayConfig, inFlight: ClientsInFlight): void {
   const forward = proxyTo('access', config.upstreams.access, config.upstreamTimeoutMs);
-  const addressHeader = config.auth.clientAddressHeader;
 
   router.use('/auth', async (req: Request, res: Response, next: NextFunction) => {
-    for (const header of INTERNAL_HEADERS) delete req.headers[header];
     const path = req.originalUrl.split('?')[0]!;
     const known = KNOWN.has(`${req.method} ${path}`);
     res.locals.route = known ? path : 'unmatched';
     res.once('prefinish', () => lingerOnUnreadBody(req));
-    const client = clientAddressOf(req.headers[addressHeader ?? ''], req.socket.remoteAddress, addressHeader !== undefined);
-    if (!inFlight.tryTake(client)) throw gatewayErrors.tooManyInFlight(config.clientRequestsInFlight);
-    res.once('close', () => inFlight.release(client));
+    const client = admit(req, res, config, inFlight);
     if (!known) throw gatewayErrors.noRoute(req.method, path);
 
     const body = await readRequestBody(req, res, config.bodyTimeoutMs, AUTH_BODY_LIMIT_BYTES);

@@ -1,9 +1,6 @@
 import type { NextFunction, Request, Response, Router } from 'express';
-import { INTERNAL_HEADERS } from '@tracker/kit';
 import type { GatewayConfig } from '../config';
-import { gatewayErrors } from '../domain/gateway.errors';
-import { clientAddressOf } from '../domain/rate-limit';
-import type { ClientsInFlight } from './api.route';
+import { admit, type ClientsInFlight } from './admission';
 import { proxyTo } from './upstream-proxy';
 
 /** The paths of the API, the agent tool interface and sign-in (in any case, as express mounts them): never the web pages'. */
@@ -21,15 +18,11 @@ export const WEB_ROUTE = 'web';
  */
 export function webRoutes(router: Router, config: GatewayConfig, inFlight: ClientsInFlight): void {
   const forward = proxyTo('web', config.upstreams.web, config.upstreamTimeoutMs);
-  const addressHeader = config.auth.clientAddressHeader;
 
   router.use(async (req: Request, res: Response, next: NextFunction) => {
     if ((req.method !== 'GET' && req.method !== 'HEAD') || NOT_PAGES.test(req.path)) return next();
     res.locals.route = WEB_ROUTE;
-    const client = clientAddressOf(req.headers[addressHeader ?? ''], req.socket.remoteAddress, addressHeader !== undefined);
-    if (!inFlight.tryTake(client)) throw gatewayErrors.tooManyInFlight(config.clientRequestsInFlight);
-    res.once('close', () => inFlight.release(client));
-    for (const header of INTERNAL_HEADERS) delete req.headers[header];
+    admit(req, res, config, inFlight);
     delete req.headers.authorization;
     delete req.headers.cookie;
     req.headers['x-request-id'] = res.locals.requestId;
