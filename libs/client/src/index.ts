@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import createClient, { type Client, type ClientOptions, type Middleware } from 'openapi-fetch';
 import type { components, operations, paths } from './api';
 
@@ -78,7 +77,7 @@ type Send = (request: Request) => Promise<Response>;
 function postsOnce(send: Send, retries: number): Send {
   return async (request) => {
     if (request.method !== 'POST' || SENT_ONCE.some((path) => path.test(new URL(request.url).pathname))) return send(request);
-    if (!request.headers.has('Idempotency-Key')) request.headers.set('Idempotency-Key', randomUUID());
+    if (!request.headers.has('Idempotency-Key')) request.headers.set('Idempotency-Key', globalThis.crypto.randomUUID()); // Node's and the browser's Web Crypto alike
     for (let attempt = 0; ; attempt++) {
       let waitMs = RETRY_DELAY_MS * 2 ** attempt;
       try {

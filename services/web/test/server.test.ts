@@ -31,7 +31,21 @@ beforeAll(() => {
 });
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-const PAGE_PATHS = ['/', '/sign-in', '/setup', '/settings/tokens'];
+const PAGE_PATHS = [
+  '/',
+  '/sign-in',
+  '/setup',
+  '/settings/tokens',
+  '/issues',
+  '/issues/OPS-12',
+  '/queues/OPS',
+  '/queues/OPS/permissions',
+  '/dashboards',
+  '/dashboards/7',
+  '/statistics',
+  '/admin/users',
+  '/admin/queues',
+];
 
 describe('pages', () => {
   test.each(PAGE_PATHS)('when %s is asked for, then the app is answered, never cached, with the page headers', async (page) => {
@@ -106,7 +120,7 @@ describe('assets', () => {
 });
 
 describe('paths that are no page', () => {
-  test.each(['/nope', '/sign-in/', '/index.html', '/settings', '/settings/tokens/1', '/assets/'])('when a browser asks for %s, then 404 with the app (its not-found page)', async (p) => {
+  test.each(['/nope', '/sign-in/', '/index.html', '/settings', '/settings/tokens/1', '/assets/', '/issues/', '/issues/OPS-1/comments', '/queues/OPS/board', '/admin', `/issues/${'K'.repeat(101)}`, '/issues/%E0%A4%A'])('when a browser asks for %s, then 404 with the app (its not-found page)', async (p) => {
     const res = await request(web.app).get(p).set('Accept', 'text/html,application/xhtml+xml,*/*;q=0.8').set('Accept-Encoding', 'identity');
     expect(res.status).toBe(404);
     expect(res.headers['content-type']).toBe('text/html; charset=utf-8');

@@ -1,6 +1,7 @@
 import { createContext, useCallback, useContext, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import type { Session } from '@tracker/contracts';
-import { json, ProblemError, send, type Method } from './http';
+import { createTrackerClient, type TrackerClient } from '@tracker/client';
+import { json, send } from './http';
 import { SessionTokens, SignedOutError, type IssuedToken } from './session-token';
 
 export type AuthState = { status: 'loading' } | { status: 'signed-out' } | { status: 'signed-in'; session: Session };
@@ -12,8 +13,11 @@ export interface Auth {
   /** POST /auth/setup with the link's code, then the session. */
   completeSetup: (code: string, password: string) => Promise<void>;
   signOut: () => Promise<void>;
-  /** An /api/v1 call with the session's token (renewed once and tried again if refused as expired). */
-  api: <T>(method: Method, path: string, body?: unknown) => Promise<T>;
+  /**
+   * The typed client of /api/v1 (libs/client) with the session's token: renewed once and
+   * the request sent again if /api/v1 refuses the one held (401). Read answers with `ok()`.
+   */
+  client: TrackerClient;
 }
 
 const AuthContext = createContext<Auth | null>(null);
@@ -37,6 +41,38 @@ async function readSession(): Promise<Session | null> {
   if (response.status === 401) return null;
   return json<Session>(response);
 }
+
+/**
+ * Sends an /api/v1 request with the session's bearer token; refused (401: the token ended
+ * early, say after the computer slept), once more with a new one. Signed out, it answers
+ * the 401 problem itself, so the page shows "sign in again" like any other refusal.
+ */
+async function withSessionToken(request: Request, held: SessionTokens | null): Promise<Response> {
+  if (!held) return signedOutAnswer();
+  const attempt = async (token: string) => {
+    const sent = request.clone();
+    sent.headers.set('Authorization', `Bearer ${token}`);
+    try {
+      return await fetch(sent, { credentials: 'same-origin', cache: 'no-store', redirect: 'error' });
+    } catch {
+      return networkFailureAnswer();
+    }
+  };
+  try {
+    const response = await attempt(await held.current());
+    if (response.status !== 401) return response;
+    return await attempt(await held.renew());
+  } catch (error) {
+    if (error instanceof SignedOutError) return signedOutAnswer();
+    return networkFailureAnswer();
+  }
+}
+
+const problemAnswer = (status: number, code: string, detail: string) =>
+  new Response(JSON.stringify({ type: 'about:blank', title: code, status, code, detail }), { status, headers: { 'Content-Type': 'application/problem+json' } });
+const signedOutAnswer = () => problemAnswer(401, 'unauthorized', 'Your session has ended. Sign in again.');
+/** No answer at all (offline, the gateway down): a 503 problem, so the client's retry of a POST (same Idempotency-Key) applies. */
+const networkFailureAnswer = () => problemAnswer(503, 'network_error', 'Tracker could not be reached. Check the connection and try again.');
 
 export function AuthProvider({ children }: { children: ReactNode }) {
   const [state, setState] = useState<AuthState>({ status: 'loading' });
@@ -69,6 +105,17 @@ export function AuthProvider({ children }: { children: ReactNode }) {
     return () => tokens.current?.stop();
   }, [load]);
 
+  // One client for the page's life; each request takes the token held at the time it is sent.
+  const client = useMemo(
+    () =>
+      createTrackerClient({
+        baseUrl: window.location.origin,
+        token: '',
+        fetch: (request) => withSessionToken(request, tokens.current),
+      }),
+    [],
+  );
+
   const auth = useMemo<Auth>(
     () => ({
       state,
@@ -87,15 +134,9 @@ export function AuthProvider({ children }: { children: ReactNode }) {
           endSession();
         }
       },
-      async api<T>(method: Method, path: string, body?: unknown): Promise<T> {
-        const held = tokens.current;
-        if (!held) throw new ProblemError({ status: 401, code: 'unauthorized', detail: 'You are signed out.' });
-        let response = await send(method, path, { body, token: await held.current() });
-        if (response.status === 401) response = await send(method, path, { body, token: await held.renew() });
-        return json<T>(response);
-      },
+      client,
     }),
-    [state, load, endSession],
+    [state, load, endSession, client],
   );
   return <AuthContext.Provider value={auth}>{children}</AuthContext.Provider>;
 }

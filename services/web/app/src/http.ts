@@ -19,22 +19,24 @@ export class ProblemError extends Error {
   }
 }
 
-/** What a failed answer says: its problem+json, or what its status alone tells. */
-export async function problemOf(response: Response): Promise<Problem> {
-  let body: Partial<Problem> = {};
-  try {
-    body = (await response.json()) as Partial<Problem>;
-  } catch {
-    // not JSON (a proxy's error page): the status speaks
-  }
+/** A problem from a failed answer's status, headers and body (its problem+json, if it had one). */
+function problemFrom(response: Response, body: unknown): Problem {
+  const fields = (body ?? {}) as Partial<Problem>;
   const retryAfter = Number(response.headers.get('Retry-After'));
   return {
     status: response.status,
-    code: typeof body.code === 'string' ? body.code : `http_${response.status}`,
-    detail: typeof body.detail === 'string' ? body.detail : `The request failed (${response.status}).`,
-    errors: Array.isArray(body.errors) ? body.errors : undefined,
+    code: typeof fields.code === 'string' ? fields.code : `http_${response.status}`,
+    detail: typeof fields.detail === 'string' ? fields.detail : `The request failed (${response.status}).`,
+    errors: Array.isArray(fields.errors) ? fields.errors : undefined,
     retryAfterSeconds: Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : undefined,
   };
+}
+
+/** What a failed answer says: its problem+json, or what its status alone tells. */
+export async function problemOf(response: Response): Promise<Problem> {
+  // not JSON (a proxy's error page): the status speaks
+  const body: unknown = await response.json().catch(() => undefined);
+  return problemFrom(response, body);
 }
 
 /** A network failure, told as a problem like any other. */
@@ -66,4 +68,10 @@ export async function json<T>(response: Response): Promise<T> {
   if (!response.ok) throw new ProblemError(await problemOf(response));
   if (response.status === 204) return undefined as T;
   return (await response.json()) as T;
+}
+
+/** The data of a typed client's answer, or a ProblemError: `ok(await client.GET(...))`. */
+export function ok<T>(answer: { data?: T; error?: unknown; response: Response }): T {
+  if (answer.error === undefined && answer.response.ok) return answer.data as T;
+  throw new ProblemError(problemFrom(answer.response, answer.error));
 }

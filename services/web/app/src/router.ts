@@ -1,5 +1,5 @@
 import { useSyncExternalStore, type MouseEvent } from 'react';
-import { isPage, PAGES } from '../../src/pages';
+import { isPage, matchPage, PAGES, type Route } from '../../src/pages';
 
 /**
  * A small router over the History API: the path decides the page (../../src/pages.ts, the
@@ -41,6 +41,19 @@ export function useLocation(): { pathname: string; search: string } {
   const href = useSyncExternalStore(subscribe, () => window.location.pathname + window.location.search);
   const url = new URL(href, window.location.origin);
   return { pathname: url.pathname, search: url.search };
+}
+
+/** The page the address shows, with its parameters; null when it is no page of the app. */
+export function useRoute(): Route | null {
+  const { pathname } = useLocation();
+  return matchPage(pathname);
+}
+
+/** Sets the address's query (the view: filters, search) without a new history entry or a scroll. */
+export function replaceQuery(params: URLSearchParams): void {
+  const query = params.toString();
+  window.history.replaceState(null, '', window.location.pathname + (query ? `?${query}` : ''));
+  notify();
 }
 
 /** A click on a same-app link moves without a load; a modified click (new tab) is the browser's. */

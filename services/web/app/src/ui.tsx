@@ -1,5 +1,5 @@
-import { useEffect, useRef, type ReactNode } from 'react';
-import { PAGES } from '../../src/pages';
+import { useCallback, useEffect, useId, useRef, useState, type AnchorHTMLAttributes, type DependencyList, type ReactElement, type ReactNode } from 'react';
+import { PAGES, pathTo } from '../../src/pages';
 import { useAuth } from './auth';
 import { ProblemError } from './http';
 import { cameByNavigation, followLink, navigate } from './router';
@@ -72,9 +72,12 @@ export function SignedInLayout({ children }: { children: ReactNode }) {
       <header className="topbar">
         <span className="brand">Tracker</span>
         <nav aria-label="Main">
-          <a href={PAGES.tokens} aria-current={window.location.pathname === PAGES.tokens ? 'page' : undefined} onClick={(e) => followLink(e, PAGES.tokens)}>
-            Personal tokens
-          </a>
+          <NavLink to={PAGES.issues}>Issues</NavLink>
+          <NavLink to={PAGES.dashboards}>Dashboards</NavLink>
+          <NavLink to={PAGES.statistics}>Statistics</NavLink>
+          <NavLink to={PAGES.adminQueues}>Queues</NavLink>
+          {session?.user.role === 'admin' && <NavLink to={PAGES.adminUsers}>Users</NavLink>}
+          <NavLink to={PAGES.tokens}>Personal tokens</NavLink>
         </nav>
         <div className="who">
           {session && (
@@ -93,3 +96,130 @@ export function SignedInLayout({ children }: { children: ReactNode }) {
     </>
   );
 }
+
+/** A link within the app: a plain click moves without a load, and it opens in a new tab like any link. */
+export function Link({ to, children, ...rest }: { to: string; children: ReactNode } & Omit<AnchorHTMLAttributes<HTMLAnchorElement>, 'href'>) {
+  return (
+    <a href={to} {...rest} onClick={(event) => followLink(event, to)}>
+      {children}
+    </a>
+  );
+}
+
+/** A link of the main navigation, marked as the page shown when it (or a page under it) is. */
+function NavLink({ to, children }: { to: string; children: ReactNode }) {
+  const here = window.location.pathname;
+  const current = here === to || here.startsWith(`${to}/`);
+  return (
+    <Link to={to} aria-current={current ? 'page' : undefined}>
+      {children}
+    </Link>
+  );
+}
+
+/** The link to an issue, by its key. */
+export const IssueLink = ({ issueKey }: { issueKey: string }) => <Link to={pathTo('issue', { key: issueKey })}>{issueKey}</Link>;
+
+export type Loaded<T> = { status: 'loading' } | { status: 'failed'; problem: string; error: unknown } | { status: 'loaded'; data: T };
+
+/**
+ * Data a page reads when it opens (and again on `reload`), with its loading and failed
+ * states. An answer that arrives after the page moved on (or a newer load) is dropped.
+ */
+export function useLoad<T>(load: () => Promise<T>, deps: DependencyList): Loaded<T> & { reload: () => Promise<void> } {
+  const [state, setState] = useState<Loaded<T>>({ status: 'loading' });
+  const generation = useRef(0);
+  // eslint-disable-next-line react-hooks/exhaustive-deps
+  const run = useCallback(load, deps);
+  const reload = useCallback(async () => {
+    const mine = ++generation.current;
+    try {
+      const data = await run();
+      if (mine === generation.current) setState({ status: 'loaded', data });
+    } catch (error) {
+      if (mine === generation.current) setState({ status: 'failed', problem: messageOf(error), error });
+    }
+  }, [run]);
+  useEffect(() => {
+    setState({ status: 'loading' });
+    void reload();
+    return () => {
+      generation.current++;
+    };
+  }, [reload]);
+  return { ...state, reload };
+}
+
+/**
+ * What a load shows until its data is there: "Loading…" (announced politely), or the
+ * problem with a way to try again. `render` draws the data.
+ */
+export function Loading<T>({ loaded, what, render }: { loaded: Loaded<T> & { reload: () => Promise<void> }; what: string; render: (data: T) => ReactNode }): ReactElement {
+  if (loaded.status === 'loading') {
+    return (
+      <p className="loading" role="status">
+        Loading {what}…
+      </p>
+    );
+  }
+  if (loaded.status === 'failed') {
+    return (
+      <div className="alert" role="alert">
+        <p>
+          {what[0]!.toUpperCase() + what.slice(1)} could not be loaded: {loaded.problem}
+        </p>
+        <button type="button" className="secondary" onClick={() => void loaded.reload()}>
+          Try again
+        </button>
+      </div>
+    );
+  }
+  return <>{render(loaded.data)}</>;
+}
+
+/** Said when a list has nothing in it, so an empty page never looks broken. */
+export const Empty = ({ children }: { children: ReactNode }) => <p className="empty">{children}</p>;
+
+/**
+ * A labelled form control with its hint and its problem, tied together for assistive
+ * technology (aria-describedby, aria-invalid). `children` gets the control's props.
+ */
+export function Field({
+  label,
+  hint,
+  problem,
+  children,
+}: {
+  label: string;
+  hint?: ReactNode;
+  problem?: string;
+  children: (props: { id: string; 'aria-describedby'?: string; 'aria-invalid'?: boolean }) => ReactNode;
+}) {
+  const id = useId();
+  const hintId = hint ? `${id}-hint` : undefined;
+  const problemId = problem ? `${id}-problem` : undefined;
+  const describedBy = [hintId, problemId].filter(Boolean).join(' ') || undefined;
+  return (
+    <div className="field">
+      <label htmlFor={id}>{label}</label>
+      {children({ id, 'aria-describedby': describedBy, 'aria-invalid': problem ? true : undefined })}
+      {hint && (
+        <p id={hintId} className="help">
+          {hint}
+        </p>
+      )}
+      {problem && (
+        <p id={problemId} className="field-problem">
+          {problem}
+        </p>
+      )}
+    </div>
+  );
+}
+
+/** A polite live region for what just happened ("Saved."), read out without moving the focus. */
+export const Status = ({ children }: { children: ReactNode }) => (
+  <p className="status" role="status">
+    {children}
+  </p>
+);

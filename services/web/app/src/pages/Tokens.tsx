@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useRef, useState, type FormEvent } from 'react';
-import type { PersonalToken, PersonalTokenCreated } from '@tracker/contracts';
+import type { Schemas } from '@tracker/client';
 import { useAuth } from '../auth';
-import { ProblemError } from '../http';
+import { ok, ProblemError } from '../http';
 import { Alert, messageOf, PageHeading, useTitle } from '../ui';
 
 const EXPIRY_CHOICES = [
@@ -24,25 +24,25 @@ function createProblem(error: unknown): string {
 
 export function TokensPage() {
   useTitle('Personal tokens');
-  const { api } = useAuth();
-  const [tokens, setTokens] = useState<PersonalToken[] | null>(null);
+  const { client } = useAuth();
+  const [tokens, setTokens] = useState<Schemas['PersonalToken'][] | null>(null);
   const [listProblem, setListProblem] = useState('');
   const [name, setName] = useState('');
   const [expiry, setExpiry] = useState<string>('90');
   const [formProblem, setFormProblem] = useState('');
   const [busy, setBusy] = useState(false);
-  const [created, setCreated] = useState<PersonalTokenCreated | null>(null);
+  const [created, setCreated] = useState<Schemas['PersonalTokenCreated'] | null>(null);
   const [status, setStatus] = useState('');
   const secretRef = useRef<HTMLInputElement>(null);
 
   const load = useCallback(async () => {
     try {
-      setTokens(await api<PersonalToken[]>('GET', '/api/v1/tokens'));
+      setTokens(ok(await client.GET('/api/v1/tokens')));
       setListProblem('');
     } catch (error) {
       setListProblem(messageOf(error));
     }
-  }, [api]);
+  }, [client]);
 
   useEffect(() => {
     void load();
@@ -67,7 +67,7 @@ export function TokensPage() {
     setFormProblem('');
     setStatus('');
     try {
-      const made = await api<PersonalTokenCreated>('POST', '/api/v1/tokens', { name: trimmed, expires_in_days: expiry === 'never' ? null : Number(expiry) });
+      const made = ok(await client.POST('/api/v1/tokens', { body: { name: trimmed, expires_in_days: expiry === 'never' ? null : Number(expiry) } }));
       setCreated(made);
       setName('');
       await load();
@@ -89,10 +89,10 @@ export function TokensPage() {
     }
   };
 
-  const revoke = async (token: PersonalToken) => {
+  const revoke = async (token: Schemas['PersonalToken']) => {
     setStatus('');
     try {
-      await api('DELETE', `/api/v1/tokens/${token.id}`);
+      ok(await client.DELETE('/api/v1/tokens/{token_id}', { params: { path: { token_id: token.id } } }));
       if (created?.id === token.id) setCreated(null);
       setStatus(`The token “${token.name}” is revoked: it no longer works.`);
       await load();
@@ -162,7 +162,7 @@ export function TokensPage() {
         {tokens === null && !listProblem && <p>Loading your tokens…</p>}
         {tokens !== null && tokens.length === 0 && <p>You have no personal tokens yet.</p>}
         {tokens !== null && tokens.length > 0 && (
-          <table className="tokens">
+          <table className="data">
             <thead>
               <tr>
                 <th scope="col">Name</th>
