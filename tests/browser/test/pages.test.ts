@@ -1,7 +1,7 @@
-import AxeBuilder from '@axe-core/playwright';
 import type { BrowserContext, Page } from 'playwright-core';
 import { startSystem, type System } from '@tracker/system-tests-support';
-import { launchChromium, within, type RunningChromium } from './chromium';
+import { launchChromium, within, type RunningChromium } from '@tracker/system-tests-support/src/chromium';
+import { expectAccessible as axeOn, expectFitsWidth as fitsAt, heading as headingOf, pathOf as pathShown, PASSWORD } from './world';
 
 /**
  * The web pages as a person meets them, in Chromium, through the gateway with every
@@ -10,8 +10,11 @@ import { launchChromium, within, type RunningChromium } from './chromium';
  * signs out and in again; mistakes are told in words. Only accessible locators (role and
  * name, label); axe checks every page against WCAG 2.1 A and AA.
  */
-const PASSWORD = 'correct horse battery staple';
-const WCAG = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'];
+
+const expectAccessible = (where: string) => axeOn(page, where);
+const expectFitsWidth = (width: number) => fitsAt(page, width);
+const heading = (name: string) => headingOf(page, name);
+const pathOf = () => pathShown(page);
 
 let system: System;
 let chromium: RunningChromium;
@@ -41,21 +44,6 @@ afterAll(async () => {
   await system?.stop();
 }, 60_000);
 
-async function expectAccessible(where: string) {
-  const results = await within(new AxeBuilder({ page }).withTags(WCAG).analyze(), 30_000, `axe on ${where}`);
-  expect({ where, violations: results.violations.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join('; ')})`) }).toEqual({ where, violations: [] });
-}
-
-/** Nothing wider than the window at the phone's width: no sideways scrolling. */
-async function expectFitsWidth(width: number) {
-  await page.setViewportSize({ width, height: 800 });
-  const scrollWidth = await page.evaluate(() => document.documentElement.scrollWidth);
-  expect(scrollWidth).toBeLessThanOrEqual(width);
-  await page.setViewportSize({ width: 1280, height: 800 });
-}
-
-const heading = (name: string) => page.getByRole('heading', { level: 1, name });
-const pathOf = () => new URL(page.url()).pathname + new URL(page.url()).search;
 
 describe('the first admin, from the setup link to a personal token and back', () => {
   test('when the setup link is opened, then the page asks for a new password, the code leaves the address bar, and the page is accessible at both widths', async () => {
@@ -71,9 +59,12 @@ describe('the first admin, from the setup link to a personal token and back', ()
     await expectFitsWidth(375);
   });
 
-  test('when they set a password, then they are signed in and land on their personal tokens', async () => {
+  test('when they set a password, then they are signed in on the issues, and the main navigation takes them to their personal tokens', async () => {
     await page.getByLabel('New password').fill(PASSWORD);
     await page.getByRole('button', { name: 'Set password' }).click();
+    await heading('Issues').waitFor();
+    expect(pathOf()).toBe('/issues');
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Personal tokens' }).click();
     await heading('Personal tokens').waitFor();
     expect(pathOf()).toBe('/settings/tokens');
     expect(await page.title()).toBe('Personal tokens · Tracker');
@@ -205,7 +196,7 @@ describe('every page', () => {
     await page.keyboard.press('Tab');
     await page.keyboard.type(PASSWORD);
     await page.keyboard.press('Enter');
-    await heading('Personal tokens').waitFor();
+    await heading('Issues').waitFor();
     await page.getByRole('button', { name: 'Sign out' }).click();
     await heading('Sign in').waitFor();
   });

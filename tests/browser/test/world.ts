@@ -1,7 +1,7 @@
 import AxeBuilder from '@axe-core/playwright';
 import type { BrowserContext, Page } from 'playwright-core';
 import { startSystem, type System } from '@tracker/system-tests-support';
-import { launchChromium, within, type RunningChromium } from './chromium';
+import { launchChromium, within, type RunningChromium } from '@tracker/system-tests-support/src/chromium';
 
 /**
  * What every browser test file starts from: the whole system (every service a process,
@@ -99,9 +99,11 @@ export async function openWorld(options: { gatewayEnv?: Record<string, string> }
       });
       return page;
     },
+    /** Stops the browser and the system; then fails the file if any page broke its Content-Security-Policy. */
     async close() {
       await chromium.close();
       await system.stop();
+      if (cspViolations.length > 0) throw new Error(`pages broke their Content-Security-Policy:\n${cspViolations.join('\n')}`);
     },
   };
 }
