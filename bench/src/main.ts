@@ -17,6 +17,7 @@ import { answerProblem } from './checks';
 import { SCHEMAS, vacuumDatabase, WORDS } from './seed';
 import { admin, buildServices, EVENTS_QUEUE, EXCHANGE, getIssueCall, load, MCP_HEADERS, rssMiB, sessionToken, signIn, startBenchSystem, startHelper, type BenchSystem } from './system';
 import { verifyAlone } from './sign-in';
+import { measureWebPage } from './web-page';
 import { cpuTally } from './cpu';
 import { measureStartup, type Build } from './startup';
 import { SERVICE_NAMES } from '@tracker/system-tests-support';
@@ -107,6 +108,7 @@ async function main() {
     if (wants('B8')) await b8(system, cleanups);
     if (wants('B9')) await b9(system);
     if (wants('B10')) await b10(system);
+    if (wants('B11')) await b11(system);
   } finally {
     for (const cleanup of cleanups) await cleanup().catch(() => undefined);
     await system.stop();
@@ -1371,6 +1373,68 @@ async function b10(system: BenchSystem) {
   row({ scenario, metric: `req/s (${conn})`, runs: signIns.rps, ceilingName: `verifies alone per s (${SIGN_IN_CONNECTIONS} at a time)`, ceiling: median(alone.perSecond), target: EXPLAINS, met: () => null });
   row({ scenario, metric: `p50 ms (${conn})`, runs: signIns.p50, ceilingName: 'verify alone p50 ms', ceiling: median(alone.p50), target: EXPLAINS, met: () => null });
   row({ scenario, metric: `p99 ms (${conn})`, runs: signIns.p99, ceilingName: 'verify alone p99 ms', ceiling: median(alone.p99), target: EXPLAINS, met: () => null });
+}
+
+// ---------------------------------------------------------------------------- B11
+/** The issue page's loads measured (and the API read beside each). */
+const PAGE_LOADS = 20;
+/** The JavaScript a first visit may load, gzipped (the web interface's budget). */
+const SCRIPT_BUDGET_KB = 150;
+
+/**
+ * The web page (web-page.ts): the JavaScript and CSS a first visit loads as sent
+ * (compressed), against a budget of 150 KB of JavaScript; and the time from navigation to
+ * an issue's page showing its comments, p50 and p95 over 20 loads in headless Chromium,
+ * against the same issue read alone by GET /api/v1/issues/{key} in the same page, in turn.
+ * The page's time is the API read's plus the HTML, the session's token, React drawing it.
+ */
+async function b11(system: BenchSystem) {
+  const [issue] = await someIssues(system, 1, 11);
+  const comment = `B11 comment ${Date.now()}`;
+  const posted = await fetch(`${system.gateway.url}/api/v1/issues/${issue!.key}/comments`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${system.seeded.token}`, 'content-type': 'application/json', 'idempotency-key': crypto.randomUUID() },
+    body: JSON.stringify({ body: comment }),
+  });
+  if (posted.status !== 201) throw new Error(`B11: a comment on ${issue!.key}: ${posted.status} ${await posted.text()}`);
+  const figures = await measureWebPage(system, { key: issue!.key, comment }, system.seeded.token, PAGE_LOADS);
+  const kb = (bytes: number) => bytes / 1024;
+  const scenario = 'B11 web page (an issue, first visit and again)';
+  row({
+    scenario,
+    metric: 'JavaScript KB, gzipped, first visit',
+    runs: [kb(figures.scriptBytes.sent)],
+    ceilingName: 'budget KB',
+    ceiling: SCRIPT_BUDGET_KB,
+    target: '≤ 1× the budget',
+    met: (_v, r) => r! <= 1,
+    note: `${figures.scriptBytes.files} file(s), ${kb(figures.scriptBytes.unpacked).toFixed(0)} KB unpacked`,
+  });
+  row({
+    scenario,
+    metric: 'CSS KB, gzipped, first visit',
+    runs: [kb(figures.styleBytes.sent)],
+    ceilingName: '–',
+    ceiling: null,
+    target: EXPLAINS,
+    met: () => null,
+    note: `${figures.styleBytes.files} file(s), ${kb(figures.styleBytes.unpacked).toFixed(0)} KB unpacked`,
+  });
+  for (const [name, at] of [
+    ['p50', 50],
+    ['p95', 95],
+  ] as const) {
+    row({
+      scenario,
+      metric: `navigation to comments shown, ${name} ms (${PAGE_LOADS} loads)`,
+      value: percentile(figures.pageMs, at),
+      runs: figures.pageMs,
+      ceilingName: `GET /api/v1/issues/{key} alone ${name} ms`,
+      ceiling: percentile(figures.apiMs, at),
+      target: EXPLAINS,
+      met: () => null,
+    });
+  }
 }
 
 main().catch((err) => {

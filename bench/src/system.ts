@@ -32,6 +32,8 @@ export interface BenchSystem {
   /** The agent tool interface (MCP at /mcp), behind the gateway (B8). */
   agent: ServiceProcess;
   gateway: ServiceProcess;
+  /** The web pages (B11), the gateway's WEB_URL. */
+  web: ServiceProcess;
   statisticsEnv: Record<string, string>;
   /** The env each service was started with (B0 starts more copies of them). */
   envs: Record<ServiceName, Record<string, string>>;
@@ -110,7 +112,9 @@ export async function startBenchSystem(options: BenchOptions): Promise<BenchSyst
     );
     started.push(agent);
     // A high limit: the rate limit's Redis counting is measured, its 429s are not.
-    const gatewayEnv = { ...upstreams, STATISTICS_URL: statisticsUrl, AGENT_URL: agent.url, RATE_LIMIT_PER_MINUTE: '10000000' };
+    const web = await startService('web', { LOG_LEVEL: env.LOG_LEVEL }, { readyTimeoutMs: 60_000 });
+    started.push(web);
+    const gatewayEnv = { ...upstreams, STATISTICS_URL: statisticsUrl, AGENT_URL: agent.url, WEB_URL: web.url, RATE_LIMIT_PER_MINUTE: '10000000' };
     const gateway = await start('gateway', gatewayEnv);
 
     if (reseed) {
@@ -150,6 +154,7 @@ export async function startBenchSystem(options: BenchOptions): Promise<BenchSyst
       statistics,
       agent,
       gateway,
+      web,
       statisticsEnv,
       envs,
       principal,
