@@ -58,28 +58,28 @@ export function BoardCard({
       onDragEnd={onDragEnd}
       aria-busy={pending || undefined}
     >
-      <div className="card-top">
-        <Link to={pathTo('issue', { key: issue.key })} draggable={false} className="card-key">
+      <div className="board-card-top">
+        <Link to={pathTo('issue', { key: issue.key })} draggable={false} className="board-card-key">
           {issue.key}
         </Link>
-        <span className={`priority priority-${issue.priority}`}>
+        <span className={`issue-priority issue-priority-${issue.priority}`}>
           <span className="visually-hidden">Priority: </span>
           {PRIORITY_NAMES[issue.priority]}
         </span>
       </div>
-      <p className="card-title" id={titleId}>
+      <p className="board-card-title" id={titleId}>
         {issue.title}
       </p>
-      <p className="card-assignee">{assignee ? assignee : <span className="hint">Unassigned</span>}</p>
+      <p className="board-card-assignee">{assignee ? assignee : <span className="hint">Unassigned</span>}</p>
       {problem && (
-        <p className="card-problem" role="alert">
+        <p className="board-card-problem" role="alert">
           {problem}
         </p>
       )}
       {movable && others.length > 0 && (
-        <form className="move-form" onSubmit={submit}>
+        <form className="board-move-form" onSubmit={submit}>
           <label htmlFor={moveId}>Move to</label>
-          <div className="move-row">
+          <div className="board-move-row">
             <select id={moveId} aria-describedby={titleId} value={chosen} onChange={(e) => setTarget(Number(e.target.value))}>
               {others.map((status) => (
                 <option key={status.id} value={status.id}>

@@ -2,33 +2,14 @@ import { useEffect, useRef, useState, type FormEvent, type KeyboardEvent } from 
 import type { Schemas } from '@tracker/client';
 import { useAuth } from '../auth';
 import { ok, ProblemError } from '../http';
+import { firstProblemField, MISSING_TITLE, newIssueProblems, type IssueFormProblems } from '../rules/new-issue';
 import { Alert, Field, messageOf } from '../ui';
 
 const TITLE_MAX = 500;
 const DESCRIPTION_MAX = 100_000;
 
-type FieldName = 'queue' | 'title' | 'description';
-type Problems = Partial<Record<FieldName | 'form', string>>;
-
-/** The API's field paths (422 `errors[].path`) and the form's fields. */
-const FIELD_OF_PATH: Record<string, FieldName> = { queue_id: 'queue', title: 'title', description: 'description' };
-
-/** A refused creation, in words, next to the field that caused it where the answer says which. */
-function problemsOf(error: unknown): Problems {
-  if (!(error instanceof ProblemError)) return { form: messageOf(error) };
-  const { code, detail, errors } = error.problem;
-  if (code === 'forbidden') return { queue: 'You may not create issues in this queue (it needs the read-write or admin role). Choose another queue.' };
-  if (code === 'validation_failed' && errors?.length) {
-    const problems: Problems = {};
-    for (const { path, message } of errors) {
-      const field = FIELD_OF_PATH[path.replace(/^\(body\)\.?/, '').split('.')[0] ?? ''];
-      if (field) problems[field] ??= `${message[0]?.toUpperCase() ?? ''}${message.slice(1)}.`.replace(/\.\.$/, '.');
-      else problems.form ??= detail;
-    }
-    return problems;
-  }
-  return { form: detail };
-}
+/** A refusal of any kind, in words, where it belongs. */
+const problemsOf = (error: unknown): IssueFormProblems => (error instanceof ProblemError ? newIssueProblems(error.problem) : { form: messageOf(error) });
 
 /**
  * The form of a new issue: its queue (those the person may write to), title and
@@ -52,7 +33,7 @@ export function NewIssueForm({
   const [queueId, setQueueId] = useState(initialQueueId);
   const [title, setTitle] = useState('');
   const [description, setDescription] = useState('');
-  const [problems, setProblems] = useState<Problems>({});
+  const [problems, setProblems] = useState<IssueFormProblems>({});
   const [busy, setBusy] = useState(false);
   const titleRef = useRef<HTMLInputElement>(null);
   const queueRef = useRef<HTMLSelectElement>(null);
@@ -60,10 +41,9 @@ export function NewIssueForm({
 
   useEffect(() => titleRef.current?.focus(), []);
 
-  const focusFirstProblem = (found: Problems) => {
-    if (found.queue) queueRef.current?.focus();
-    else if (found.title) titleRef.current?.focus();
-    else if (found.description) descriptionRef.current?.focus();
+  const focusFirstProblem = (found: IssueFormProblems) => {
+    const field = firstProblemField(found);
+    if (field) ({ queue: queueRef, title: titleRef, description: descriptionRef } as const)[field].current?.focus();
   };
 
   const submit = async (event: FormEvent) => {
@@ -71,7 +51,7 @@ export function NewIssueForm({
     if (busy) return;
     const trimmed = title.trim();
     if (!trimmed) {
-      const found = { title: 'Give the issue a title: one line saying what it is about.' };
+      const found = { title: MISSING_TITLE };
       setProblems(found);
       focusFirstProblem(found);
       return;
@@ -115,7 +95,7 @@ export function NewIssueForm({
           {(props) => <textarea {...props} ref={descriptionRef} rows={5} maxLength={DESCRIPTION_MAX} value={description} onChange={(e) => setDescription(e.target.value)} />}
         </Field>
         <Alert>{problems.form}</Alert>
-        <div className="form-actions">
+        <div className="new-issue-actions">
           <button type="submit" disabled={busy}>
             {busy ? 'Creating…' : 'Create issue'}
           </button>

@@ -132,7 +132,7 @@ export function BoardPage({ queueKey }: { queueKey: string }) {
 
   return (
     <>
-      <div className="page-head">
+      <div className="issues-head">
         <PageHeading>{data && !queue ? 'Queue not found' : queue ? `${queue.name} (${queue.key})` : `Board ${queueKey}`}</PageHeading>
         {queue && (
           <nav className="board-nav" aria-label="This queue">
@@ -183,14 +183,14 @@ export function BoardPage({ queueKey }: { queueKey: string }) {
                       }}
                       onDrop={(event) => drop(event, status.id)}
                     >
-                      <h2 className={`column-heading category-${status.category}`}>
+                      <h2 className={`board-column-heading issue-category-${status.category}`}>
                         <span id={headingId}>{status.name}</span>
-                        <span className="column-count">
+                        <span className="board-column-count">
                           {cards.length}
                           <span className="visually-hidden"> {cards.length === 1 ? 'issue' : 'issues'}</span>
                         </span>
                       </h2>
-                      <ol className={`column-cards${target && target.index >= others.length ? ' drop-end' : ''}`}>
+                      <ol className={`board-column-cards${target && target.index >= others.length ? ' drop-end' : ''}`}>
                         {cards.map((issue) => (
                           <BoardCard
                             key={issue.id}
@@ -215,7 +215,7 @@ export function BoardPage({ queueKey }: { queueKey: string }) {
                           />
                         ))}
                       </ol>
-                      {cards.length === 0 && <p className="column-empty">No issues</p>}
+                      {cards.length === 0 && <p className="board-column-empty">No issues</p>}
                     </section>
                   );
                 })}

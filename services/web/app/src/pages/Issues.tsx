@@ -162,7 +162,7 @@ export function IssuesPage() {
 
   return (
     <>
-      <div className="page-head">
+      <div className="issues-head">
         <PageHeading>Issues</PageHeading>
         {writable.length > 0 && (
           <button
@@ -197,8 +197,8 @@ export function IssuesPage() {
             )}
             <search className="card issue-filters" aria-label="Filter issues">
               <form onSubmit={submit} noValidate>
-                <div className="filter-grid">
-                  <div className="field filter-search">
+                <div className="issues-filter-grid">
+                  <div className="field issues-filter-search">
                     <label htmlFor={`${formId}-search`}>Search</label>
                     <input
                       id={`${formId}-search`}
@@ -263,15 +263,15 @@ export function IssuesPage() {
                     <input id={`${formId}-label`} ref={labelRef} type="text" maxLength={LABEL_MAX} autoComplete="off" value={labelText} onChange={(e) => setLabelText(e.target.value)} />
                   </div>
                 </div>
-                <div className="filter-flags">
-                  <div className="check">
+                <div className="issues-filter-flags">
+                  <div className="issues-filter-check">
                     <input id={`${formId}-mine`} type="checkbox" checked={filters.mine} aria-describedby={`${formId}-mine-hint`} onChange={(e) => apply({ mine: e.target.checked })} />
                     <label htmlFor={`${formId}-mine`}>Mine</label>
                     <span id={`${formId}-mine-hint`} className="help">
                       assigned to me
                     </span>
                   </div>
-                  <div className="check">
+                  <div className="issues-filter-check">
                     <input id={`${formId}-overdue`} type="checkbox" checked={filters.overdue} aria-describedby={`${formId}-overdue-hint`} onChange={(e) => apply({ overdue: e.target.checked })} />
                     <label htmlFor={`${formId}-overdue`}>Overdue</label>
                     <span id={`${formId}-overdue-hint`} className="help">
@@ -303,7 +303,7 @@ export function IssuesPage() {
         <h2 id={`${formId}-results`} className="visually-hidden">
           Results
         </h2>
-        <p className="result-count" role="status">
+        <p className="issues-count" role="status">
           {results && !searching && `${results.truncated ? `${results.total}+ issues match; the ${results.issues.length} changed most recently are listed.` : `${issuesInWords(results.total)} ${results.total === 1 ? 'matches' : 'match'}.`}`}
           {searching && results && 'Searching…'}
         </p>
@@ -343,17 +343,17 @@ export function IssuesPage() {
                       {issue.title}
                     </td>
                     <td data-label="Status">
-                      <span className={`category category-${issue.status.category}`}>{issue.status.name}</span>
+                      <span className={`issue-category issue-category-${issue.status.category}`}>{issue.status.name}</span>
                     </td>
                     <td data-label="Assignee">{issue.assignee_id === null ? <span className="hint">Unassigned</span> : (userNames.get(issue.assignee_id) ?? `User ${issue.assignee_id}`)}</td>
                     <td data-label="Priority">
-                      <span className={`priority priority-${issue.priority}`}>{PRIORITY_NAMES[issue.priority]}</span>
+                      <span className={`issue-priority issue-priority-${issue.priority}`}>{PRIORITY_NAMES[issue.priority]}</span>
                     </td>
                     <td data-label="Due">
                       {issue.due_date ? (
-                        <span className="due">
+                        <span className="issue-due">
                           {dueInWords(issue.due_date)}
-                          {isOverdue(issue, today) && <span className="overdue"> Overdue</span>}
+                          {isOverdue(issue, today) && <span className="issue-overdue"> Overdue</span>}
                         </span>
                       ) : (
                         <span className="hint">None</span>
@@ -364,7 +364,7 @@ export function IssuesPage() {
               </tbody>
             </table>
             {results.issues.length > shown && (
-              <div className="load-more">
+              <div className="issues-load-more">
                 <p className="help" id={`${formId}-shown`}>
                   Showing {shown} of {results.issues.length}.
                 </p>
