@@ -1,7 +1,229 @@
-import { PageHeading, useTitle } from '../ui';
+import { useEffect, useId, useMemo, useRef, useState, type DragEvent } from 'react';
+import type { Schemas } from '@tracker/client';
+import { PAGES, pathTo } from '../../../src/pages';
+import { useAuth } from '../auth';
+import { BoardCard, moveControlId, type CardIssue } from '../components/BoardCard';
+import { ok, ProblemError } from '../http';
+import { columnsOf, dropIndex, dropPosition, moveProblem, moveRequest, staysInPlace } from '../rules/board';
+import { searchSize } from '../rules/issue-filters';
+import { Alert, Link, Loading, messageOf, PageHeading, useLoad, useTitle } from '../ui';
 
-// Placeholder while the page is built.
+interface BoardData {
+  queue: Schemas['Queue'] | null;
+  issues: CardIssue[];
+  truncated: boolean;
+  users: Schemas['User'][];
+}
+
+interface DropAt {
+  statusId: number;
+  index: number;
+}
+
+/**
+ * A queue's board: a column per status, the issues as cards in position order. A card
+ * moves by drag and drop or by its "Move to" control; the move sends the version the card
+ * was read at, so a change made meanwhile by someone else is refused (and told), never
+ * overwritten.
+ */
 export function BoardPage({ queueKey }: { queueKey: string }) {
-  useTitle('Board');
-  return <PageHeading>Board {queueKey}</PageHeading>;
+  const { client } = useAuth();
+  const idBase = useId();
+
+  const board = useLoad<BoardData>(async () => {
+    const queues = ok(await client.GET('/api/v1/queues'));
+    const queue = queues.find((known) => known.key.toUpperCase() === queueKey.toUpperCase()) ?? null;
+    if (!queue) return { queue, issues: [], truncated: false, users: [] };
+    const [answer, users] = await Promise.all([client.POST('/api/v1/issues/search', { body: { queue_ids: [queue.id] } }), client.GET('/api/v1/users')]);
+    const issues = ok(answer);
+    return { queue, issues, truncated: searchSize(answer.response.headers, issues.length).truncated, users: ok(users) };
+  }, [client, queueKey]);
+
+  const data = board.status === 'loaded' ? board.data : null;
+  const queue = data?.queue ?? null;
+  useTitle(data && !queue ? 'Queue not found' : queue ? `${queue.name} board` : `Board ${queueKey}`);
+
+  // Cards as moved here, on top of the board as read; a new read of the board is the truth again.
+  const [moved, setMoved] = useState<ReadonlyMap<number, CardIssue>>(new Map());
+  useEffect(() => setMoved(new Map()), [data]);
+  const [pending, setPending] = useState<ReadonlySet<number>>(new Set());
+  const [problems, setProblems] = useState<Readonly<Record<number, string>>>({});
+  const [announcement, setAnnouncement] = useState('');
+  const [dragging, setDragging] = useState<number | null>(null);
+  const [dropAt, setDropAt] = useState<DropAt | null>(null);
+  const focusAfterMove = useRef<number | null>(null);
+
+  const issues = useMemo(() => (data ? data.issues.map((issue) => moved.get(issue.id) ?? issue) : []), [data, moved]);
+  const statuses = useMemo(() => (queue ? [...queue.statuses].sort((a, b) => a.position - b.position) : []), [queue]);
+  const columns = useMemo(() => columnsOf(statuses, issues), [statuses, issues]);
+  const names = useMemo(() => new Map(data?.users.map((user) => [user.id, user.name])), [data]);
+  const movable = queue !== null && queue.role !== 'read-only';
+
+  // A card moved by keyboard lands in another column (a new element): its "Move to" takes the focus back.
+  useEffect(() => {
+    const issueId = focusAfterMove.current;
+    if (issueId === null) return;
+    const control = document.getElementById(moveControlId(idBase, issueId));
+    if (control && document.activeElement !== control) control.focus();
+    if (control && !pending.has(issueId)) focusAfterMove.current = null;
+  });
+
+  const move = async (issue: CardIssue, toStatusId: number, position: number | undefined, by: 'keyboard' | 'pointer') => {
+    const request = moveRequest(issue, toStatusId, position);
+    const status = statuses.find((known) => known.id === toStatusId);
+    if (!request || !status) return;
+    if (by === 'keyboard') focusAfterMove.current = issue.id;
+    setAnnouncement('');
+    setProblems(({ [issue.id]: _, ...rest }) => rest);
+    setPending((ids) => new Set(ids).add(issue.id));
+    const column = columns.find((known) => known.status.id === toStatusId)?.cards.filter((card) => card.id !== issue.id) ?? [];
+    const shownAt = position ?? (column.length ? column[column.length - 1]!.position + 1 : 1);
+    setMoved((cards) => new Map(cards).set(issue.id, { ...issue, status_id: toStatusId, position: shownAt }));
+    try {
+      const updated = ok(await client.PATCH('/api/v1/issues/{key}', { params: { path: { key: issue.key } }, body: request }));
+      setMoved((cards) => new Map(cards).set(issue.id, { ...issue, ...updated }));
+      setAnnouncement(toStatusId === issue.status_id ? `${issue.key} moved within ${status.name}.` : `${issue.key} moved to ${status.name}.`);
+    } catch (error) {
+      const words = error instanceof ProblemError ? moveProblem(error.problem, issue.key, status.name) : messageOf(error);
+      setProblems((shown) => ({ ...shown, [issue.id]: words }));
+      // The card goes back to where the issue really is, as is everything else that changed.
+      await board.reload();
+    } finally {
+      setPending((ids) => {
+        const rest = new Set(ids);
+        rest.delete(issue.id);
+        return rest;
+      });
+    }
+  };
+
+  /** Where in the column under the pointer the dragged card would land, among the column's other cards. */
+  const dropPlace = (event: DragEvent<HTMLElement>, statusId: number): DropAt => {
+    const cards = [...event.currentTarget.querySelectorAll<HTMLElement>('li[data-issue-id]')].filter((card) => Number(card.dataset.issueId) !== dragging);
+    const middles = cards.map((card) => {
+      const box = card.getBoundingClientRect();
+      return box.top + box.height / 2;
+    });
+    return { statusId, index: dropIndex(middles, event.clientY) };
+  };
+
+  const dragOver = (event: DragEvent<HTMLElement>, statusId: number) => {
+    if (dragging === null) return;
+    event.preventDefault();
+    event.dataTransfer.dropEffect = 'move';
+    const place = dropPlace(event, statusId);
+    if (place.statusId !== dropAt?.statusId || place.index !== dropAt.index) setDropAt(place);
+  };
+
+  const drop = (event: DragEvent<HTMLElement>, statusId: number) => {
+    event.preventDefault();
+    const issue = issues.find((known) => known.id === dragging);
+    const place = dropPlace(event, statusId);
+    setDragging(null);
+    setDropAt(null);
+    if (!issue) return;
+    const column = columns.find((known) => known.status.id === statusId)!.cards;
+    if (statusId === issue.status_id && staysInPlace(column, issue.id, place.index)) return;
+    const others = column.filter((card) => card.id !== issue.id);
+    void move(issue, statusId, dropPosition(others, place.index), 'pointer');
+  };
+
+  const lostProblems = Object.entries(problems).filter(([id]) => !issues.some((issue) => issue.id === Number(id)));
+
+  return (
+    <>
+      <div className="issues-head">
+        <PageHeading>{data && !queue ? 'Queue not found' : queue ? `${queue.name} (${queue.key})` : `Board ${queueKey}`}</PageHeading>
+        {queue && (
+          <nav className="board-nav" aria-label="This queue">
+            <Link to={`${PAGES.issues}?queue=${encodeURIComponent(queue.key)}`}>Issues of {queue.key} as a list</Link>
+            {queue.role === 'admin' && <Link to={pathTo('permissions', { key: queue.key })}>Permissions</Link>}
+          </nav>
+        )}
+      </div>
+      <Loading
+        loaded={board}
+        what="the board"
+        render={() =>
+          !queue ? (
+            <div className="card">
+              <p>There is no queue with the key {queueKey}, or it is not visible to you.</p>
+              <p>
+                <Link to={PAGES.issues}>Back to the issues</Link>
+              </p>
+            </div>
+          ) : (
+            <>
+              {queue.description && <p className="lead">{queue.description}</p>}
+              <p className="hint">
+                {movable
+                  ? 'Move a card by dragging it to another column or place, or with its “Move to” control.'
+                  : 'Your role on this queue is read-only: you can see its board, but not move its issues.'}
+              </p>
+              {data?.truncated && <p className="hint">This board shows the 2000 most recently changed issues of the queue.</p>}
+              <p className="status" role="status">
+                {announcement}
+              </p>
+              {lostProblems.map(([id, words]) => (
+                <Alert key={id}>{words}</Alert>
+              ))}
+              <div className="board">
+                {columns.map(({ status, cards }) => {
+                  const headingId = `${idBase}-status-${status.id}`;
+                  const target = dropAt?.statusId === status.id ? dropAt : null;
+                  const others = cards.filter((card) => card.id !== dragging);
+                  return (
+                    <section
+                      key={status.id}
+                      className={`board-column${target ? ' drop-target' : ''}`}
+                      aria-labelledby={headingId}
+                      onDragOver={(event) => dragOver(event, status.id)}
+                      onDragLeave={(event) => {
+                        if (!event.currentTarget.contains(event.relatedTarget as Node | null)) setDropAt(null);
+                      }}
+                      onDrop={(event) => drop(event, status.id)}
+                    >
+                      <h2 className={`board-column-heading issue-category-${status.category}`}>
+                        <span id={headingId}>{status.name}</span>
+                        <span className="board-column-count">
+                          {cards.length}
+                          <span className="visually-hidden"> {cards.length === 1 ? 'issue' : 'issues'}</span>
+                        </span>
+                      </h2>
+                      <ol className={`board-column-cards${target && target.index >= others.length ? ' drop-end' : ''}`}>
+                        {cards.map((issue) => (
+                          <BoardCard
+                            key={issue.id}
+                            idBase={idBase}
+                            issue={issue}
+                            assignee={issue.assignee_id === null ? null : (names.get(issue.assignee_id) ?? `User ${issue.assignee_id}`)}
+                            statuses={statuses}
+                            movable={movable}
+                            pending={pending.has(issue.id)}
+                            problem={problems[issue.id]}
+                            dropBefore={target !== null && issue.id !== dragging && others[target.index]?.id === issue.id}
+                            onMove={(statusId) => void move(issue, statusId, undefined, 'keyboard')}
+                            onDragStart={(event) => {
+                              event.dataTransfer.effectAllowed = 'move';
+                              event.dataTransfer.setData('text/plain', issue.key);
+                              setDragging(issue.id);
+                            }}
+                            onDragEnd={() => {
+                              setDragging(null);
+                              setDropAt(null);
+                            }}
+                          />
+                        ))}
+                      </ol>
+                      {cards.length === 0 && <p className="board-column-empty">No issues</p>}
+                    </section>
+                  );
+                })}
+              </div>
+            </>
+          )
+        }
+      />
+    </>
+  );
 }
