@@ -1,5 +1,5 @@
 import type { Page } from 'playwright-core';
-import { expectAccessible, expectFitsWidth, heading, openWorld, pathOf, signIn, type Person, type World } from './world';
+import { eventually, expectAccessible, expectFitsWidth, heading, openWorld, pathOf, type Person, signIn, type World } from './world';
 
 /**
  * A queue's board as people use it: a column per status holding the cards in position
@@ -19,19 +19,6 @@ const card = (on: Page, status: string, key: string) => column(on, status).getBy
 const keysIn = async (on: Page, status: string) => (await column(on, status).getByRole('listitem').getByRole('link').allTextContents()).map((key) => key.trim());
 const issue = (key: string) => world.api(world.admin, 'GET', `/api/v1/issues/${key}`);
 
-/** Runs `check` until it passes, at most 10 s. */
-async function eventually(check: () => Promise<void>, ms = 10_000): Promise<void> {
-  const until = Date.now() + ms;
-  for (;;) {
-    try {
-      await check();
-      return;
-    } catch (error) {
-      if (Date.now() > until) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 150));
-    }
-  }
-}
 
 beforeAll(async () => {
   world = await openWorld();

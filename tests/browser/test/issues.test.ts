@@ -1,5 +1,5 @@
 import type { Page } from 'playwright-core';
-import { expectAccessible, expectFitsWidth, heading, openWorld, pathOf, signIn, type Person, type World } from './world';
+import { eventually, expectAccessible, expectFitsWidth, heading, openWorld, pathOf, type Person, signIn, type World } from './world';
 
 /**
  * The issues page as people meet it: the admin finds issues by text and by each filter,
@@ -16,19 +16,6 @@ let hr: { id: number; key: string };
 /** The keys in the results table, sorted (the page lists the most recently changed first). */
 const keysShown = async (on: Page) => (await on.getByRole('table').getByRole('rowheader').allTextContents()).map((key) => key.trim()).sort();
 
-/** Runs `check` until it passes (the page searches a moment after a change), at most 10 s. */
-async function eventually(check: () => Promise<void>, ms = 10_000): Promise<void> {
-  const until = Date.now() + ms;
-  for (;;) {
-    try {
-      await check();
-      return;
-    } catch (error) {
-      if (Date.now() > until) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 150));
-    }
-  }
-}
 
 const expectKeys = (on: Page, keys: string[]) =>
   eventually(async () => {

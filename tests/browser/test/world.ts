@@ -141,3 +141,17 @@ export const pathOf = (page: Page) => {
   const url = new URL(page.url());
   return url.pathname + url.search;
 };
+
+/** Runs `check` until it passes (a page that searches or reloads a moment after a change), at most `ms`. */
+export async function eventually(check: () => Promise<void>, ms = 10_000): Promise<void> {
+  const until = Date.now() + ms;
+  for (;;) {
+    try {
+      await check();
+      return;
+    } catch (error) {
+      if (Date.now() > until) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 150));
+    }
+  }
+}
