@@ -41,6 +41,8 @@ const descriptionOf = (control: Locator) =>
 /** A setup link as the page shows it names PUBLIC_URL (here unset: another port); opened on this system's gateway. */
 const onGateway = (link: string) => `${world.system.gatewayUrl}/setup${new URL(link).hash}`;
 
+/** Waits until the control named `name` holds the focus. */
+const focusOn = (page: Page, name: string) => page.waitForFunction((label) => document.activeElement?.getAttribute('aria-label') === label, name, { timeout: 5_000 });
 const rowOf = (page: Page, name: string | RegExp) => page.getByRole('row', { name });
 const statusSaying = (page: Page, words: RegExp) => page.getByRole('status').filter({ hasText: words }).waitFor();
 const usersNow = () => world.api<Array<{ id: number; email: string; role: string; active: boolean }>>(world.admin, 'GET', '/api/v1/users');
@@ -131,7 +133,7 @@ describe('users: invite, hand over the setup link, roles', () => {
     expect(await refusal.textContent()).toBe('You are the only active admin of the workspace, so you stay an admin. Make someone else an admin first.');
     expect(await role.inputValue()).toBe('admin');
     // The focus is back on the role, whose description holds the refusal.
-    expect(await role.evaluate((element) => element === document.activeElement)).toBe(true);
+    await focusOn(admin, 'Role for Ada Admin');
     expect(await descriptionOf(role)).toContain('only active admin');
     expect((await world.api(world.admin, 'GET', '/api/v1/me')).role).toBe('admin');
     await expectAccessible(admin, '/admin/users with a refusal');
@@ -215,7 +217,7 @@ describe('queues and their permissions', () => {
     await admin.getByRole('button', { name: 'Save role for Bob Smith' }).click();
     await statusSaying(admin, /Bob Smith now has Admin on OPS/);
     expect(await role.inputValue()).toBe('admin');
-    expect(await role.evaluate((element) => element === document.activeElement)).toBe(true);
+    await focusOn(admin, 'Role for Bob Smith');
 
     await members
       .getByRole('row', { name: /Bob Smith/ })

@@ -294,8 +294,10 @@ function Members({
     setProblem(null);
     onDone('');
     try {
-      onDone(await run());
+      const words = await run();
+      // Said once the table shows it.
       await reload();
+      onDone(words);
     } catch (error) {
       setProblem({ userId: row.userId, words: messageOf(error) });
     } finally {
