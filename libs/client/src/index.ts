@@ -74,10 +74,30 @@ const MAX_RETRY_WAIT_MS = 10_000;
  */
 type Send = (request: Request) => Promise<Response>;
 
+/** What newIdempotencyKey needs of Web Crypto (`globalThis.crypto` in Node and in a browser). */
+export interface RandomSource {
+  getRandomValues: <T extends Uint8Array>(array: T) => T;
+  randomUUID?: () => string;
+}
+
+/**
+ * A random (version 4) UUID. `crypto.randomUUID` exists only in a secure context (https, or
+ * localhost), and a page served over plain http elsewhere still posts: there the key is
+ * made from `crypto.getRandomValues`, which every context has.
+ */
+export function newIdempotencyKey(cryptoApi: RandomSource = globalThis.crypto): string {
+  if (typeof cryptoApi.randomUUID === 'function') return cryptoApi.randomUUID();
+  const bytes = cryptoApi.getRandomValues(new Uint8Array(16));
+  bytes[6] = (bytes[6]! & 0x0f) | 0x40;
+  bytes[8] = (bytes[8]! & 0x3f) | 0x80;
+  const hex = Array.from(bytes, (byte: number) => byte.toString(16).padStart(2, '0')).join('');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
 function postsOnce(send: Send, retries: number): Send {
   return async (request) => {
     if (request.method !== 'POST' || SENT_ONCE.some((path) => path.test(new URL(request.url).pathname))) return send(request);
-    if (!request.headers.has('Idempotency-Key')) request.headers.set('Idempotency-Key', globalThis.crypto.randomUUID()); // Node's and the browser's Web Crypto alike
+    if (!request.headers.has('Idempotency-Key')) request.headers.set('Idempotency-Key', newIdempotencyKey());
     for (let attempt = 0; ; attempt++) {
       let waitMs = RETRY_DELAY_MS * 2 ** attempt;
       try {

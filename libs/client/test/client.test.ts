@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { openApiDocument } from '@tracker/contracts';
-import { createTrackerClient, dashboardStatistics, POSTS_SENT_ONCE, TrackerApiError, updateIssueSafely, UpdateConflictError, type IssueDetails } from '../src';
+import { createTrackerClient, dashboardStatistics, newIdempotencyKey, POSTS_SENT_ONCE, TrackerApiError, updateIssueSafely, UpdateConflictError, type IssueDetails } from '../src';
 
 test('the committed types are those generated from the current OpenAPI document', () => {
   const committed = fs.readFileSync(path.join(__dirname, '../src/api.d.ts'), 'utf8');
@@ -113,6 +113,13 @@ describe('POSTs of the client', () => {
     await post();
     expect(seen.map((s) => s.key)).toEqual([expect.stringMatching(/^[0-9a-f-]{36}$/), expect.stringMatching(/^[0-9a-f-]{36}$/)]);
     expect(seen[0]!.key).not.toBe(seen[1]!.key);
+  });
+
+  test('when crypto.randomUUID is missing (a page on plain http), then the key is still a random version-4 UUID', () => {
+    const withoutRandomUuid = { getRandomValues: <T extends Uint8Array>(array: T) => globalThis.crypto.getRandomValues(array) };
+    const keys = new Set(Array.from({ length: 50 }, () => newIdempotencyKey(withoutRandomUuid)));
+    expect(keys.size).toBe(50);
+    for (const key of keys) expect(key).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
   });
 
   test('when the caller gives an Idempotency-Key, then that key is sent', async () => {

@@ -27,8 +27,10 @@ export interface Route {
   params: Record<string, string>;
 }
 
-/** A parameter's segment: printable, no slash, at most 100 characters (longer is no page: a 404). */
+/** A parameter's segment: no slash, at most 100 characters (longer is no page: a 404). */
 const SEGMENT = '([^/]{1,100})';
+/** An `:id` is a record's number (a dashboard's): `/dashboards/abc` is no page. */
+const PARAMETER_SEGMENTS: Record<string, string> = { id: '([1-9][0-9]{0,15})' };
 
 const MATCHERS = (Object.entries(PAGES) as Array<[PageName, string]>).map(([page, pattern]) => {
   const names: string[] = [];
@@ -37,7 +39,7 @@ const MATCHERS = (Object.entries(PAGES) as Array<[PageName, string]>).map(([page
     .map((part) => {
       if (!part.startsWith(':')) return part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
       names.push(part.slice(1));
-      return SEGMENT;
+      return PARAMETER_SEGMENTS[part.slice(1)] ?? SEGMENT;
     })
     .join('/');
   return { page, names, regex: new RegExp(`^${source}$`) };

@@ -10,7 +10,7 @@ describe('the pages and their paths', () => {
   });
 
   test('when a path is no page, then there is no match', () => {
-    for (const path of ['/issues/', '/issues/A/B', '/queues', '/dashboards/', `/issues/${'K'.repeat(101)}`, '/issues/%E0%A4%A', '/Issues']) {
+    for (const path of ['/issues/', '/issues/A/B', '/queues', '/dashboards/', '/dashboards/abc', '/dashboards/0', '/dashboards/1e3', `/issues/${'K'.repeat(101)}`, '/issues/%E0%A4%A', '/Issues']) {
       expect({ path, page: matchPage(path) }).toEqual({ path, page: null });
       expect(isPage(path)).toBe(false);
     }

@@ -120,7 +120,7 @@ describe('assets', () => {
 });
 
 describe('paths that are no page', () => {
-  test.each(['/nope', '/sign-in/', '/index.html', '/settings', '/settings/tokens/1', '/assets/', '/issues/', '/issues/OPS-1/comments', '/queues/OPS/board', '/admin', `/issues/${'K'.repeat(101)}`, '/issues/%E0%A4%A'])('when a browser asks for %s, then 404 with the app (its not-found page)', async (p) => {
+  test.each(['/nope', '/sign-in/', '/index.html', '/settings', '/settings/tokens/1', '/assets/', '/issues/', '/issues/OPS-1/comments', '/queues/OPS/board', '/admin', '/dashboards/abc', `/issues/${'K'.repeat(101)}`, '/issues/%E0%A4%A'])('when a browser asks for %s, then 404 with the app (its not-found page)', async (p) => {
     const res = await request(web.app).get(p).set('Accept', 'text/html,application/xhtml+xml,*/*;q=0.8').set('Accept-Encoding', 'identity');
     expect(res.status).toBe(404);
     expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
