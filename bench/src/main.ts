@@ -17,7 +17,7 @@ import { answerProblem } from './checks';
 import { SCHEMAS, vacuumDatabase, WORDS } from './seed';
 import { admin, buildServices, EVENTS_QUEUE, EXCHANGE, getIssueCall, load, MCP_HEADERS, rssMiB, sessionToken, signIn, startBenchSystem, startHelper, type BenchSystem } from './system';
 import { verifyAlone } from './sign-in';
-import { measureWebPage } from './web-page';
+import { LOAD_STEPS, measureWebPage } from './web-page';
 import { cpuTally } from './cpu';
 import { measureStartup, type Build } from './startup';
 import { SERVICE_NAMES } from '@tracker/system-tests-support';
@@ -1433,6 +1433,7 @@ async function b11(system: BenchSystem) {
       ceiling: percentile(figures.apiMs, at),
       target: EXPLAINS,
       met: () => null,
+      note: name === 'p50' ? `medians from navigation: ${LOAD_STEPS.map((step) => `${step} ${median(figures.steps[step]).toFixed(0)} ms`).join(', ')}` : undefined,
     });
   }
 }

@@ -20,7 +20,13 @@ export interface WebPageFigures {
   pageMs: number[];
   /** GET /api/v1/issues/{key} alone, ms, one per load. */
   apiMs: number[];
+  /** Where each load's time went: ms from navigation to each step's end (Navigation and Resource Timing). */
+  steps: Record<LoadStep, number[]>;
 }
+
+/** The steps of a load, in order: the HTML and scripts run, who is signed in, the page's token, the issue read. */
+export const LOAD_STEPS = ['app started', 'session read', 'token issued', 'issue read'] as const;
+export type LoadStep = (typeof LOAD_STEPS)[number];
 
 export async function measureWebPage(
   system: Pick<BenchSystem, 'gateway' | 'person'>,
@@ -64,11 +70,26 @@ export async function measureWebPage(
 
     const pageMs: number[] = [];
     const apiMs: number[] = [];
+    const steps = Object.fromEntries(LOAD_STEPS.map((step) => [step, [] as number[]])) as Record<LoadStep, number[]>;
     for (let n = 0; n < loads; n++) {
       const started = performance.now();
       await page.goto(issueUrl, { waitUntil: 'commit' });
       await commentsShown(page, issue.comment);
       pageMs.push(performance.now() - started);
+      // Runs in the page (its DOM types are not this file's: the entries are read by shape).
+      const timings = await page.evaluate((key) => {
+        type Timed = { name: string; responseEnd: number; domContentLoadedEventEnd: number };
+        const entries = (type: string) => (performance.getEntriesByType as (type: string) => unknown[])(type) as Timed[];
+        const ended = (path: string) => entries('resource').find((e) => new URL(e.name).pathname === path)?.responseEnd ?? NaN;
+        const navigation = entries('navigation')[0]!;
+        return {
+          'app started': navigation.domContentLoadedEventEnd,
+          'session read': ended('/auth/session'),
+          'token issued': ended('/auth/token'),
+          'issue read': ended(`/api/v1/issues/${encodeURIComponent(key)}`),
+        };
+      }, issue.key);
+      for (const step of LOAD_STEPS) steps[step].push(timings[step]);
       apiMs.push(
         await page.evaluate(
           // Every API answer is Cache-Control: no-store: each read goes to the server.
@@ -83,7 +104,7 @@ export async function measureWebPage(
         ),
       );
     }
-    return { scriptBytes: firstLoad.script, styleBytes: firstLoad.stylesheet, pageMs, apiMs };
+    return { scriptBytes: firstLoad.script, styleBytes: firstLoad.stylesheet, pageMs, apiMs, steps };
   } finally {
     await chromium.close();
   }
