@@ -1,4 +1,4 @@
-import { columnsOf, dropIndex, dropPosition, moveProblem, moveRequest, staysInPlace, suggestedStatus } from '../app/src/rules/board';
+import { columnsOf, dropIndex, dropPosition, moveProblem, moveRequest, staysInPlace, stillMoved, suggestedStatus } from '../app/src/rules/board';
 
 const STATUSES = [
   { id: 13, name: 'Done', position: 4 },
@@ -77,6 +77,20 @@ describe('the PATCH of a move', () => {
   test('when a card stays where it is, then nothing is sent', () => {
     expect(moveRequest(issue(3, 10, 1), 10, undefined)).toBeNull();
     expect(moveRequest(issue(3, 10, 1), 10, 1)).toBeNull();
+  });
+});
+
+describe('the moves kept over a new read of the board', () => {
+  test('when the read has not caught up with a move (its version is lower), then the moved card stays; one the read caught up with, or no longer holds, is dropped', () => {
+    const moved = new Map([
+      [1, issue(1, 12, 1, 3)],
+      [2, issue(2, 12, 2, 2)],
+      [3, issue(3, 13, 1, 5)],
+      [4, issue(4, 11, 1, 1)],
+    ]);
+    const fresh = [issue(1, 10, 1, 2), issue(2, 12, 2, 2), issue(3, 11, 1, 6), issue(4, 10, 1, 1)];
+    expect([...stillMoved(moved, fresh).entries()]).toEqual([[1, issue(1, 12, 1, 3)]]);
+    expect(stillMoved(moved, []).size).toBe(0);
   });
 });
 

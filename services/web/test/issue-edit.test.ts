@@ -15,8 +15,10 @@ import {
 const issue = (changes: Partial<EditableIssue> = {}): EditableIssue => ({
   title: 'Fix the login form',
   description: 'It fails in Firefox.',
+  type: 'bug',
   assignee_id: 3,
   priority: 'normal',
+  parent_id: null,
   labels: ['frontend', 'urgent'],
   due_date: null,
   estimate_minutes: 90,
@@ -31,13 +33,20 @@ describe('the form of an issue', () => {
     expect(read).toEqual({
       title: 'Fix the login form',
       description: 'It fails in Firefox.',
+      type: 'bug',
       assignee: '3',
       priority: 'normal',
+      parent: '',
       labels: 'frontend, urgent',
       dueDate: '',
       estimate: '90',
     });
     expect(draftOf(issue({ assignee_id: null, due_date: '2026-12-31', labels: [] }))).toMatchObject({ assignee: '', dueDate: '2026-12-31', labels: '' });
+  });
+
+  test('when the issue has a parent, then the form holds its key when the page knows it, else its id', () => {
+    expect(draftOf(issue({ parent_id: 7 }), 'OPS-7').parent).toBe('OPS-7');
+    expect(draftOf(issue({ parent_id: 7 })).parent).toBe('#7');
   });
 
   test('when labels are typed, then blanks are dropped, spaces trimmed, and each is kept once, first first', () => {
@@ -85,6 +94,18 @@ describe('the update sent', () => {
     expect(updateBody(2, dated, { ...dated, assignee: '', dueDate: '' })).toEqual({ version: 2, assignee_id: null, due_date: null });
   });
 
+  test('when the type is changed, then it is sent trimmed', () => {
+    expect(updateBody(3, read, typed({ type: ' feature ' }))).toEqual({ version: 3, type: 'feature' });
+  });
+
+  test('when a parent key is given, then the id it was resolved to is sent; emptied, the parent is cleared (null); the key in other letters is no change', () => {
+    expect(updateBody(3, read, typed({ parent: 'OPS-7' }), 41)).toEqual({ version: 3, parent_id: 41 });
+    const child = draftOf(issue({ parent_id: 41 }), 'OPS-7');
+    expect(updateBody(4, child, { ...child, parent: ' ' }, null)).toEqual({ version: 4, parent_id: null });
+    expect(updateBody(4, child, { ...child, parent: 'ops-7' })).toBeNull();
+    expect(() => updateBody(3, read, typed({ parent: 'OPS-7' }))).toThrow(/not resolved/);
+  });
+
   test('when another person is chosen, then their id is sent as a number', () => {
     expect(updateBody(1, read, typed({ assignee: '12' }))).toEqual({ version: 1, assignee_id: 12 });
   });
@@ -98,6 +119,11 @@ describe('problems found before saving', () => {
   test('when the title is emptied or too long, then it says so', () => {
     expect(draftProblems(read, typed({ title: '   ' }))).toEqual({ title: 'Give the issue a title.' });
     expect(draftProblems(read, typed({ title: 'x'.repeat(501) })).title).toMatch(/500 characters/);
+  });
+
+  test('when the type is emptied or too long, then it says so', () => {
+    expect(draftProblems(read, typed({ type: '  ' }))).toEqual({ type: 'Give the issue a type, such as task or bug.' });
+    expect(draftProblems(read, typed({ type: 'x'.repeat(51) })).type).toMatch(/50 characters/);
   });
 
   test('when the estimate is not whole minutes from 0, then it says so', () => {
@@ -175,6 +201,8 @@ describe('refusals', () => {
     expect(fieldOfPath('assignee_id')).toBe('assignee');
     expect(fieldOfPath('estimate_minutes')).toBe('estimate');
     expect(fieldOfPath('due_date')).toBe('dueDate');
+    expect(fieldOfPath('parent_id')).toBe('parent');
+    expect(fieldOfPath('type')).toBe('type');
     expect(fieldOfPath('(body)')).toBeNull();
     expect(fieldOfPath('version')).toBeNull();
   });

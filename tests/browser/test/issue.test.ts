@@ -117,6 +117,52 @@ describe('changing an issue', () => {
     await region('History').getByText('changed Status from Open to In progress').waitFor();
   });
 
+  test('when the status is changed and a title edit saved at once after it, then both are saved, one after the other, with no conflict told', async () => {
+    const issue = await newIssue('Do two things');
+    await open(issue.key, 'Do two things');
+    await page.getByRole('textbox', { name: 'Title' }).fill('Do two things at once');
+    await page.getByRole('combobox', { name: 'Status' }).selectOption({ label: 'In progress' });
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await page.getByRole('status').filter({ hasText: 'Saved: Title.' }).waitFor();
+    await page.getByRole('status').filter({ hasText: 'Status changed to In progress.' }).waitFor();
+    expect(await page.getByText('Someone changed this issue').count()).toBe(0);
+    expect(await readIssue(issue.key)).toMatchObject({ title: 'Do two things at once', status: { name: 'In progress' }, version: 3 });
+  });
+
+  test('when a parent is given by its key and the type is changed, then both are saved and the parent is a link; an unknown key is refused in words; emptied, the parent is cleared', async () => {
+    const parent = await newIssue('The whole login work');
+    const issue = await newIssue('A part of it');
+    await open(issue.key, 'A part of it');
+    const parentField = page.getByRole('textbox', { name: 'Parent issue' });
+    await parentField.fill('OPS-999');
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await page.getByText('There is no issue OPS-999, or you cannot see it').waitFor();
+    expect(await parentField.getAttribute('aria-invalid')).toBe('true');
+    expect((await readIssue(issue.key)).version).toBe(1);
+
+    await parentField.fill(parent.key.toLowerCase());
+    await page.getByRole('combobox', { name: 'Type' }).fill('feature');
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await page.getByRole('status').filter({ hasText: 'Saved: Type, Parent issue.' }).waitFor();
+    expect(await readIssue(issue.key)).toMatchObject({ type: 'feature', parent_id: parent.id });
+    expect(await parentField.inputValue()).toBe(parent.key);
+    expect(await page.getByText('Subtask of').textContent()).toBe(`Subtask of ${parent.key}`);
+    await region('History').getByText(`set Parent issue to issue #${parent.id}`).waitFor();
+
+    await parentField.fill('');
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await page.getByRole('status').filter({ hasText: 'Saved: Parent issue.' }).waitFor();
+    expect((await readIssue(issue.key)).parent_id).toBeNull();
+    expect(await page.getByText('Subtask of').count()).toBe(0);
+
+    await parentField.fill(parent.key);
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await page.getByRole('status').filter({ hasText: 'Saved: Parent issue.' }).waitFor();
+    await page.getByRole('link', { name: parent.key, exact: true }).click();
+    await heading(page, `${parent.key} The whole login work`).waitFor();
+    await region('Subtasks').getByRole('link', { name: issue.key }).waitFor();
+  });
+
   test('when a comment is added by keyboard, then it appears and the box is emptied; an empty one is refused in words', async () => {
     const issue = await newIssue('Talk about me');
     await open(issue.key, 'Talk about me');
@@ -195,6 +241,31 @@ describe('a stale edit', () => {
   }, SLOW);
 });
 
+describe('a stale status change', () => {
+  test('when someone else changed the issue meanwhile, then choosing a status is refused in words, and after Reload the select shows the status as it is', async () => {
+    const issue = await newIssue('Race my status');
+    const statuses = (await world.api<Array<{ id: number; statuses: Array<{ id: number; name: string }> }>>(world.admin, 'GET', '/api/v1/queues')).find(
+      (known) => known.id === queue.id,
+    )!.statuses;
+    const theirs = statuses.find((status) => status.name !== 'Open' && status.name !== 'In progress')!;
+    await open(issue.key, 'Race my status');
+    await world.api(bob, 'PATCH', `/api/v1/issues/${issue.key}`, { status_id: theirs.id });
+
+    const select = page.getByRole('combobox', { name: 'Status' });
+    await select.selectOption({ label: 'In progress' });
+    const alert = page.getByRole('alert').filter({ hasText: 'Someone changed this issue since you opened it' });
+    await alert.waitFor();
+    expect(await alert.textContent()).toContain('so the status was not changed');
+    expect((await readIssue(issue.key)).status.name).toBe(theirs.name);
+
+    await alert.getByRole('button', { name: 'Reload' }).click();
+    await page.getByText('Their changes are loaded.').waitFor();
+    expect(await page.getByText(/Changed meanwhile:/).textContent()).toContain(`Status (now ${theirs.name})`);
+    expect(await select.evaluate((element: HTMLSelectElement) => element.selectedOptions[0]?.textContent)).toBe(theirs.name);
+    expect(await page.getByRole('alert').filter({ hasText: 'Someone changed this issue' }).count()).toBe(0);
+  });
+});
+
 describe('who may do what', () => {
   test('when a member may only read the queue, then they see the issue without any control to change it, and a write refused meanwhile is told in words', async () => {
     const issue = await newIssue('Read me only', { priority: 'low' });
@@ -228,6 +299,24 @@ describe('who may do what', () => {
       expect({ name, count: await ritas.getByRole(role, { name }).count() }).toEqual({ name, count: 0 });
     }
   }, SLOW);
+
+  test('when the person’s role on the queue cannot be read, then the issue is shown without controls to change it, and the page says why', async () => {
+    const issue = await newIssue('Whose role is it');
+    await page.route('**/api/v1/queues', (route) => route.abort());
+    try {
+      await open(issue.key, 'Whose role is it');
+      await page.getByText(`Your role on the queue ${queue.key} could not be read`).waitFor();
+      for (const [role, name] of [
+        ['button', 'Save changes'],
+        ['combobox', 'Status'],
+        ['textbox', 'Comment'],
+      ] as const) {
+        expect({ name, count: await page.getByRole(role, { name }).count() }).toEqual({ name, count: 0 });
+      }
+    } finally {
+      await page.unroute('**/api/v1/queues');
+    }
+  });
 
   test('when the key names no issue, then the page says so, with a link to the issues list, in the title too', async () => {
     await page.goto(`${world.system.gatewayUrl}/issues/OPS-999`);

@@ -1,6 +1,6 @@
 import type { Ref, RefObject, FormEvent } from 'react';
 import type { Schemas } from '@tracker/client';
-import { FIELD_NAMES, LIMITS, PRIORITIES, type Draft, type DraftField, type DraftProblems } from '../rules/issue-edit';
+import { FIELD_NAMES, LIMITS, PRIORITIES, SUGGESTED_TYPES, type Draft, type DraftField, type DraftProblems } from '../rules/issue-edit';
 import { capitalised } from '../rules/issue-history';
 import { Alert, Field, Status } from '../ui';
 
@@ -138,6 +138,27 @@ export function IssueDetailsForm(props: DetailsFormProps) {
           )}
         </Field>
         <div className="issue-field-grid">
+          <Field label="Type" hint="Such as task, bug or feature." problem={problems.type}>
+            {(field) => (
+              <>
+                <input
+                  {...field}
+                  ref={refFor('type')}
+                  type="text"
+                  required
+                  maxLength={LIMITS.type}
+                  list={`${field.id}-suggestions`}
+                  value={draft.type}
+                  onChange={(e) => onChange('type', e.target.value)}
+                />
+                <datalist id={`${field.id}-suggestions`}>
+                  {SUGGESTED_TYPES.map((type) => (
+                    <option key={type} value={type} />
+                  ))}
+                </datalist>
+              </>
+            )}
+          </Field>
           <Field label="Assignee" problem={problems.assignee}>
             {(field) => (
               <select {...field} ref={refFor('assignee')} value={draft.assignee} onChange={(e) => onChange('assignee', e.target.value)}>
@@ -160,6 +181,9 @@ export function IssueDetailsForm(props: DetailsFormProps) {
                 ))}
               </select>
             )}
+          </Field>
+          <Field label="Parent issue" hint="The parent’s key, such as OPS-12; leave empty for none." problem={problems.parent}>
+            {(field) => <input {...field} ref={refFor('parent')} type="text" value={draft.parent} onChange={(e) => onChange('parent', e.target.value)} />}
           </Field>
           <Field label="Labels" hint="Separate labels with commas." problem={problems.labels}>
             {(field) => <input {...field} ref={refFor('labels')} type="text" value={draft.labels} onChange={(e) => onChange('labels', e.target.value)} />}

@@ -4,7 +4,7 @@ import { PAGES, pathTo } from '../../../src/pages';
 import { useAuth } from '../auth';
 import { BoardCard, moveControlId, type CardIssue } from '../components/BoardCard';
 import { ok, ProblemError } from '../http';
-import { columnsOf, dropIndex, dropPosition, moveProblem, moveRequest, staysInPlace } from '../rules/board';
+import { columnsOf, dropIndex, dropPosition, moveProblem, moveRequest, staysInPlace, stillMoved } from '../rules/board';
 import { searchSize } from '../rules/issue-filters';
 import { Alert, Link, Loading, messageOf, PageHeading, useLoad, useTitle } from '../ui';
 
@@ -43,9 +43,9 @@ export function BoardPage({ queueKey }: { queueKey: string }) {
   const queue = data?.queue ?? null;
   useTitle(data && !queue ? 'Queue not found' : queue ? `${queue.name} board` : `Board ${queueKey}`);
 
-  // Cards as moved here, on top of the board as read; a new read of the board is the truth again.
+  // Cards as moved here, on top of the board as read; a new read is the truth again, but for moves it has not caught up with.
   const [moved, setMoved] = useState<ReadonlyMap<number, CardIssue>>(new Map());
-  useEffect(() => setMoved(new Map()), [data]);
+  useEffect(() => setMoved((cards) => stillMoved(cards, data?.issues ?? [])), [data]);
   const [pending, setPending] = useState<ReadonlySet<number>>(new Set());
   const [problems, setProblems] = useState<Readonly<Record<number, string>>>({});
   const [announcement, setAnnouncement] = useState('');
@@ -66,7 +66,7 @@ export function BoardPage({ queueKey }: { queueKey: string }) {
     const control = document.getElementById(moveControlId(idBase, issueId));
     if (control && document.activeElement !== control) control.focus();
     if (control && !pending.has(issueId)) focusAfterMove.current = null;
-  });
+  }, [idBase, pending]);
 
   const move = async (issue: CardIssue, toStatusId: number, position: number | undefined, by: 'keyboard' | 'pointer') => {
     const request = moveRequest(issue, toStatusId, position);

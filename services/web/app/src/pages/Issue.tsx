@@ -129,6 +129,10 @@ function draftValueInWords(field: DraftField, draft: Draft, userName: (id: numbe
       return `“${draft.title}”`;
     case 'description':
       return draft.description ? 'a new text' : 'empty';
+    case 'type':
+      return `“${draft.type}”`;
+    case 'parent':
+      return draft.parent || 'none';
     case 'assignee':
       return draft.assignee === '' ? 'nobody' : userName(Number(draft.assignee));
     case 'priority':
@@ -150,7 +154,10 @@ function IssueView({ data }: { data: IssueData }) {
     heldRef.current = next;
     setHeld(next);
   };
-  const [draft, setDraft] = useState<Draft>(() => draftOf(data.issue));
+  // The keys of parent issues this page resolved: the API names a parent by its id only.
+  const parentKeys = useRef(new Map<number, string>());
+  const draftOfIssue = (of: IssueDetails) => draftOf(of, of.parent_id === null ? undefined : parentKeys.current.get(of.parent_id));
+  const [draft, setDraft] = useState<Draft>(() => draftOfIssue(data.issue));
   const draftRef = useRef(draft);
   draftRef.current = draft;
 
@@ -168,6 +175,7 @@ function IssueView({ data }: { data: IssueData }) {
   const [statusDone, setStatusDone] = useState('');
   const wantedStatus = useRef<number | null>(null);
   const statusBusy = useRef(false);
+  const writes = useRef<Promise<unknown>>(Promise.resolve());
 
   const { issue } = held;
   const key = issue.key;
@@ -178,7 +186,8 @@ function IssueView({ data }: { data: IssueData }) {
     if (merged) mergedRef.current?.focus();
   }, [merged]);
 
-  const canWrite = data.queue ? data.queue.role !== 'read-only' : true;
+  // Without the person's role the page does not offer changes it cannot tell are allowed.
+  const canWrite = data.queue ? data.queue.role !== 'read-only' : false;
   const users = new Map((data.users ?? []).map((user) => [user.id, user]));
   const userName = (id: number) => users.get(id)?.name ?? `User #${id}`;
   const statuses = data.queue?.statuses ?? [{ ...issue.status, queue_id: issue.queue_id, position: 1 }];
@@ -188,25 +197,57 @@ function IssueView({ data }: { data: IssueData }) {
     date: dayOf,
   };
   const queueKey = key.slice(0, key.lastIndexOf('-'));
-  const changed = changedFields(draftOf(issue), draft);
+  const changed = changedFields(draftOfIssue(issue), draft);
 
-  const patch = async (body: Schemas['IssueUpdate']): Promise<HeldIssue> => {
-    const { issue: before, etag } = heldRef.current;
-    const answer = await client.PATCH('/api/v1/issues/{key}', { params: { path: { key: before.key }, header: etag ? { 'If-Match': etag } : undefined }, body });
-    const patched = ok(answer);
+  /**
+   * Every change to the issue held (a write, or a read taken in its place) waits for the one
+   * before it, so each write is built from the issue as the last one left it: its version and ETag.
+   */
+  const inTurn = <T,>(run: () => Promise<T>): Promise<T> => {
+    const turn = writes.current.then(run);
+    writes.current = turn.catch(() => undefined);
+    return turn;
+  };
+
+  /** A PATCH built, in its turn, from the issue held then (null: nothing to send); the issue after it is held. */
+  const patch = (build: (current: IssueDetails) => Schemas['IssueUpdate'] | null) =>
+    inTurn(async () => {
+      const { issue: before, etag } = heldRef.current;
+      const body = build(before);
+      if (!body) return null;
+      const answer = await client.PATCH('/api/v1/issues/{key}', { params: { path: { key: before.key }, header: etag ? { 'If-Match': etag } : undefined }, body });
+      const patched = ok(answer);
+      let next: HeldIssue;
+      try {
+        // Read again for the history and the lists; the answer alone carries the fields and the new tag.
+        next = await readIssue(client, before.key);
+      } catch {
+        next = { issue: { ...before, ...patched }, etag: answer.response.headers.get('ETag') };
+      }
+      adopt(next);
+      return { before, next };
+    });
+
+  /** The id of the issue a parent key names (null for an empty key); undefined, with the problem told, when it names none. */
+  const parentIdOf = async (typed: string): Promise<number | null | undefined> => {
+    const parentKey = typed.trim().toUpperCase();
+    if (!parentKey) return null;
     try {
-      // Read again for the history and the lists; the answer alone carries the fields and the new tag.
-      return await readIssue(client, before.key);
-    } catch {
-      return { issue: { ...before, ...patched }, etag: answer.response.headers.get('ETag') };
+      const parent = (await readIssue(client, parentKey)).issue;
+      parentKeys.current.set(parent.id, parent.key);
+      return parent.id;
+    } catch (error) {
+      if (!isMissing(error)) throw error;
+      setProblems({ parent: `There is no issue ${parentKey}, or you cannot see it: give the key of an issue you can read (such as ${queueKey}-1), or leave it empty for none.` });
+      fieldRefs.current.parent?.focus();
+      return undefined;
     }
   };
 
   const save = async (event: FormEvent) => {
     event.preventDefault();
     if (saving.current) return;
-    const { issue: current } = heldRef.current;
-    const read = draftOf(current);
+    const read = draftOfIssue(heldRef.current.issue);
     const sent = draftRef.current;
     const found = draftProblems(read, sent);
     setProblems(found);
@@ -217,18 +258,20 @@ function IssueView({ data }: { data: IssueData }) {
       fieldRefs.current[first]?.focus();
       return;
     }
-    const body = updateBody(current.version, read, sent);
-    if (!body) {
-      setSaved('Nothing to save: no field was changed.');
-      return;
-    }
-    const fields = changedFields(read, sent);
+    const parentChanged = changedFields(read, sent).includes('parent');
     saving.current = true;
     try {
-      const next = await patch(body);
-      adopt(next);
+      const parentId = parentChanged ? await parentIdOf(sent.parent) : undefined;
+      if (parentChanged && parentId === undefined) return;
+      // Built in its turn: a status change sent just before has moved the version on.
+      const result = await patch((current) => updateBody(current.version, draftOfIssue(current), sent, parentId));
+      if (!result) {
+        setSaved('Nothing to save: no field was changed.');
+        return;
+      }
+      const fields = changedFields(draftOfIssue(result.before), sent);
       // What was typed while the save was under way stays; the rest is the saved issue.
-      setDraft((now) => rebase(sent, now, draftOf(next.issue)).draft);
+      setDraft((now) => rebase(sent, now, draftOfIssue(result.next.issue)).draft);
       setConflict(null);
       setMerged(null);
       setSaved(`Saved: ${fields.map((field) => FIELD_NAMES[field]).join(', ')}.`);
@@ -257,11 +300,14 @@ function IssueView({ data }: { data: IssueData }) {
     if (reloading) return;
     setReloading(true);
     try {
-      const before = heldRef.current.issue;
-      const fresh = await readIssue(client, before.key);
-      const freshDraft = draftOf(fresh.issue);
-      const rebased = rebase(draftOf(before), draftRef.current, freshDraft);
-      adopt(fresh);
+      const { before, fresh } = await inTurn(async () => {
+        const held = heldRef.current.issue;
+        const read = await readIssue(client, held.key);
+        adopt(read);
+        return { before: held, fresh: read };
+      });
+      const freshDraft = draftOfIssue(fresh.issue);
+      const rebased = rebase(draftOfIssue(before), draftRef.current, freshDraft);
       setDraft(rebased.draft);
       const theirs = rebased.theirs.map((field) =>
         field === 'description' ? 'Description' : `${FIELD_NAMES[field]} (now ${draftValueInWords(field, freshDraft, userName)})`,
@@ -295,12 +341,11 @@ function IssueView({ data }: { data: IssueData }) {
       while (wantedStatus.current !== null) {
         const target = wantedStatus.current;
         wantedStatus.current = null;
-        const before = heldRef.current.issue;
-        if (target === before.status_id) continue;
         try {
-          const next = await patch({ version: before.version, status_id: target });
-          adopt(next);
-          setDraft((now) => rebase(draftOf(before), now, draftOf(next.issue)).draft);
+          const result = await patch((current) => (target === current.status_id ? null : { version: current.version, status_id: target }));
+          if (!result) continue;
+          const { before, next } = result;
+          setDraft((now) => rebase(draftOfIssue(before), now, draftOfIssue(next.issue)).draft);
           setStatusDone(`Status changed to ${next.issue.status.name}.`);
         } catch (error) {
           wantedStatus.current = null;
@@ -318,10 +363,13 @@ function IssueView({ data }: { data: IssueData }) {
   /** After a comment, a worklog or a subtask: the lists read again; a newer version of the fields is told, not taken. */
   const refresh = async () => {
     try {
-      const fresh = await readIssue(client, key);
-      const { issue: next, newerVersion } = withFreshLists(heldRef.current.issue, fresh.issue, LISTS);
-      adopt({ issue: next, etag: newerVersion ? heldRef.current.etag : fresh.etag });
-      if (newerVersion) setConflict((now) => now ?? { kind: 'noticed', seq: Date.now() });
+      await inTurn(async () => {
+        const fresh = await readIssue(client, key);
+        const { issue: next, newerVersion } = withFreshLists(heldRef.current.issue, fresh.issue, LISTS);
+        // The ETag goes with the fields: the fresh one only when its fields are the ones held.
+        adopt({ issue: next, etag: next === fresh.issue ? fresh.etag : heldRef.current.etag });
+        if (newerVersion) setConflict((now) => now ?? { kind: 'noticed', seq: Date.now() });
+      });
     } catch {
       // The write stands; the lists catch up at the next read.
     }
@@ -359,11 +407,17 @@ function IssueView({ data }: { data: IssueData }) {
         <span>
           Last changed <When at={issue.updated_at} />
         </span>
+        {issue.parent_id !== null && (
+          <span>
+            Subtask of <ParentRef parentId={issue.parent_id} parentKey={parentKeys.current.get(issue.parent_id)} />
+          </span>
+        )}
       </p>
       {!canWrite && (
         <p className="issue-readonly">
-          You can read this issue but not change it: your role on the queue {data.queue?.name ?? queueKey} is read-only. Ask an admin of the queue for read-write
-          access.
+          {data.queue
+            ? `You can read this issue but not change it: your role on the queue ${data.queue.name} is read-only. Ask an admin of the queue for read-write access.`
+            : `Your role on the queue ${queueKey} could not be read, so the issue is shown without the controls to change it. Reload the page to try again.`}
         </p>
       )}
 
@@ -393,7 +447,7 @@ function IssueView({ data }: { data: IssueData }) {
             fieldRefs={fieldRefs}
           />
         ) : (
-          <IssueFacts issue={issue} userName={userName} />
+          <IssueFacts issue={issue} userName={userName} parentKey={issue.parent_id === null ? undefined : parentKeys.current.get(issue.parent_id)} />
         )}
       </section>
 
@@ -499,14 +553,26 @@ function IssueView({ data }: { data: IssueData }) {
   );
 }
 
+/** The parent issue: a link by its key when the page knows the key; else its id in words (the API reads issues by key only). */
+const ParentRef = ({ parentId, parentKey }: { parentId: number; parentKey: string | undefined }) =>
+  parentKey ? <IssueLink issueKey={parentKey} /> : <>issue #{parentId}</>;
+
 /** The issue's fields for a person who may only read them. */
-function IssueFacts({ issue, userName }: { issue: IssueDetails; userName: (id: number) => string }) {
+function IssueFacts({ issue, userName, parentKey }: { issue: IssueDetails; userName: (id: number) => string; parentKey: string | undefined }) {
   return (
     <>
       <dl className="issue-facts">
         <div>
           <dt>Status</dt>
           <dd>{issue.status.name}</dd>
+        </div>
+        <div>
+          <dt>Type</dt>
+          <dd>{issue.type}</dd>
+        </div>
+        <div>
+          <dt>Parent issue</dt>
+          <dd>{issue.parent_id === null ? 'None' : <ParentRef parentId={issue.parent_id} parentKey={parentKey} />}</dd>
         </div>
         <div>
           <dt>Assignee</dt>

@@ -74,6 +74,20 @@ export function moveRequest(issue: BoardIssue, toStatusId: number, position: num
 }
 
 /**
+ * The cards moved here that still stand after a new read of the board: those the read has
+ * not caught up with (the move's answer carried a higher version than the read's). A card
+ * the read already shows at its version or later, or no longer shows, is the read's again.
+ */
+export function stillMoved<I extends BoardIssue>(moved: ReadonlyMap<number, I>, fresh: readonly I[]): Map<number, I> {
+  const kept = new Map<number, I>();
+  for (const issue of fresh) {
+    const card = moved.get(issue.id);
+    if (card && card.version > issue.version) kept.set(issue.id, card);
+  }
+  return kept;
+}
+
+/**
  * Whether a card dropped at `index` among the other cards of `cards` (its column, itself
  * included) stays where it is: it then goes back to its own place.
  */

@@ -18,33 +18,48 @@ export const LIMITS = {
   labels: 50,
   label: 100,
   estimateMinutes: 1_000_000,
+  type: 50,
   comment: 50_000,
   worklogMinutes: 1440,
   worklogDescription: 10_000,
 } as const;
 
 /** The fields the form edits, as the issue carries them. */
-export type EditableIssue = Pick<Schemas['IssueDetails'], 'title' | 'description' | 'assignee_id' | 'priority' | 'labels' | 'due_date' | 'estimate_minutes'>;
+export type EditableIssue = Pick<
+  Schemas['IssueDetails'],
+  'title' | 'description' | 'type' | 'assignee_id' | 'priority' | 'parent_id' | 'labels' | 'due_date' | 'estimate_minutes'
+>;
 
-/** The form's values, as typed: an empty `assignee` is nobody, an empty `dueDate` no date. */
+/**
+ * The form's values, as typed: an empty `assignee` is nobody, an empty `dueDate` no date,
+ * an empty `parent` no parent. The parent is given by its key, which the page resolves to
+ * the id the API takes.
+ */
 export interface Draft {
   title: string;
   description: string;
+  type: string;
   assignee: string;
   priority: string;
+  parent: string;
   labels: string;
   dueDate: string;
   estimate: string;
 }
 export type DraftField = keyof Draft;
-export const DRAFT_FIELDS: readonly DraftField[] = ['title', 'description', 'assignee', 'priority', 'labels', 'dueDate', 'estimate'];
+export const DRAFT_FIELDS: readonly DraftField[] = ['title', 'description', 'type', 'assignee', 'priority', 'parent', 'labels', 'dueDate', 'estimate'];
+
+/** Kinds of issue the Type field suggests; any other of 1 to 50 characters is taken too. */
+export const SUGGESTED_TYPES = ['task', 'bug', 'feature'] as const;
 
 /** What people call each field (the form's labels). */
 export const FIELD_NAMES: Record<DraftField, string> = {
   title: 'Title',
   description: 'Description',
+  type: 'Type',
   assignee: 'Assignee',
   priority: 'Priority',
+  parent: 'Parent issue',
   labels: 'Labels',
   dueDate: 'Due date',
   estimate: 'Estimate',
@@ -62,13 +77,18 @@ export function parseLabels(text: string): string[] {
 
 export const formatLabels = (labels: readonly string[]): string => labels.join(', ');
 
-/** The form's values for an issue as read. */
-export function draftOf(issue: EditableIssue): Draft {
+/** The parent as the form shows it: its key when known, else its id (the API names the parent by id only). */
+export const parentText = (parentId: number | null, parentKey: string | undefined): string => (parentId === null ? '' : (parentKey ?? `#${parentId}`));
+
+/** The form's values for an issue as read; `parentKey` is the key of its parent, when the page knows it. */
+export function draftOf(issue: EditableIssue, parentKey?: string): Draft {
   return {
     title: issue.title,
     description: issue.description,
+    type: issue.type,
     assignee: issue.assignee_id === null ? '' : String(issue.assignee_id),
     priority: issue.priority,
+    parent: parentText(issue.parent_id, parentKey),
     labels: formatLabels(issue.labels),
     dueDate: issue.due_date ?? '',
     estimate: String(issue.estimate_minutes),
@@ -82,7 +102,10 @@ export function draftOf(issue: EditableIssue): Draft {
 function comparable(draft: Draft, field: DraftField): string {
   switch (field) {
     case 'title':
-      return draft.title.trim();
+    case 'type':
+      return draft[field].trim();
+    case 'parent':
+      return draft.parent.trim().toUpperCase();
     case 'labels':
       return JSON.stringify(parseLabels(draft.labels));
     case 'estimate':
@@ -131,6 +154,13 @@ function fieldProblem(field: DraftField, draft: Draft): string | undefined {
       if (title.length > LIMITS.title) return `Keep the title to ${LIMITS.title} characters (it has ${title.length}).`;
       return undefined;
     }
+    case 'type': {
+      const type = draft.type.trim();
+      if (!type) return 'Give the issue a type, such as task or bug.';
+      return type.length > LIMITS.type ? `Keep the type to ${LIMITS.type} characters (it has ${type.length}).` : undefined;
+    }
+    case 'parent':
+      return undefined;
     case 'description':
       return draft.description.length > LIMITS.description ? `Keep the description to ${LIMITS.description.toLocaleString('en-US')} characters.` : undefined;
     case 'labels': {
@@ -157,11 +187,16 @@ function fieldProblem(field: DraftField, draft: Draft): string | undefined {
   }
 }
 
-/** The API's value of one field of the form. */
-function changeOf(field: DraftField, draft: Draft): IssueChanges {
+/** The API's value of one field of the form; `parentId` is the id the parent's key was resolved to (null for none). */
+function changeOf(field: DraftField, draft: Draft, parentId: number | null | undefined): IssueChanges {
   switch (field) {
     case 'title':
       return { title: draft.title.trim() };
+    case 'type':
+      return { type: draft.type.trim() };
+    case 'parent':
+      if (parentId === undefined) throw new Error('The parent issue’s key was not resolved to its id.');
+      return { parent_id: parentId };
     case 'description':
       return { description: draft.description };
     case 'assignee':
@@ -177,11 +212,14 @@ function changeOf(field: DraftField, draft: Draft): IssueChanges {
   }
 }
 
-/** The PATCH body: the changed fields only, with the version read; null when nothing changed. */
-export function updateBody(version: number, read: Draft, draft: Draft): Schemas['IssueUpdate'] | null {
+/**
+ * The PATCH body: the changed fields only, with the version read; null when nothing changed.
+ * A changed parent needs `parentId`, the id its key names (null for none).
+ */
+export function updateBody(version: number, read: Draft, draft: Draft, parentId?: number | null): Schemas['IssueUpdate'] | null {
   const fields = changedFields(read, draft);
   if (fields.length === 0) return null;
-  return Object.assign({ version }, ...fields.map((field) => changeOf(field, draft))) as Schemas['IssueUpdate'];
+  return Object.assign({ version }, ...fields.map((field) => changeOf(field, draft, parentId))) as Schemas['IssueUpdate'];
 }
 
 /** The person's changes carried onto a fresh copy of the issue, and what the other change did. */
@@ -217,8 +255,10 @@ export const isStaleEdit = (problem: { status: number; code: string }): boolean 
 const API_FIELDS: Record<string, DraftField> = {
   title: 'title',
   description: 'description',
+  type: 'type',
   assignee_id: 'assignee',
   priority: 'priority',
+  parent_id: 'parent',
   labels: 'labels',
   due_date: 'dueDate',
   estimate_minutes: 'estimate',
