@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useId, useRef, useState, type AnchorHTMLAttributes, type DependencyList, type ReactElement, type ReactNode } from 'react';
+import { useCallback, useEffect, useId, useRef, useState, type AnchorHTMLAttributes, type ButtonHTMLAttributes, type DependencyList, type ReactElement, type ReactNode } from 'react';
 import { PAGES, pathTo } from '../../src/pages';
 import { useAuth } from './auth';
 import { ProblemError } from './http';
@@ -223,3 +223,39 @@ export const Status = ({ children }: { children: ReactNode }) => (
     {children}
   </p>
 );
+
+/**
+ * A form's submit button. While `busy` it says so and sends nothing, yet stays enabled:
+ * disabling the button that has the focus throws the focus to the page in Chromium.
+ */
+export function SubmitButton({ busy, onClick, children, ...rest }: { busy: boolean; children: ReactNode } & Omit<ButtonHTMLAttributes<HTMLButtonElement>, 'type' | 'disabled'>) {
+  return (
+    <button
+      {...rest}
+      type="submit"
+      aria-disabled={busy || undefined}
+      onClick={(event) => {
+        // Pressing Enter in a field clicks the submit button too, so this stops both.
+        if (busy) event.preventDefault();
+        else onClick?.(event);
+      }}
+    >
+      {children}
+    </button>
+  );
+}
+
+/**
+ * After a refusal, the focus goes to the form's first field with a problem (one that
+ * `Field` marks aria-invalid). `focusProblem` asks for it; it happens once the problems
+ * are drawn. With no such field the focus stays where it is.
+ */
+export function useProblemFocus() {
+  const formRef = useRef<HTMLFormElement>(null);
+  const [asked, setAsked] = useState(0);
+  useEffect(() => {
+    if (asked) formRef.current?.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus();
+  }, [asked]);
+  const focusProblem = useCallback(() => setAsked((n) => n + 1), []);
+  return { formRef, focusProblem };
+}

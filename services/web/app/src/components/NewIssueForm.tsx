@@ -3,7 +3,7 @@ import type { Schemas } from '@tracker/client';
 import { useAuth } from '../auth';
 import { ok, ProblemError } from '../http';
 import { firstProblemField, MISSING_TITLE, newIssueProblems, type IssueFormProblems } from '../rules/new-issue';
-import { Alert, Field, messageOf } from '../ui';
+import { Alert, Field, messageOf, SubmitButton } from '../ui';
 
 const TITLE_MAX = 500;
 const DESCRIPTION_MAX = 100_000;
@@ -48,7 +48,6 @@ export function NewIssueForm({
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
-    if (busy) return;
     const trimmed = title.trim();
     if (!trimmed) {
       const found = { title: MISSING_TITLE };
@@ -96,9 +95,7 @@ export function NewIssueForm({
         </Field>
         <Alert>{problems.form}</Alert>
         <div className="new-issue-actions">
-          <button type="submit" disabled={busy}>
-            {busy ? 'Creating…' : 'Create issue'}
-          </button>
+          <SubmitButton busy={busy}>{busy ? 'Creating…' : 'Create issue'}</SubmitButton>
           <button type="button" className="secondary" onClick={onCancel} disabled={busy}>
             Cancel
           </button>

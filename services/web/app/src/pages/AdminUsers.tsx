@@ -4,9 +4,10 @@ import { PAGES } from '../../../src/pages';
 import { useAuth } from '../auth';
 import { ok, ProblemError } from '../http';
 import { AdminSetupLink, type Handover } from '../components/AdminSetupLink';
-import { ADMIN_LIMITS, checkInvite, hasProblems, inviteProblems, type FieldProblems, type InviteField } from '../rules/admin-forms';
+import { ADMIN_LIMITS, checkInvite, inviteProblems, type InviteField } from '../rules/admin-forms';
+import { hasProblems, type FieldProblems } from '../rules/problems';
 import { setupLinkExpiry, userChangeDone, userChangeProblem, type UserChange } from '../rules/admin-users';
-import { Alert, Empty, Field, Link, Loading, messageOf, PageHeading, useLoad, useTitle } from '../ui';
+import { Alert, Empty, Field, Link, Loading, messageOf, PageHeading, SubmitButton, useLoad, useProblemFocus, useTitle } from '../ui';
 
 type User = Schemas['User'];
 type WorkspaceRole = User['role'];
@@ -206,13 +207,17 @@ function InviteForm({ onInvited }: { onInvited: (user: Schemas['InvitedUser']) =
   const [problems, setProblems] = useState<FieldProblems<InviteField>>({});
   const [general, setGeneral] = useState('');
   const [busy, setBusy] = useState(false);
+  const { formRef, focusProblem } = useProblemFocus();
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
     const checked = checkInvite({ name, email });
     setProblems(checked);
     setGeneral('');
-    if (hasProblems(checked)) return;
+    if (hasProblems(checked)) {
+      focusProblem();
+      return;
+    }
     setBusy(true);
     try {
       const user = ok(await client.POST('/api/v1/users', { body: { name: name.trim(), email: email.trim(), role } }));
@@ -225,6 +230,7 @@ function InviteForm({ onInvited }: { onInvited: (user: Schemas['InvitedUser']) =
         const placed = inviteProblems(error.problem);
         setProblems(placed.fields);
         setGeneral(placed.general);
+        focusProblem();
       } else setGeneral(messageOf(error));
     } finally {
       setBusy(false);
@@ -234,7 +240,7 @@ function InviteForm({ onInvited }: { onInvited: (user: Schemas['InvitedUser']) =
   return (
     <section aria-labelledby="invite-heading" className="card">
       <h2 id="invite-heading">Invite a colleague</h2>
-      <form className="inline-form" onSubmit={submit} noValidate>
+      <form ref={formRef} className="inline-form" onSubmit={submit} noValidate>
         <div className="grow">
           <Field label="Name" problem={problems.name}>
             {(props) => <input {...props} type="text" autoComplete="off" maxLength={ADMIN_LIMITS.nameMax} value={name} onChange={(e) => setName(e.target.value)} />}
@@ -260,9 +266,7 @@ function InviteForm({ onInvited }: { onInvited: (user: Schemas['InvitedUser']) =
             )}
           </Field>
         </div>
-        <button type="submit" disabled={busy}>
-          Invite
-        </button>
+        <SubmitButton busy={busy}>Invite</SubmitButton>
       </form>
       <p className="help admin-form-help">Their email is the name they sign in with. An admin manages people and is admin of every queue.</p>
       <Alert>{general}</Alert>
@@ -439,9 +443,7 @@ function EmailForLink({
         {(props) => <input {...props} type="email" autoComplete="off" spellCheck={false} autoFocus value={email} onChange={(e) => setEmail(e.target.value)} />}
       </Field>
       <div className="admin-controls">
-        <button type="submit" disabled={busy}>
-          Make link
-        </button>
+        <SubmitButton busy={busy}>Make link</SubmitButton>
         <button type="button" className="secondary" onClick={onCancel}>
           Cancel
         </button>

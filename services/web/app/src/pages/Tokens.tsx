@@ -2,7 +2,8 @@ import { useCallback, useEffect, useRef, useState, type FormEvent } from 'react'
 import type { Schemas } from '@tracker/client';
 import { useAuth } from '../auth';
 import { ok, ProblemError } from '../http';
-import { Alert, messageOf, PageHeading, useTitle } from '../ui';
+import { placeProblem, type FormProblems } from '../rules/problems';
+import { Alert, Field, messageOf, PageHeading, SubmitButton, useProblemFocus, useTitle } from '../ui';
 
 const EXPIRY_CHOICES = [
   { value: '30', label: '30 days' },
@@ -16,10 +17,15 @@ const TOKEN_NAME_MAX = 100;
 const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
 const when = (iso: string | null, none: string) => (iso ? dateFormat.format(new Date(iso)) : none);
 
-/** A refused token, in words. */
-function createProblem(error: unknown): string {
-  if (error instanceof ProblemError && error.problem.code === 'validation_failed') return `Give the token a name of 1 to ${TOKEN_NAME_MAX} characters.`;
-  return messageOf(error);
+type TokenField = 'name' | 'expiry';
+
+/** A refused token, in words: next to the field refused, else (such as the limit of tokens a person may have) the service's word for the form. */
+function createProblems(error: unknown): FormProblems<TokenField> {
+  if (!(error instanceof ProblemError)) return { fields: {}, general: messageOf(error) };
+  return placeProblem(error.problem, ['name', 'expiry'] as const, {
+    fieldWords: { name: `Give the token a name of 1 to ${TOKEN_NAME_MAX} characters.` },
+    fieldOfPath: { expires_in_days: 'expiry' },
+  });
 }
 
 export function TokensPage() {
@@ -29,8 +35,9 @@ export function TokensPage() {
   const [listProblem, setListProblem] = useState('');
   const [name, setName] = useState('');
   const [expiry, setExpiry] = useState<string>('90');
-  const [formProblem, setFormProblem] = useState('');
+  const [problems, setProblems] = useState<FormProblems<TokenField>>({ fields: {}, general: '' });
   const [busy, setBusy] = useState(false);
+  const { formRef, focusProblem } = useProblemFocus();
   const [created, setCreated] = useState<Schemas['PersonalTokenCreated'] | null>(null);
   const [status, setStatus] = useState('');
   const secretRef = useRef<HTMLInputElement>(null);
@@ -60,11 +67,12 @@ export function TokensPage() {
     event.preventDefault();
     const trimmed = name.trim();
     if (!trimmed) {
-      setFormProblem('Give the token a name, such as what will use it.');
+      setProblems({ fields: { name: 'Give the token a name, such as what will use it.' }, general: '' });
+      focusProblem();
       return;
     }
     setBusy(true);
-    setFormProblem('');
+    setProblems({ fields: {}, general: '' });
     setStatus('');
     try {
       const made = ok(await client.POST('/api/v1/tokens', { body: { name: trimmed, expires_in_days: expiry === 'never' ? null : Number(expiry) } }));
@@ -72,7 +80,8 @@ export function TokensPage() {
       setName('');
       await load();
     } catch (error) {
-      setFormProblem(createProblem(error));
+      setProblems(createProblems(error));
+      focusProblem();
     } finally {
       setBusy(false);
     }
@@ -113,26 +122,28 @@ export function TokensPage() {
 
       <section aria-labelledby="new-token-heading" className="card">
         <h2 id="new-token-heading">Make a token</h2>
-        <form className="inline-form" onSubmit={create} noValidate>
-          <div className="field grow">
-            <label htmlFor="token-name">Token name</label>
-            <input id="token-name" type="text" maxLength={TOKEN_NAME_MAX} required autoComplete="off" value={name} onChange={(e) => setName(e.target.value)} />
+        <form ref={formRef} className="inline-form" onSubmit={create} noValidate>
+          <div className="grow">
+            <Field label="Token name" problem={problems.fields.name}>
+              {(props) => <input {...props} type="text" maxLength={TOKEN_NAME_MAX} required autoComplete="off" value={name} onChange={(e) => setName(e.target.value)} />}
+            </Field>
           </div>
-          <div className="field">
-            <label htmlFor="token-expiry">Expires</label>
-            <select id="token-expiry" value={expiry} onChange={(e) => setExpiry(e.target.value)}>
-              {EXPIRY_CHOICES.map((choice) => (
-                <option key={choice.value} value={choice.value}>
-                  {choice.label}
-                </option>
-              ))}
-            </select>
+          <div>
+            <Field label="Expires" problem={problems.fields.expiry}>
+              {(props) => (
+                <select {...props} value={expiry} onChange={(e) => setExpiry(e.target.value)}>
+                  {EXPIRY_CHOICES.map((choice) => (
+                    <option key={choice.value} value={choice.value}>
+                      {choice.label}
+                    </option>
+                  ))}
+                </select>
+              )}
+            </Field>
           </div>
-          <button type="submit" disabled={busy}>
-            Create token
-          </button>
+          <SubmitButton busy={busy}>Create token</SubmitButton>
         </form>
-        <Alert>{formProblem}</Alert>
+        <Alert>{problems.general}</Alert>
 
         {created && (
           <div className="secret">
