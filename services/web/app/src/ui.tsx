@@ -217,12 +217,24 @@ export function Field({
   );
 }
 
-/** A polite live region for what just happened ("Saved."), read out without moving the focus. */
-export const Status = ({ children }: { children: ReactNode }) => (
-  <p className="status" role="status">
+/**
+ * A polite live region for what just happened ("Saved."), read out without moving the focus.
+ * `className` adds to its style, such as a line kept while empty.
+ */
+export const Status = ({ className, children }: { className?: string; children: ReactNode }) => (
+  <p className={className ? `status ${className}` : 'status'} role="status">
     {children}
   </p>
 );
+
+const dayFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium' });
+const dateTimeFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+
+/** A moment's day, in the reader's language and time zone: "12 Mar 2026". */
+export const formatDay = (moment: string | Date): string => dayFormat.format(new Date(moment));
+
+/** A moment's day and time, in the reader's language and time zone: "12 Mar 2026, 14:05". */
+export const formatDateTime = (moment: string | Date): string => dateTimeFormat.format(new Date(moment));
 
 /**
  * A form's submit button. While `busy` it says so and sends nothing, yet stays enabled:

@@ -6,7 +6,7 @@ import { ok, ProblemError } from '../http';
 import { ADMIN_LIMITS, checkNewQueue, newQueueProblems, type QueueField } from '../rules/admin-forms';
 import { hasProblems, type FieldProblems } from '../rules/problems';
 import { ROLE_WORDS } from '../rules/queue-permissions';
-import { Alert, Empty, Field, Link, Loading, messageOf, PageHeading, SubmitButton, useLoad, useProblemFocus, useTitle } from '../ui';
+import { Alert, Empty, Field, Link, Loading, messageOf, PageHeading, Status, SubmitButton, useLoad, useProblemFocus, useTitle } from '../ui';
 
 type Queue = Schemas['Queue'];
 
@@ -46,14 +46,14 @@ export function AdminQueuesPage() {
             ) : (
               <p className="lead">Workspace admins create queues, and each queue’s admins decide who may use it. Ask an admin of {me.workspace.name} for a new queue.</p>
             )}
-            <p className="status admin-status" role="status">
+            <Status className="admin-status">
               {created && (
                 <>
                   The queue {created.key} is created, with the standard statuses.{' '}
                   <Link to={pathTo('permissions', { key: created.key })}>Grant people a role on {created.key}</Link>.
                 </>
               )}
-            </p>
+            </Status>
             <section aria-labelledby="queues-heading">
               <h2 id="queues-heading">Queues you can see</h2>
               {queues.length === 0 ? (

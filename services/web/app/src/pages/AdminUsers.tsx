@@ -7,7 +7,7 @@ import { AdminSetupLink, type Handover } from '../components/AdminSetupLink';
 import { ADMIN_LIMITS, checkInvite, inviteProblems, type InviteField } from '../rules/admin-forms';
 import { hasProblems, type FieldProblems } from '../rules/problems';
 import { setupLinkExpiry, userChangeDone, userChangeProblem, type UserChange } from '../rules/admin-users';
-import { Alert, Empty, Field, Link, Loading, messageOf, PageHeading, SubmitButton, useLoad, useProblemFocus, useTitle } from '../ui';
+import { Alert, Empty, Field, formatDay, Link, Loading, messageOf, PageHeading, Status, SubmitButton, useLoad, useProblemFocus, useTitle } from '../ui';
 
 type User = Schemas['User'];
 type WorkspaceRole = User['role'];
@@ -16,9 +16,6 @@ const ROLE_CHOICES: Array<{ value: WorkspaceRole; label: string }> = [
   { value: 'member', label: 'Member' },
   { value: 'admin', label: 'Admin' },
 ];
-
-const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium' });
-const day = (iso: string) => dateFormat.format(new Date(iso));
 
 /** A refusal as a ProblemError's problem, or words for anything else (a lost connection). */
 const problemWords = (error: unknown, change: UserChange, user: User, self: boolean) =>
@@ -144,9 +141,7 @@ function UsersAdmin({ meId, workspace, initialUsers }: { meId: number; workspace
       {handover && <AdminSetupLink handover={handover} />}
 
       {/* Its line is kept while empty, so what it says never pushes the table down under the pointer. */}
-      <p className="status admin-status" role="status">
-        {status}
-      </p>
+      <Status className="admin-status">{status}</Status>
 
       <section aria-labelledby="people-heading">
         <h2 id="people-heading">People in {workspace}</h2>
@@ -371,11 +366,11 @@ function UserRow({
       </td>
       <td data-label="Activity">
         <span>
-          Added {day(user.created_at)}
+          Added {formatDay(user.created_at)}
           {user.updated_at !== user.created_at && (
             <>
               <br />
-              Changed {day(user.updated_at)}
+              Changed {formatDay(user.updated_at)}
             </>
           )}
         </span>

@@ -5,9 +5,7 @@ import { ok, ProblemError } from '../http';
 import { DASHBOARD_LIMITS, nameProblem } from '../rules/dashboard-draft';
 import { placeProblem, type FormProblems } from '../rules/problems';
 import { navigate } from '../router';
-import { Alert, Empty, Field, Link, Loading, messageOf, PageHeading, SubmitButton, useLoad, useProblemFocus, useTitle } from '../ui';
-
-const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium' });
+import { Alert, Empty, Field, formatDay, Link, Loading, messageOf, PageHeading, SubmitButton, useLoad, useProblemFocus, useTitle } from '../ui';
 
 /** A refused creation, in words: a name refused goes next to it; anything else (the workspace's limit of dashboards) is the service's word, for the form. */
 function createProblems(error: unknown): FormProblems<'name'> {
@@ -84,7 +82,7 @@ export function DashboardsPage() {
                     <li key={dashboard.id}>
                       <Link to={pathTo('dashboard', { id: dashboard.id })}>{dashboard.name}</Link>
                       <span className="meta">
-                        {widgets} · by {owner} · changed {dateFormat.format(new Date(dashboard.updated_at))}
+                        {widgets} · by {owner} · changed {formatDay(dashboard.updated_at)}
                       </span>
                     </li>
                   );

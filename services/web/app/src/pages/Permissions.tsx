@@ -21,7 +21,7 @@ import {
   type MemberRow,
   type QueueRole,
 } from '../rules/queue-permissions';
-import { Alert, Empty, Field, Link, Loading, messageOf, PageHeading, Status, SubmitButton, useLoad, useProblemFocus, useTitle } from '../ui';
+import { Alert, Empty, Field, formatDateTime, Link, Loading, messageOf, PageHeading, Status, SubmitButton, useLoad, useProblemFocus, useTitle } from '../ui';
 
 type Queue = Schemas['Queue'];
 type Change = Schemas['PermissionChange'];
@@ -30,8 +30,6 @@ type PageData =
   | { kind: 'not-found' }
   | { kind: 'forbidden'; queue: Queue }
   | { kind: 'admin'; queue: Queue; permissions: Schemas['QueuePermissions']; users: Schemas['User'][] };
-
-const whenFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
 
 /**
  * /queues/{KEY}/permissions: for the queue's admins (explicit, or workspace admins who
@@ -108,9 +106,7 @@ function QueueAdmin({ data, reload }: { data: Extract<PageData, { kind: 'admin' 
       </p>
       <GrantForm queue={queue} users={users} onDone={setStatus} reload={reload} />
       {/* Its line is kept while empty, so what it says never pushes the table down under the pointer. */}
-      <p className="status admin-status" role="status">
-        {status}
-      </p>
+      <Status className="admin-status">{status}</Status>
       <Members queue={queue} members={permissions.members} onDone={setStatus} reload={reload} />
       <QueueSettings queue={queue} reload={reload} />
       <History queue={queue} permissions={permissions} nameOf={nameOf} />
@@ -486,7 +482,7 @@ function History({ queue, permissions, nameOf }: { queue: Queue; permissions: Sc
     return (
       <tr key={`${change.at}-${index}`}>
         <td data-label="When">
-          <time dateTime={change.at}>{whenFormat.format(new Date(change.at))}</time>
+          <time dateTime={change.at}>{formatDateTime(change.at)}</time>
         </td>
         <td data-label="Person">{words.person}</td>
         <td data-label="Change">{words.change}</td>

@@ -1,9 +1,10 @@
-import { useCallback, useEffect, useRef, useState, type FormEvent } from 'react';
+import { useCallback, useEffect, useState, type FormEvent } from 'react';
 import type { Schemas } from '@tracker/client';
 import { useAuth } from '../auth';
 import { ok, ProblemError } from '../http';
 import { placeProblem, type FormProblems } from '../rules/problems';
-import { Alert, Field, messageOf, PageHeading, SubmitButton, useProblemFocus, useTitle } from '../ui';
+import { CopyField } from '../components/CopyField';
+import { Alert, Field, formatDateTime, messageOf, PageHeading, Status, SubmitButton, useProblemFocus, useTitle } from '../ui';
 
 const EXPIRY_CHOICES = [
   { value: '30', label: '30 days' },
@@ -14,8 +15,7 @@ const EXPIRY_CHOICES = [
 
 const TOKEN_NAME_MAX = 100;
 
-const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
-const when = (iso: string | null, none: string) => (iso ? dateFormat.format(new Date(iso)) : none);
+const when = (iso: string | null, none: string) => (iso ? formatDateTime(iso) : none);
 
 type TokenField = 'name' | 'expiry';
 
@@ -40,7 +40,6 @@ export function TokensPage() {
   const { formRef, focusProblem } = useProblemFocus();
   const [created, setCreated] = useState<Schemas['PersonalTokenCreated'] | null>(null);
   const [status, setStatus] = useState('');
-  const secretRef = useRef<HTMLInputElement>(null);
 
   const load = useCallback(async () => {
     try {
@@ -54,14 +53,6 @@ export function TokensPage() {
   useEffect(() => {
     void load();
   }, [load]);
-
-  // The new secret takes the focus, selected, ready to copy.
-  useEffect(() => {
-    if (created) {
-      secretRef.current?.focus();
-      secretRef.current?.select();
-    }
-  }, [created]);
 
   const create = async (event: FormEvent) => {
     event.preventDefault();
@@ -84,17 +75,6 @@ export function TokensPage() {
       focusProblem();
     } finally {
       setBusy(false);
-    }
-  };
-
-  const copy = async () => {
-    if (!created) return;
-    try {
-      await navigator.clipboard.writeText(created.token);
-      setStatus('The token is copied to the clipboard.');
-    } catch {
-      secretRef.current?.select();
-      setStatus('Copying did not work here: the token is selected, copy it with the keyboard.');
     }
   };
 
@@ -147,25 +127,14 @@ export function TokensPage() {
 
         {created && (
           <div className="secret">
-            <div className="field">
-              <label htmlFor="new-token">New token</label>
-              <div className="copy-row">
-                <input id="new-token" ref={secretRef} type="text" readOnly value={created.token} aria-describedby="new-token-help" spellCheck={false} />
-                <button type="button" onClick={copy}>
-                  Copy
-                </button>
-              </div>
-              <p id="new-token-help" className="help">
-                “{created.name}”: copy it now and keep it somewhere safe. It is shown only this once.
-              </p>
-            </div>
+            <CopyField id="new-token" label="New token" value={created.token} what="token">
+              “{created.name}”: copy it now and keep it somewhere safe. It is shown only this once.
+            </CopyField>
           </div>
         )}
       </section>
 
-      <p className="status" role="status">
-        {status}
-      </p>
+      <Status>{status}</Status>
 
       <section aria-labelledby="tokens-heading">
         <h2 id="tokens-heading">Your tokens</h2>
