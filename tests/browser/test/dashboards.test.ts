@@ -1,6 +1,6 @@
 import type { Locator, Page } from 'playwright-core';
 import { pollUntil } from '@tracker/system-tests-support';
-import { expectAccessible, expectFitsWidth, heading, openWorld, pathOf, signIn, type Person, type World } from './world';
+import { eventually, expectAccessible, expectFitsWidth, heading, openWorld, pathOf, signIn, type Person, type World } from './world';
 
 /**
  * Dashboards and statistics as people meet them: a dashboard made, given widgets with
@@ -187,6 +187,31 @@ describe('a dashboard, made and edited in the page', () => {
     await page.getByRole('img', { name: /^Team progress, / }).waitFor();
     expect(await page.getByRole('img').count()).toBe(1);
     expect(await page.getByRole('table').count()).toBe(1);
+  });
+
+  test('while a save is on its way, then the widgets cannot be changed and the name is read-only, and the focus stays where it was', async () => {
+    let release = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const saves = '**/api/v1/dashboards/*';
+    await page.route(saves, async (route) => {
+      if (route.request().method() === 'PUT') await held;
+      await route.continue();
+    });
+    const name = page.getByRole('textbox', { name: 'Dashboard name' });
+    const save = page.getByRole('button', { name: 'Save dashboard' });
+    // Inert controls are hidden from assistive technology, so they are looked for among the hidden too.
+    const edit = page.getByRole('button', { name: 'Edit widget Team progress', includeHidden: true });
+    const newWidget = page.getByRole('button', { name: 'New widget', includeHidden: true });
+    const inert = (control: Locator) => control.evaluate((element) => element.closest('[inert]') !== null);
+    await name.press('Enter');
+    await eventually(async () => expect(await save.getAttribute('aria-disabled')).toBe('true'));
+    expect([await inert(edit), await inert(newWidget), await name.getAttribute('readonly')]).toEqual([true, true, '']);
+    expect(await name.evaluate((element) => element === document.activeElement)).toBe(true);
+    release();
+    await page.getByRole('status').filter({ hasText: 'Dashboard saved.' }).waitFor();
+    await page.unroute(saves);
+    expect([await inert(edit), await inert(newWidget), await name.getAttribute('readonly'), await save.getAttribute('aria-disabled')]).toEqual([false, false, null, null]);
+    expect(await name.evaluate((element) => element === document.activeElement)).toBe(true);
   });
 
   test('when the dashboard was saved elsewhere meanwhile, then saving says so in words, and Reload shows that version', async () => {
