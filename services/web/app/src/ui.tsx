@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useId, useRef, useState, type AnchorHTMLAttributes, type ButtonHTMLAttributes, type DependencyList, type ReactElement, type ReactNode } from 'react';
+import { useCallback, useEffect, useId, useLayoutEffect, useRef, useState, type AnchorHTMLAttributes, type ButtonHTMLAttributes, type DependencyList, type ReactElement, type ReactNode } from 'react';
 import { PAGES, pathTo } from '../../src/pages';
 import { useAuth } from './auth';
 import { ProblemError } from './http';
@@ -265,7 +265,8 @@ export function SubmitButton({ busy, onClick, children, ...rest }: { busy: boole
 export function useProblemFocus() {
   const formRef = useRef<HTMLFormElement>(null);
   const [asked, setAsked] = useState(0);
-  useEffect(() => {
+  // In the commit that draws the problems, so nothing reads the focus in between.
+  useLayoutEffect(() => {
     if (asked) formRef.current?.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus();
   }, [asked]);
   const focusProblem = useCallback(() => setAsked((n) => n + 1), []);

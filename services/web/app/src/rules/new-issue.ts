@@ -20,6 +20,3 @@ export function newIssueProblems(problem: Pick<Problem, 'code' | 'detail' | 'err
   });
   return placed.general ? { ...placed.fields, form: placed.general } : placed.fields;
 }
-
-/** The first field with a problem, in the form's order: it takes the focus. */
-export const firstProblemField = (problems: IssueFormProblems): IssueFormField | undefined => FIELDS.find((field) => problems[field]);
