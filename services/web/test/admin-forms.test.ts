@@ -1,5 +1,6 @@
 import type { Problem } from '../app/src/http';
-import { checkInvite, checkNewQueue, checkQueueSettings, hasProblems, inviteProblems, newQueueProblems, placeProblem } from '../app/src/rules/admin-forms';
+import { checkInvite, checkNewQueue, checkQueueSettings, inviteProblems, newQueueProblems } from '../app/src/rules/admin-forms';
+import { hasProblems, placeProblem } from '../app/src/rules/problems';
 
 const problem = (code: string, extra: Partial<Problem> = {}): Problem => ({ status: 422, code, detail: `detail of ${code}`, ...extra });
 

@@ -1,9 +1,9 @@
-import { firstProblemField, newIssueProblems } from '../app/src/rules/new-issue';
+import { newIssueProblems } from '../app/src/rules/new-issue';
 
 const problem = (code: string, errors?: Array<{ path: string; message: string }>) => ({ code, detail: `detail of ${code}`, errors });
 
 describe('a refused new issue, in words', () => {
-  test('when the API names the fields (422), then each field gets its own problem as a sentence, and the first takes the focus', () => {
+  test('when the API names the fields (422), then each field gets its own problem as a sentence', () => {
     const problems = newIssueProblems(
       problem('validation_failed', [
         { path: 'description', message: 'must be at most 100000 characters' },
@@ -11,7 +11,6 @@ describe('a refused new issue, in words', () => {
       ]),
     );
     expect(problems).toEqual({ description: 'Must be at most 100000 characters.', title: 'Too big: expected string to have <=500 characters.' });
-    expect(firstProblemField(problems)).toBe('title');
   });
 
   test('when a field is named twice, then its first problem is kept', () => {
@@ -21,7 +20,6 @@ describe('a refused new issue, in words', () => {
   test('when the API names the whole body or a field the form does not have, then the form as a whole is told the detail', () => {
     expect(newIssueProblems(problem('validation_failed', [{ path: '(body)', message: 'malformed JSON' }]))).toEqual({ form: 'detail of validation_failed' });
     expect(newIssueProblems(problem('validation_failed', [{ path: 'labels.0', message: 'too long' }]))).toEqual({ form: 'detail of validation_failed' });
-    expect(firstProblemField({ form: 'x' })).toBeUndefined();
   });
 
   test('when a body path is written with its (body) prefix, then it still finds its field', () => {

@@ -5,6 +5,7 @@ import {
   filtersFromForm,
   formFromFilters,
   idsToField,
+  NO_IDS,
   queryFromView,
   sameFilters,
   statisticsProblem,
@@ -67,20 +68,38 @@ describe('the API body of a form, and back', () => {
 });
 
 describe('the statistics page’s address', () => {
-  test('when a view is put in the address, then reading it back gives the same view', () => {
+  const queues = [
+    { id: 1, key: 'OPS' },
+    { id: 2, key: 'WEB' },
+  ];
+
+  test('when a view is put in the address, then its queues are named by key, and reading it back gives the same view', () => {
     const view = { form: { ...EMPTY_FORM, queues: '2', category: 'progress' as const, label: 'ui kit', mine: true }, group: 'queues' as const };
-    const query = queryFromView(view);
-    expect(query.toString()).toBe('queue=2&category=progress&label=ui+kit&mine=1&group=queues');
-    expect(viewFromQuery(`?${query}`)).toEqual(view);
+    const query = queryFromView(view, queues);
+    expect(query.toString()).toBe('queue=WEB&category=progress&label=ui+kit&mine=1&group=queues');
+    expect(viewFromQuery(`?${query}`, queues)).toEqual(view);
+    expect(queryFromView({ form: { ...EMPTY_FORM, queues: '1,2' }, group: 'statuses' }, queues).toString()).toBe('queue=OPS%2CWEB');
+    expect(queryFromView({ form: { ...EMPTY_FORM, queues: NO_IDS }, group: 'statuses' }, queues).toString()).toBe('queue=none');
+  });
+
+  test('when the address names a queue by key in any case, or by id as older addresses do, then it is that queue', () => {
+    expect(viewFromQuery('?queue=ops,Web', queues).form.queues).toBe('1,2');
+    expect(viewFromQuery('?queue=2', queues).form.queues).toBe('2');
+    expect(viewFromQuery('?queue=none', queues).form.queues).toBe(NO_IDS);
+  });
+
+  test('when an id names no queue the caller knows, then it is kept in the address by its number, for the service to refuse', () => {
+    expect(queryFromView({ form: { ...EMPTY_FORM, queues: '9' }, group: 'statuses' }, queues).toString()).toBe('queue=9');
+    expect(viewFromQuery('?queue=9', queues).form.queues).toBe('9');
   });
 
   test('when the view is the default one, then the address has no query', () => {
-    expect(queryFromView({ form: EMPTY_FORM, group: 'statuses' }).toString()).toBe('');
-    expect(viewFromQuery('')).toEqual({ form: EMPTY_FORM, group: 'statuses' });
+    expect(queryFromView({ form: EMPTY_FORM, group: 'statuses' }, queues).toString()).toBe('');
+    expect(viewFromQuery('', queues)).toEqual({ form: EMPTY_FORM, group: 'statuses' });
   });
 
   test('when the address holds nonsense, then each bad value is dropped and the rest kept', () => {
-    const view = viewFromQuery('?queue=abc&category=later&priority=urgent&group=pie&status=4&overdue=yes&label=' + 'x'.repeat(101));
+    const view = viewFromQuery('?queue=abc&category=later&priority=urgent&group=pie&status=4&overdue=yes&label=' + 'x'.repeat(101), queues);
     expect(view).toEqual({ form: { ...EMPTY_FORM, statuses: '4', overdue: true }, group: 'statuses' });
   });
 });

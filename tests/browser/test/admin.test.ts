@@ -1,5 +1,5 @@
 import type { Locator, Page } from 'playwright-core';
-import { expectAccessible, expectFitsWidth, heading, openWorld, pathOf, PASSWORD, signIn, type World } from './world';
+import { eventually, expectAccessible, expectFitsWidth, heading, openWorld, pathOf, PASSWORD, signIn, type World } from './world';
 
 /**
  * The admin pages as their people meet them, in Chromium through the gateway: the
@@ -43,6 +43,8 @@ const onGateway = (link: string) => `${world.system.gatewayUrl}/setup${new URL(l
 
 /** Waits until the control named `name` holds the focus. */
 const focusOn = (page: Page, name: string) => page.waitForFunction((label) => document.activeElement?.getAttribute('aria-label') === label, name, { timeout: 5_000 });
+/** Waits until `control` holds the focus. */
+const focusIsOn = (control: Locator) => eventually(async () => expect(await control.evaluate((element) => element === document.activeElement)).toBe(true), 5_000);
 const rowOf = (page: Page, name: string | RegExp) => page.getByRole('row', { name });
 const statusSaying = (page: Page, words: RegExp) => page.getByRole('status').filter({ hasText: words }).waitFor();
 const usersNow = () => world.api<Array<{ id: number; email: string; role: string; active: boolean }>>(world.admin, 'GET', '/api/v1/users');
@@ -155,7 +157,7 @@ describe('users: invite, hand over the setup link, roles', () => {
 });
 
 describe('queues and their permissions', () => {
-  test('when the admin creates a queue with a bad key, then the problem is told next to "Key", and nothing is created', async () => {
+  test('when the admin creates a queue with a bad key by keyboard, then the problem is told next to "Key", which takes the focus, and nothing is created', async () => {
     await admin.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Queues' }).click();
     await heading(admin, 'Queues').waitFor();
     expect(pathOf(admin)).toBe('/admin/queues');
@@ -165,7 +167,8 @@ describe('queues and their permissions', () => {
     await key.fill('1OPS');
     await admin.getByRole('textbox', { name: 'Name' }).fill('Operations');
     await admin.getByRole('textbox', { name: 'Description' }).fill('Servers, deploys and on-call');
-    await admin.getByRole('button', { name: 'Create queue' }).click();
+    await admin.getByRole('textbox', { name: 'Name' }).press('Enter');
+    await focusIsOn(key);
     expect(await key.getAttribute('aria-invalid')).toBe('true');
     expect(await descriptionOf(key)).toContain('“1OPS” cannot be a key. A key is 2 to 12 letters, digits or _, starting with a letter');
     expect(await world.api(world.admin, 'GET', '/api/v1/queues')).toEqual([]);
@@ -176,6 +179,8 @@ describe('queues and their permissions', () => {
     await key.fill('OPS');
     await admin.getByRole('button', { name: 'Create queue' }).click();
     await statusSaying(admin, /The queue OPS is created/);
+    // The button kept the focus while the queue was being made: it never fell to the page.
+    expect(await admin.evaluate(() => document.activeElement?.textContent)).toBe('Create queue');
     const row = rowOf(admin, /OPS/);
     await row.waitFor();
     expect(await row.textContent()).toContain('Servers, deploys and on-call');
@@ -187,6 +192,7 @@ describe('queues and their permissions', () => {
     await admin.getByRole('button', { name: 'Create queue' }).click();
     await admin.getByText('There is already a queue with the key OPS').waitFor();
     expect(await descriptionOf(key)).toContain('There is already a queue with the key OPS');
+    await focusIsOn(key);
     expect(await world.api(world.admin, 'GET', '/api/v1/queues')).toHaveLength(1);
     await expectAccessible(admin, '/admin/queues with a queue');
     await expectFitsWidth(admin, 375);
@@ -268,6 +274,24 @@ describe('queues and their permissions', () => {
     expect(lines[3]).toContain('Revoked Admin');
     expect(lines[4]).toContain('Granted Read only');
     expect(lines[53]).toContain('Changed from Read only to Read and write');
+  });
+
+  test('when another admin renamed the queue meanwhile and the page reloads, then the settings show that name, and saving the description keeps it', async () => {
+    const [queue] = await world.api(world.admin, 'GET', '/api/v1/queues');
+    await world.api(world.admin, 'PATCH', `/api/v1/queues/${queue.id}`, { name: 'Operations, renamed elsewhere' });
+    // Any change on the page reads the queue again: here, a grant.
+    await admin.getByRole('combobox', { name: 'User' }).selectOption({ label: 'Bob Smith' });
+    await admin.getByRole('combobox', { name: 'Role', exact: true }).selectOption({ label: 'Read only' });
+    await admin.getByRole('button', { name: 'Grant' }).click();
+    await statusSaying(admin, /Bob Smith now has/);
+    const name = admin.getByRole('textbox', { name: 'Name' });
+    expect(await admin.evaluate(() => document.activeElement?.textContent)).toBe('Grant');
+    await eventually(async () => expect(await name.inputValue()).toBe('Operations, renamed elsewhere'));
+    await admin.getByRole('textbox', { name: 'Description' }).fill('Servers and deploys');
+    await admin.getByRole('button', { name: 'Save settings' }).click();
+    await statusSaying(admin, /The settings of OPS are saved/);
+    const [saved] = await world.api(world.admin, 'GET', '/api/v1/queues');
+    expect([saved.name, saved.description]).toEqual(['Operations, renamed elsewhere', 'Servers and deploys']);
   });
 });
 

@@ -1,6 +1,6 @@
 import type { Locator, Page } from 'playwright-core';
 import { pollUntil } from '@tracker/system-tests-support';
-import { expectAccessible, expectFitsWidth, heading, openWorld, pathOf, signIn, type Person, type World } from './world';
+import { eventually, expectAccessible, expectFitsWidth, heading, openWorld, pathOf, signIn, type Person, type World } from './world';
 
 /**
  * Dashboards and statistics as people meet them: a dashboard made, given widgets with
@@ -189,6 +189,31 @@ describe('a dashboard, made and edited in the page', () => {
     expect(await page.getByRole('table').count()).toBe(1);
   });
 
+  test('while a save is on its way, then the widgets cannot be changed and the name is read-only, and the focus stays where it was', async () => {
+    let release = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const saves = '**/api/v1/dashboards/*';
+    await page.route(saves, async (route) => {
+      if (route.request().method() === 'PUT') await held;
+      await route.continue();
+    });
+    const name = page.getByRole('textbox', { name: 'Dashboard name' });
+    const save = page.getByRole('button', { name: 'Save dashboard' });
+    // Inert controls are hidden from assistive technology, so they are looked for among the hidden too.
+    const edit = page.getByRole('button', { name: 'Edit widget Team progress', includeHidden: true });
+    const newWidget = page.getByRole('button', { name: 'New widget', includeHidden: true });
+    const inert = (control: Locator) => control.evaluate((element) => element.closest('[inert]') !== null);
+    await name.press('Enter');
+    await eventually(async () => expect(await save.getAttribute('aria-disabled')).toBe('true'));
+    expect([await inert(edit), await inert(newWidget), await name.getAttribute('readonly')]).toEqual([true, true, '']);
+    expect(await name.evaluate((element) => element === document.activeElement)).toBe(true);
+    release();
+    await page.getByRole('status').filter({ hasText: 'Dashboard saved.' }).waitFor();
+    await page.unroute(saves);
+    expect([await inert(edit), await inert(newWidget), await name.getAttribute('readonly'), await save.getAttribute('aria-disabled')]).toEqual([false, false, null, null]);
+    expect(await name.evaluate((element) => element === document.activeElement)).toBe(true);
+  });
+
   test('when the dashboard was saved elsewhere meanwhile, then saving says so in words, and Reload shows that version', async () => {
     const id = Number(dashboardPath.split('/').pop());
     await page.getByRole('textbox', { name: 'Dashboard name' }).fill('Mine now');
@@ -228,8 +253,10 @@ describe('the statistics page', () => {
 
     await page.getByRole('combobox', { name: 'Queue' }).selectOption({ label: 'OPS: Operations' });
     await page.getByRole('combobox', { name: 'Priority' }).selectOption({ label: 'High' });
+    // Named as on /issues and in the decisions.
+    expect(await page.getByRole('checkbox', { name: 'Mine' }).isChecked()).toBe(false);
     await page.getByRole('button', { name: 'Show statistics' }).click();
-    await page.waitForURL((url) => url.search === `?queue=${ops.id}&priority=high`);
+    await page.waitForURL((url) => url.search === '?queue=OPS&priority=high');
     const high = await statistics(world.admin, { queue_ids: [ops.id], priority: 'high' });
     expect(byCategory(high)).toEqual([
       ['Open', '2'],
@@ -256,6 +283,11 @@ describe('the statistics page', () => {
     expect(await page.getByRole('combobox', { name: 'Group by' }).inputValue()).toBe('assignees');
     expect(await tableFigures(page.getByRole('table', { name: 'Issues by assignee in OPS, of high priority' }))).toEqual(byAssignee);
     await page.getByText(`${high.total} issues match`).waitFor();
+    // An address from before queues were named by key still reads.
+    await page.goto(`${world.system.gatewayUrl}/statistics?queue=${ops.id}&priority=high&group=assignees`);
+    const oldAddress = page.getByRole('table', { name: 'Issues by assignee in OPS, of high priority' });
+    await oldAddress.waitFor();
+    expect(await tableFigures(oldAddress)).toEqual(byAssignee);
     await expectAccessible(page, '/statistics with filters');
     await expectFitsWidth(page, 375);
   });

@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useId, useRef, useState, type AnchorHTMLAttributes, type DependencyList, type ReactElement, type ReactNode } from 'react';
+import { useCallback, useEffect, useId, useLayoutEffect, useRef, useState, type AnchorHTMLAttributes, type ButtonHTMLAttributes, type DependencyList, type ReactElement, type ReactNode } from 'react';
 import { PAGES, pathTo } from '../../src/pages';
 import { useAuth } from './auth';
 import { ProblemError } from './http';
@@ -217,9 +217,58 @@ export function Field({
   );
 }
 
-/** A polite live region for what just happened ("Saved."), read out without moving the focus. */
-export const Status = ({ children }: { children: ReactNode }) => (
-  <p className="status" role="status">
+/**
+ * A polite live region for what just happened ("Saved."), read out without moving the focus.
+ * `className` adds to its style, such as a line kept while empty.
+ */
+export const Status = ({ className, children }: { className?: string; children: ReactNode }) => (
+  <p className={className ? `status ${className}` : 'status'} role="status">
     {children}
   </p>
 );
+
+const dayFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium' });
+const dateTimeFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+
+/** A moment's day, in the reader's language and time zone: "12 Mar 2026". */
+export const formatDay = (moment: string | Date): string => dayFormat.format(new Date(moment));
+
+/** A moment's day and time, in the reader's language and time zone: "12 Mar 2026, 14:05". */
+export const formatDateTime = (moment: string | Date): string => dateTimeFormat.format(new Date(moment));
+
+/**
+ * A form's submit button. While `busy` it says so and sends nothing, yet stays enabled:
+ * disabling the button that has the focus throws the focus to the page in Chromium.
+ */
+export function SubmitButton({ busy, onClick, children, ...rest }: { busy: boolean; children: ReactNode } & Omit<ButtonHTMLAttributes<HTMLButtonElement>, 'type' | 'disabled'>) {
+  return (
+    <button
+      {...rest}
+      type="submit"
+      aria-disabled={busy || undefined}
+      onClick={(event) => {
+        // Pressing Enter in a field clicks the submit button too, so this stops both.
+        if (busy) event.preventDefault();
+        else onClick?.(event);
+      }}
+    >
+      {children}
+    </button>
+  );
+}
+
+/**
+ * After a refusal, the focus goes to the form's first field with a problem (one that
+ * `Field` marks aria-invalid). `focusProblem` asks for it; it happens once the problems
+ * are drawn. With no such field the focus stays where it is.
+ */
+export function useProblemFocus() {
+  const formRef = useRef<HTMLFormElement>(null);
+  const [asked, setAsked] = useState(0);
+  // In the commit that draws the problems, so nothing reads the focus in between.
+  useLayoutEffect(() => {
+    if (asked) formRef.current?.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus();
+  }, [asked]);
+  const focusProblem = useCallback(() => setAsked((n) => n + 1), []);
+  return { formRef, focusProblem };
+}

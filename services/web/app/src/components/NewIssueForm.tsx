@@ -2,8 +2,8 @@ import { useEffect, useRef, useState, type FormEvent, type KeyboardEvent } from 
 import type { Schemas } from '@tracker/client';
 import { useAuth } from '../auth';
 import { ok, ProblemError } from '../http';
-import { firstProblemField, MISSING_TITLE, newIssueProblems, type IssueFormProblems } from '../rules/new-issue';
-import { Alert, Field, messageOf } from '../ui';
+import { MISSING_TITLE, newIssueProblems, type IssueFormProblems } from '../rules/new-issue';
+import { Alert, Field, messageOf, SubmitButton, useProblemFocus } from '../ui';
 
 const TITLE_MAX = 500;
 const DESCRIPTION_MAX = 100_000;
@@ -36,24 +36,16 @@ export function NewIssueForm({
   const [problems, setProblems] = useState<IssueFormProblems>({});
   const [busy, setBusy] = useState(false);
   const titleRef = useRef<HTMLInputElement>(null);
-  const queueRef = useRef<HTMLSelectElement>(null);
-  const descriptionRef = useRef<HTMLTextAreaElement>(null);
+  const { formRef, focusProblem } = useProblemFocus();
 
   useEffect(() => titleRef.current?.focus(), []);
 
-  const focusFirstProblem = (found: IssueFormProblems) => {
-    const field = firstProblemField(found);
-    if (field) ({ queue: queueRef, title: titleRef, description: descriptionRef } as const)[field].current?.focus();
-  };
-
   const submit = async (event: FormEvent) => {
     event.preventDefault();
-    if (busy) return;
     const trimmed = title.trim();
     if (!trimmed) {
-      const found = { title: MISSING_TITLE };
-      setProblems(found);
-      focusFirstProblem(found);
+      setProblems({ title: MISSING_TITLE });
+      focusProblem();
       return;
     }
     setBusy(true);
@@ -62,9 +54,8 @@ export function NewIssueForm({
       const created = ok(await client.POST('/api/v1/issues', { body: { queue_id: queueId, title: trimmed, description } }));
       onCreated(created);
     } catch (error) {
-      const found = problemsOf(error);
-      setProblems(found);
-      focusFirstProblem(found);
+      setProblems(problemsOf(error));
+      focusProblem();
       setBusy(false);
     }
   };
@@ -76,10 +67,10 @@ export function NewIssueForm({
   return (
     <section id={id} className="card new-issue" aria-labelledby={`${id}-heading`} onKeyDown={escape}>
       <h2 id={`${id}-heading`}>New issue</h2>
-      <form onSubmit={submit} noValidate>
+      <form ref={formRef} onSubmit={submit} noValidate>
         <Field label="Queue" problem={problems.queue}>
           {(props) => (
-            <select {...props} ref={queueRef} value={queueId} onChange={(e) => setQueueId(Number(e.target.value))}>
+            <select {...props} value={queueId} onChange={(e) => setQueueId(Number(e.target.value))}>
               {queues.map((queue) => (
                 <option key={queue.id} value={queue.id}>
                   {queue.name} ({queue.key})
@@ -92,13 +83,11 @@ export function NewIssueForm({
           {(props) => <input {...props} ref={titleRef} type="text" maxLength={TITLE_MAX} required autoComplete="off" value={title} onChange={(e) => setTitle(e.target.value)} />}
         </Field>
         <Field label="Description" hint="Optional. Naming another issue's key, such as OPS-1, links the two." problem={problems.description}>
-          {(props) => <textarea {...props} ref={descriptionRef} rows={5} maxLength={DESCRIPTION_MAX} value={description} onChange={(e) => setDescription(e.target.value)} />}
+          {(props) => <textarea {...props} rows={5} maxLength={DESCRIPTION_MAX} value={description} onChange={(e) => setDescription(e.target.value)} />}
         </Field>
         <Alert>{problems.form}</Alert>
         <div className="new-issue-actions">
-          <button type="submit" disabled={busy}>
-            {busy ? 'Creating…' : 'Create issue'}
-          </button>
+          <SubmitButton busy={busy}>{busy ? 'Creating…' : 'Create issue'}</SubmitButton>
           <button type="button" className="secondary" onClick={onCancel} disabled={busy}>
             Cancel
           </button>

@@ -1,6 +1,7 @@
 import { useId } from 'react';
 import type { Schemas } from '@tracker/client';
-import { CATEGORIES, FILTER_LIMITS, fieldToIds, NO_IDS, PRIORITIES, type FilterForm } from '../rules/statistics-filters';
+import { PRIORITIES, PRIORITY_NAMES } from '../rules/issue-fields';
+import { CATEGORIES, FILTER_LIMITS, fieldToIds, NO_IDS, type FilterForm } from '../rules/statistics-filters';
 import { Field } from '../ui';
 
 export type Queue = Schemas['Queue'];
@@ -108,8 +109,8 @@ export function FilterFields({ value, onChange, queues, users }: { value: Filter
           <select {...props} value={value.priority} onChange={(e) => set('priority', e.target.value as FilterForm['priority'])}>
             <option value="">Any priority</option>
             {PRIORITIES.map((priority) => (
-              <option key={priority.value} value={priority.value}>
-                {priority.label}
+              <option key={priority} value={priority}>
+                {PRIORITY_NAMES[priority]}
               </option>
             ))}
           </select>
@@ -124,7 +125,7 @@ export function FilterFields({ value, onChange, queues, users }: { value: Filter
       <div className="filter-checks">
         <div className="check">
           <input id={`${id}-mine`} type="checkbox" checked={value.mine} onChange={(e) => set('mine', e.target.checked)} />
-          <label htmlFor={`${id}-mine`}>Assigned to me</label>
+          <label htmlFor={`${id}-mine`}>Mine</label>
         </div>
         <div className="check">
           <input id={`${id}-overdue`} type="checkbox" checked={value.overdue} onChange={(e) => set('overdue', e.target.checked)} />

@@ -3,9 +3,10 @@ import type { Schemas } from '@tracker/client';
 import { pathTo } from '../../../src/pages';
 import { useAuth } from '../auth';
 import { ok, ProblemError } from '../http';
-import { ADMIN_LIMITS, checkNewQueue, hasProblems, newQueueProblems, type FieldProblems, type QueueField } from '../rules/admin-forms';
+import { ADMIN_LIMITS, checkNewQueue, newQueueProblems, type QueueField } from '../rules/admin-forms';
+import { hasProblems, type FieldProblems } from '../rules/problems';
 import { ROLE_WORDS } from '../rules/queue-permissions';
-import { Alert, Empty, Field, Link, Loading, messageOf, PageHeading, useLoad, useTitle } from '../ui';
+import { Alert, Empty, Field, Link, Loading, messageOf, PageHeading, Status, SubmitButton, useLoad, useProblemFocus, useTitle } from '../ui';
 
 type Queue = Schemas['Queue'];
 
@@ -45,14 +46,14 @@ export function AdminQueuesPage() {
             ) : (
               <p className="lead">Workspace admins create queues, and each queue’s admins decide who may use it. Ask an admin of {me.workspace.name} for a new queue.</p>
             )}
-            <p className="status admin-status" role="status">
+            <Status className="admin-status">
               {created && (
                 <>
                   The queue {created.key} is created, with the standard statuses.{' '}
                   <Link to={pathTo('permissions', { key: created.key })}>Grant people a role on {created.key}</Link>.
                 </>
               )}
-            </p>
+            </Status>
             <section aria-labelledby="queues-heading">
               <h2 id="queues-heading">Queues you can see</h2>
               {queues.length === 0 ? (
@@ -122,6 +123,7 @@ function CreateQueue({ onStart, onCreated }: { onStart: () => void; onCreated: (
   const [problems, setProblems] = useState<FieldProblems<QueueField>>({});
   const [general, setGeneral] = useState('');
   const [busy, setBusy] = useState(false);
+  const { formRef, focusProblem } = useProblemFocus();
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
@@ -129,7 +131,10 @@ function CreateQueue({ onStart, onCreated }: { onStart: () => void; onCreated: (
     const checked = checkNewQueue({ key, name, description });
     setProblems(checked);
     setGeneral('');
-    if (hasProblems(checked)) return;
+    if (hasProblems(checked)) {
+      focusProblem();
+      return;
+    }
     setBusy(true);
     try {
       const queue = ok(await client.POST('/api/v1/queues', { body: { key: key.trim(), name: name.trim(), description } }));
@@ -142,6 +147,7 @@ function CreateQueue({ onStart, onCreated }: { onStart: () => void; onCreated: (
         const placed = newQueueProblems(error.problem, key);
         setProblems(placed.fields);
         setGeneral(placed.general);
+        focusProblem();
       } else setGeneral(messageOf(error));
     } finally {
       setBusy(false);
@@ -151,7 +157,7 @@ function CreateQueue({ onStart, onCreated }: { onStart: () => void; onCreated: (
   return (
     <section aria-labelledby="new-queue-heading" className="card">
       <h2 id="new-queue-heading">Create a queue</h2>
-      <form className="admin-form" onSubmit={submit} noValidate>
+      <form ref={formRef} className="admin-form" onSubmit={submit} noValidate>
         <div className="admin-pair">
           <Field label="Key" problem={problems.key} hint="2 to 12 letters, digits or _, starting with a letter. It starts each issue key, as in OPS-1.">
             {(props) => (
@@ -174,9 +180,7 @@ function CreateQueue({ onStart, onCreated }: { onStart: () => void; onCreated: (
           {(props) => <textarea {...props} rows={2} value={description} onChange={(e) => setDescription(e.target.value)} />}
         </Field>
         <Alert>{general}</Alert>
-        <button type="submit" disabled={busy}>
-          Create queue
-        </button>
+        <SubmitButton busy={busy}>Create queue</SubmitButton>
       </form>
     </section>
   );

@@ -4,9 +4,10 @@ import { PAGES } from '../../../src/pages';
 import { useAuth } from '../auth';
 import { ok, ProblemError } from '../http';
 import { AdminSetupLink, type Handover } from '../components/AdminSetupLink';
-import { ADMIN_LIMITS, checkInvite, hasProblems, inviteProblems, type FieldProblems, type InviteField } from '../rules/admin-forms';
+import { ADMIN_LIMITS, checkInvite, inviteProblems, type InviteField } from '../rules/admin-forms';
+import { hasProblems, type FieldProblems } from '../rules/problems';
 import { setupLinkExpiry, userChangeDone, userChangeProblem, type UserChange } from '../rules/admin-users';
-import { Alert, Empty, Field, Link, Loading, messageOf, PageHeading, useLoad, useTitle } from '../ui';
+import { Alert, Empty, Field, formatDay, Link, Loading, messageOf, PageHeading, Status, SubmitButton, useLoad, useProblemFocus, useTitle } from '../ui';
 
 type User = Schemas['User'];
 type WorkspaceRole = User['role'];
@@ -15,9 +16,6 @@ const ROLE_CHOICES: Array<{ value: WorkspaceRole; label: string }> = [
   { value: 'member', label: 'Member' },
   { value: 'admin', label: 'Admin' },
 ];
-
-const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium' });
-const day = (iso: string) => dateFormat.format(new Date(iso));
 
 /** A refusal as a ProblemError's problem, or words for anything else (a lost connection). */
 const problemWords = (error: unknown, change: UserChange, user: User, self: boolean) =>
@@ -143,9 +141,7 @@ function UsersAdmin({ meId, workspace, initialUsers }: { meId: number; workspace
       {handover && <AdminSetupLink handover={handover} />}
 
       {/* Its line is kept while empty, so what it says never pushes the table down under the pointer. */}
-      <p className="status admin-status" role="status">
-        {status}
-      </p>
+      <Status className="admin-status">{status}</Status>
 
       <section aria-labelledby="people-heading">
         <h2 id="people-heading">People in {workspace}</h2>
@@ -206,13 +202,17 @@ function InviteForm({ onInvited }: { onInvited: (user: Schemas['InvitedUser']) =
   const [problems, setProblems] = useState<FieldProblems<InviteField>>({});
   const [general, setGeneral] = useState('');
   const [busy, setBusy] = useState(false);
+  const { formRef, focusProblem } = useProblemFocus();
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
     const checked = checkInvite({ name, email });
     setProblems(checked);
     setGeneral('');
-    if (hasProblems(checked)) return;
+    if (hasProblems(checked)) {
+      focusProblem();
+      return;
+    }
     setBusy(true);
     try {
       const user = ok(await client.POST('/api/v1/users', { body: { name: name.trim(), email: email.trim(), role } }));
@@ -225,6 +225,7 @@ function InviteForm({ onInvited }: { onInvited: (user: Schemas['InvitedUser']) =
         const placed = inviteProblems(error.problem);
         setProblems(placed.fields);
         setGeneral(placed.general);
+        focusProblem();
       } else setGeneral(messageOf(error));
     } finally {
       setBusy(false);
@@ -234,7 +235,7 @@ function InviteForm({ onInvited }: { onInvited: (user: Schemas['InvitedUser']) =
   return (
     <section aria-labelledby="invite-heading" className="card">
       <h2 id="invite-heading">Invite a colleague</h2>
-      <form className="inline-form" onSubmit={submit} noValidate>
+      <form ref={formRef} className="inline-form" onSubmit={submit} noValidate>
         <div className="grow">
           <Field label="Name" problem={problems.name}>
             {(props) => <input {...props} type="text" autoComplete="off" maxLength={ADMIN_LIMITS.nameMax} value={name} onChange={(e) => setName(e.target.value)} />}
@@ -260,9 +261,7 @@ function InviteForm({ onInvited }: { onInvited: (user: Schemas['InvitedUser']) =
             )}
           </Field>
         </div>
-        <button type="submit" disabled={busy}>
-          Invite
-        </button>
+        <SubmitButton busy={busy}>Invite</SubmitButton>
       </form>
       <p className="help admin-form-help">Their email is the name they sign in with. An admin manages people and is admin of every queue.</p>
       <Alert>{general}</Alert>
@@ -367,11 +366,11 @@ function UserRow({
       </td>
       <td data-label="Activity">
         <span>
-          Added {day(user.created_at)}
+          Added {formatDay(user.created_at)}
           {user.updated_at !== user.created_at && (
             <>
               <br />
-              Changed {day(user.updated_at)}
+              Changed {formatDay(user.updated_at)}
             </>
           )}
         </span>
@@ -439,9 +438,7 @@ function EmailForLink({
         {(props) => <input {...props} type="email" autoComplete="off" spellCheck={false} autoFocus value={email} onChange={(e) => setEmail(e.target.value)} />}
       </Field>
       <div className="admin-controls">
-        <button type="submit" disabled={busy}>
-          Make link
-        </button>
+        <SubmitButton busy={busy}>Make link</SubmitButton>
         <button type="button" className="secondary" onClick={onCancel}>
           Cancel
         </button>

@@ -21,7 +21,7 @@ import {
   type DraftWidget,
 } from '../rules/dashboard-draft';
 import { sameFilters, statisticsProblem, type Filters, type Names } from '../rules/statistics-filters';
-import { Alert, Empty, Field, Link, Loading, messageOf, PageHeading, Status, useLoad, useTitle } from '../ui';
+import { Alert, Empty, Field, formatDateTime, Link, Loading, messageOf, PageHeading, Status, SubmitButton, useLoad, useTitle } from '../ui';
 
 type FigureState = { status: 'loading' } | { status: 'loaded'; stats: Statistics } | { status: 'failed'; problem: string };
 
@@ -37,8 +37,6 @@ interface PageData {
 }
 
 let loads = 0;
-
-const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
 
 /** Why figures could not be had, in words. */
 const problemOf = (error: unknown) => (error instanceof ProblemError ? statisticsProblem(error.problem) : messageOf(error));
@@ -255,12 +253,17 @@ function DashboardView({ data, me, reload, onSaved }: { data: PageData; me: numb
     void save(false);
   };
 
+  const submitOverwrite = (event: FormEvent) => {
+    event.preventDefault();
+    void save(true);
+  };
+
   const full = draft.widgets.length >= DASHBOARD_LIMITS.widgets;
 
   return (
     <>
       <p className="lead">
-        {saved.widgets.length === 1 ? '1 widget' : `${saved.widgets.length} widgets`} · made by {isOwner ? 'you' : ownerName} · saved {dateFormat.format(new Date(saved.updated_at))}
+        {saved.widgets.length === 1 ? '1 widget' : `${saved.widgets.length} widgets`} · made by {isOwner ? 'you' : ownerName} · saved {formatDateTime(saved.updated_at)}
         {isOwner ? '' : `. Only ${ownerName} can change it.`}
       </p>
 
@@ -278,71 +281,71 @@ function DashboardView({ data, me, reload, onSaved }: { data: PageData; me: numb
                     maxLength={DASHBOARD_LIMITS.name}
                     required
                     autoComplete="off"
+                    readOnly={busy}
                     value={draft.name}
                     onChange={(e) => setDraft((d) => ({ ...d, name: e.target.value }))}
                   />
                 )}
               </Field>
             </div>
-            <button type="submit" disabled={busy}>
-              Save dashboard
-            </button>
+            <SubmitButton busy={busy}>Save dashboard</SubmitButton>
           </form>
           <p className="help save-state">{changed ? 'Some changes are not saved yet.' : 'Everything is saved.'}</p>
           <Alert>{saveError}</Alert>
           {conflict && (
             <div className="alert" role="alert">
               <p>
-                This dashboard was saved elsewhere at {dateFormat.format(new Date(conflict))}, after this page read it. Reload to see that version (your changes here are
+                This dashboard was saved elsewhere at {formatDateTime(conflict)}, after this page read it. Reload to see that version (your changes here are
                 dropped), or save yours over it.
               </p>
-              <div className="form-actions">
+              <form className="form-actions" onSubmit={submitOverwrite}>
                 <button type="button" className="secondary" onClick={() => void reload()}>
                   Reload
                 </button>
-                <button type="button" onClick={() => void save(true)} disabled={busy}>
-                  Save anyway
-                </button>
-              </div>
+                <SubmitButton busy={busy}>Save anyway</SubmitButton>
+              </form>
             </div>
           )}
           <Status>{status}</Status>
-          <div className="form-actions">
-            <button
-              ref={newWidgetButton}
-              type="button"
-              className="secondary"
-              aria-expanded={open === 'new'}
-              disabled={full}
-              aria-describedby={full ? 'widgets-full' : undefined}
-              onClick={() => setOpen(open === 'new' ? null : 'new')}
-            >
-              New widget
-            </button>
-            {full && (
-              <span id="widgets-full" className="help">
-                A dashboard holds at most {DASHBOARD_LIMITS.widgets} widgets.
-              </span>
+          {/* While a save is on its way the widgets cannot change: what the save answers replaces them. */}
+          <div inert={busy}>
+            <div className="form-actions">
+              <button
+                ref={newWidgetButton}
+                type="button"
+                className="secondary"
+                aria-expanded={open === 'new'}
+                disabled={full}
+                aria-describedby={full ? 'widgets-full' : undefined}
+                onClick={() => setOpen(open === 'new' ? null : 'new')}
+              >
+                New widget
+              </button>
+              {full && (
+                <span id="widgets-full" className="help">
+                  A dashboard holds at most {DASHBOARD_LIMITS.widgets} widgets.
+                </span>
+              )}
+            </div>
+            {open === 'new' && (
+              <WidgetEditor
+                name="New widget"
+                initial={{ type: 'statuses', title: '', filters: {} }}
+                submitText="Add widget"
+                queues={data.queues}
+                users={data.users}
+                onSubmit={add}
+                onCancel={() => {
+                  setOpen(null);
+                  setFocusKey('new-widget');
+                }}
+              />
             )}
           </div>
-          {open === 'new' && (
-            <WidgetEditor
-              name="New widget"
-              initial={{ type: 'statuses', title: '', filters: {} }}
-              submitText="Add widget"
-              queues={data.queues}
-              users={data.users}
-              onSubmit={add}
-              onCancel={() => {
-                setOpen(null);
-                setFocusKey('new-widget');
-              }}
-            />
-          )}
         </section>
       )}
 
-      <section aria-labelledby="widgets-heading">
+      <section aria-labelledby="widgets-heading" inert={busy}>
         <h2 id="widgets-heading" ref={widgetsHeading} tabIndex={-1}>
           Widgets
         </h2>

@@ -1,21 +1,16 @@
-import { useRef, useState, type FormEvent } from 'react';
+import { useState, type FormEvent } from 'react';
 import { pathTo } from '../../../src/pages';
 import { useAuth } from '../auth';
 import { ok, ProblemError } from '../http';
 import { DASHBOARD_LIMITS, nameProblem } from '../rules/dashboard-draft';
+import { placeProblem, type FormProblems } from '../rules/problems';
 import { navigate } from '../router';
-import { Empty, Field, Link, Loading, messageOf, PageHeading, useLoad, useTitle } from '../ui';
+import { Alert, Empty, Field, formatDay, Link, Loading, messageOf, PageHeading, SubmitButton, useLoad, useProblemFocus, useTitle } from '../ui';
 
-const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium' });
-
-/** A refused creation, in words. */
-function createProblem(error: unknown): string {
-  if (error instanceof ProblemError && error.problem.code === 'validation_failed') {
-    // The workspace's limit is told on the body as a whole; anything else is the name.
-    if (error.problem.errors?.some((e) => e.path === '(body)')) return 'The workspace holds as many dashboards as it may (100). Change one of them instead.';
-    return `Give the dashboard a name of 1 to ${DASHBOARD_LIMITS.name} characters.`;
-  }
-  return messageOf(error);
+/** A refused creation, in words: a name refused goes next to it; anything else (the workspace's limit of dashboards) is the service's word, for the form. */
+function createProblems(error: unknown): FormProblems<'name'> {
+  if (!(error instanceof ProblemError)) return { fields: {}, general: messageOf(error) };
+  return placeProblem(error.problem, ['name'] as const, { fieldWords: { name: `Give the dashboard a name of 1 to ${DASHBOARD_LIMITS.name} characters.` } });
 }
 
 export function DashboardsPage() {
@@ -27,16 +22,16 @@ export function DashboardsPage() {
     return { dashboards: list, users: ok(users) };
   }, [client]);
   const [name, setName] = useState('');
-  const [problem, setProblem] = useState('');
+  const [problems, setProblems] = useState<FormProblems<'name'>>({ fields: {}, general: '' });
   const [busy, setBusy] = useState(false);
-  const nameRef = useRef<HTMLInputElement>(null);
+  const { formRef, focusProblem } = useProblemFocus();
 
   const create = async (event: FormEvent) => {
     event.preventDefault();
     const wrong = nameProblem(name);
-    setProblem(wrong);
+    setProblems({ fields: { name: wrong || undefined }, general: '' });
     if (wrong) {
-      nameRef.current?.focus();
+      focusProblem();
       return;
     }
     setBusy(true);
@@ -44,8 +39,8 @@ export function DashboardsPage() {
       const made = ok(await client.POST('/api/v1/dashboards', { body: { name: name.trim(), widgets: [] } }));
       navigate(pathTo('dashboard', { id: made.id }));
     } catch (error) {
-      setProblem(createProblem(error));
-      nameRef.current?.focus();
+      setProblems(createProblems(error));
+      focusProblem();
       setBusy(false);
     }
   };
@@ -57,18 +52,17 @@ export function DashboardsPage() {
 
       <section aria-labelledby="new-dashboard-heading" className="card">
         <h2 id="new-dashboard-heading">New dashboard</h2>
-        <form className="inline-form" onSubmit={create} noValidate>
+        <form ref={formRef} className="inline-form" onSubmit={create} noValidate>
           <div className="grow">
-            <Field label="Name" problem={problem || undefined}>
+            <Field label="Name" problem={problems.fields.name}>
               {(props) => (
-                <input {...props} ref={nameRef} type="text" maxLength={DASHBOARD_LIMITS.name} required autoComplete="off" value={name} onChange={(e) => setName(e.target.value)} />
+                <input {...props} type="text" maxLength={DASHBOARD_LIMITS.name} required autoComplete="off" value={name} onChange={(e) => setName(e.target.value)} />
               )}
             </Field>
           </div>
-          <button type="submit" disabled={busy}>
-            Create dashboard
-          </button>
+          <SubmitButton busy={busy}>Create dashboard</SubmitButton>
         </form>
+        <Alert>{problems.general}</Alert>
       </section>
 
       <section aria-labelledby="dashboards-heading">
@@ -88,7 +82,7 @@ export function DashboardsPage() {
                     <li key={dashboard.id}>
                       <Link to={pathTo('dashboard', { id: dashboard.id })}>{dashboard.name}</Link>
                       <span className="meta">
-                        {widgets} · by {owner} · changed {dateFormat.format(new Date(dashboard.updated_at))}
+                        {widgets} · by {owner} · changed {formatDay(dashboard.updated_at)}
                       </span>
                     </li>
                   );

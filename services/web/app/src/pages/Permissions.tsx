@@ -3,7 +3,8 @@ import type { Schemas } from '@tracker/client';
 import { PAGES, pathTo } from '../../../src/pages';
 import { useAuth } from '../auth';
 import { ok, ProblemError } from '../http';
-import { ADMIN_LIMITS, checkQueueSettings, hasProblems, placeProblem, type FieldProblems } from '../rules/admin-forms';
+import { ADMIN_LIMITS, checkQueueSettings } from '../rules/admin-forms';
+import { hasProblems, placeProblem, type FieldProblems } from '../rules/problems';
 import {
   describeChange,
   hiddenCount,
@@ -20,7 +21,7 @@ import {
   type MemberRow,
   type QueueRole,
 } from '../rules/queue-permissions';
-import { Alert, Empty, Field, Link, Loading, messageOf, PageHeading, Status, useLoad, useTitle } from '../ui';
+import { Alert, Empty, Field, formatDateTime, Link, Loading, messageOf, PageHeading, Status, SubmitButton, useLoad, useProblemFocus, useTitle } from '../ui';
 
 type Queue = Schemas['Queue'];
 type Change = Schemas['PermissionChange'];
@@ -29,8 +30,6 @@ type PageData =
   | { kind: 'not-found' }
   | { kind: 'forbidden'; queue: Queue }
   | { kind: 'admin'; queue: Queue; permissions: Schemas['QueuePermissions']; users: Schemas['User'][] };
-
-const whenFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
 
 /**
  * /queues/{KEY}/permissions: for the queue's admins (explicit, or workspace admins who
@@ -107,9 +106,7 @@ function QueueAdmin({ data, reload }: { data: Extract<PageData, { kind: 'admin' 
       </p>
       <GrantForm queue={queue} users={users} onDone={setStatus} reload={reload} />
       {/* Its line is kept while empty, so what it says never pushes the table down under the pointer. */}
-      <p className="status admin-status" role="status">
-        {status}
-      </p>
+      <Status className="admin-status">{status}</Status>
       <Members queue={queue} members={permissions.members} onDone={setStatus} reload={reload} />
       <QueueSettings queue={queue} reload={reload} />
       <History queue={queue} permissions={permissions} nameOf={nameOf} />
@@ -120,12 +117,20 @@ function QueueAdmin({ data, reload }: { data: Extract<PageData, { kind: 'admin' 
 function QueueSettings({ queue, reload }: { queue: Queue; reload: () => Promise<void> }) {
   const { client } = useAuth();
   const [saved, setSaved] = useState('');
-  const onSaved = setSaved;
+  /** The settings as the form was filled with them: a reload that brings others' changes fills it afresh. */
+  const [start, setStart] = useState({ name: queue.name, description: queue.description });
   const [name, setName] = useState(queue.name);
   const [description, setDescription] = useState(queue.description);
   const [problems, setProblems] = useState<FieldProblems<'name' | 'description'>>({});
   const [general, setGeneral] = useState('');
   const [busy, setBusy] = useState(false);
+  const { formRef, focusProblem } = useProblemFocus();
+
+  if (start.name !== queue.name || start.description !== queue.description) {
+    setStart({ name: queue.name, description: queue.description });
+    setName(queue.name);
+    setDescription(queue.description);
+  }
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
@@ -133,27 +138,29 @@ function QueueSettings({ queue, reload }: { queue: Queue; reload: () => Promise<
     setProblems(checked);
     setGeneral('');
     setSaved('');
-    if (hasProblems(checked)) return;
-    // Only what changed is sent, so a change someone else made meanwhile to the other field stays.
+    if (hasProblems(checked)) {
+      focusProblem();
+      return;
+    }
+    // Only the fields changed in this form are sent, so a change someone else made meanwhile to the other one stays.
     const changes: Schemas['QueueSettings'] = {};
-    if (name.trim() !== queue.name) changes.name = name.trim();
-    if (description !== queue.description) changes.description = description;
+    if (name.trim() !== start.name) changes.name = name.trim();
+    if (description !== start.description) changes.description = description;
     if (Object.keys(changes).length === 0) {
-      onSaved('Nothing to save: the settings are as shown.');
+      setSaved('Nothing to save: the settings are as shown.');
       return;
     }
     setBusy(true);
     try {
-      const saved = ok(await client.PATCH('/api/v1/queues/{queue_id}', { params: { path: { queue_id: queue.id } }, body: changes }));
-      setName(saved.name);
-      setDescription(saved.description);
-      onSaved(`The settings of ${saved.key} are saved.`);
+      const result = ok(await client.PATCH('/api/v1/queues/{queue_id}', { params: { path: { queue_id: queue.id } }, body: changes }));
+      setSaved(`The settings of ${result.key} are saved.`);
       await reload();
     } catch (error) {
       if (error instanceof ProblemError) {
         const placed = placeProblem(error.problem, ['name', 'description'] as const);
         setProblems(placed.fields);
         setGeneral(placed.general);
+        focusProblem();
       } else setGeneral(messageOf(error));
     } finally {
       setBusy(false);
@@ -163,7 +170,7 @@ function QueueSettings({ queue, reload }: { queue: Queue; reload: () => Promise<
   return (
     <section aria-labelledby="settings-heading" className="card">
       <h2 id="settings-heading">Settings</h2>
-      <form className="admin-form" onSubmit={submit} noValidate>
+      <form ref={formRef} className="admin-form" onSubmit={submit} noValidate>
         <Field label="Name" problem={problems.name}>
           {(props) => <input {...props} type="text" autoComplete="off" maxLength={ADMIN_LIMITS.nameMax} value={name} onChange={(e) => setName(e.target.value)} />}
         </Field>
@@ -172,9 +179,7 @@ function QueueSettings({ queue, reload }: { queue: Queue; reload: () => Promise<
         </Field>
         <p className="help admin-form-help">The key, {queue.key}, stays: every issue key of the queue starts with it.</p>
         <Alert>{general}</Alert>
-        <button type="submit" disabled={busy}>
-          Save settings
-        </button>
+        <SubmitButton busy={busy}>Save settings</SubmitButton>
       </form>
       <Status>{saved}</Status>
     </section>
@@ -188,6 +193,7 @@ function GrantForm({ queue, users, onDone, reload }: { queue: Queue; users: Sche
   const [userProblem, setUserProblem] = useState('');
   const [general, setGeneral] = useState('');
   const [busy, setBusy] = useState(false);
+  const { formRef, focusProblem } = useProblemFocus();
   const choices = userChoices(users);
 
   const submit = async (event: FormEvent) => {
@@ -195,6 +201,7 @@ function GrantForm({ queue, users, onDone, reload }: { queue: Queue; users: Sche
     setGeneral('');
     if (!userId) {
       setUserProblem('Choose the person to grant a role to.');
+      focusProblem();
       return;
     }
     setUserProblem('');
@@ -213,6 +220,7 @@ function GrantForm({ queue, users, onDone, reload }: { queue: Queue; users: Sche
     } catch (error) {
       if (error instanceof ProblemError && error.problem.code === 'validation_failed' && error.problem.errors?.some((e) => e.path === 'user_id')) {
         setUserProblem('This person is not in the workspace any more. Reload the page.');
+        focusProblem();
       } else setGeneral(messageOf(error));
     } finally {
       setBusy(false);
@@ -222,7 +230,7 @@ function GrantForm({ queue, users, onDone, reload }: { queue: Queue; users: Sche
   return (
     <section aria-labelledby="grant-heading" className="card">
       <h2 id="grant-heading">Grant a role</h2>
-      <form className="inline-form" onSubmit={submit} noValidate>
+      <form ref={formRef} className="inline-form" onSubmit={submit} noValidate>
         <div className="grow">
           <Field label="User" problem={userProblem}>
             {(props) => (
@@ -250,9 +258,7 @@ function GrantForm({ queue, users, onDone, reload }: { queue: Queue; users: Sche
             )}
           </Field>
         </div>
-        <button type="submit" disabled={busy}>
-          Grant
-        </button>
+        <SubmitButton busy={busy}>Grant</SubmitButton>
       </form>
       <ul className="help admin-roles">
         {QUEUE_ROLES.map((value) => (
@@ -476,7 +482,7 @@ function History({ queue, permissions, nameOf }: { queue: Queue; permissions: Sc
     return (
       <tr key={`${change.at}-${index}`}>
         <td data-label="When">
-          <time dateTime={change.at}>{whenFormat.format(new Date(change.at))}</time>
+          <time dateTime={change.at}>{formatDateTime(change.at)}</time>
         </td>
         <td data-label="Person">{words.person}</td>
         <td data-label="Change">{words.change}</td>

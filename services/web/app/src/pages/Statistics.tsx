@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useState, type FormEvent } from 'react';
+import { useMemo, useState, type FormEvent } from 'react';
 import { useAuth } from '../auth';
 import { FigureChart } from '../components/Chart';
 import { FilterFields } from '../components/WidgetFilters';
@@ -6,45 +6,50 @@ import { ok, ProblemError } from '../http';
 import { figuresOf, formatCount, formatPercent, hasFigures, subjectWithFilters, truncationNote } from '../rules/chart';
 import { EMPTY_FORM, filtersFromForm, GROUPS, queryFromView, statisticsProblem, viewFromQuery, type Group, type Names } from '../rules/statistics-filters';
 import { replaceQuery, useLocation } from '../router';
-import { Empty, Field, Loading, messageOf, PageHeading, useLoad, useTitle } from '../ui';
-
-const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+import { Empty, Field, formatDateTime, Loading, messageOf, PageHeading, useLoad, useTitle } from '../ui';
 
 export function StatisticsPage() {
   useTitle('Statistics');
   const { client } = useAuth();
   const { search } = useLocation();
-  // The address holds the view: the filters and the grouping, read on load and kept on reload.
-  const view = useMemo(() => viewFromQuery(search), [search]);
-  const filters = useMemo(() => filtersFromForm(view.form), [view.form]);
-  const filtersKey = JSON.stringify(filters);
-  const [form, setForm] = useState(view.form);
-
-  // The address changed under the form (back, forward, a link): the form follows it.
-  useEffect(() => setForm(viewFromQuery(window.location.search).form), [filtersKey]);
-
   const options = useLoad(async () => {
     const [queues, users] = await Promise.all([client.GET('/api/v1/queues'), client.GET('/api/v1/users')]);
     return { queues: ok(queues), users: ok(users) };
   }, [client]);
+  const known = options.status === 'loaded' ? options.data.queues : null;
+  const queues = useMemo(() => known ?? [], [known]);
+  const users = options.status === 'loaded' ? options.data.users : [];
+
+  // The address holds the view: the filters and the grouping, read on load and kept on reload. It names queues by key, so it is read once they are known.
+  const view = useMemo(() => viewFromQuery(search, queues), [search, queues]);
+  const filters = useMemo(() => filtersFromForm(view.form), [view.form]);
+  const filtersKey = known ? JSON.stringify(filters) : null;
+  const [form, setForm] = useState(view.form);
+  const [formFor, setFormFor] = useState(filtersKey);
+
+  // The address changed under the form (back, forward, a link, the queues now known): the form follows it.
+  if (formFor !== filtersKey) {
+    setFormFor(filtersKey);
+    setForm(view.form);
+  }
+
   const figures = useLoad(
-    async () => ok(await client.POST('/api/v1/statistics', { body: JSON.parse(filtersKey) })),
+    // Until the queues are known the filters are not: the figures wait (this load is dropped when they are).
+    async () => (filtersKey === null ? new Promise<never>(() => {}) : ok(await client.POST('/api/v1/statistics', { body: JSON.parse(filtersKey) }))),
     // eslint-disable-next-line react-hooks/exhaustive-deps
     [client, filtersKey],
   );
 
   const show = (event: FormEvent) => {
     event.preventDefault();
-    replaceQuery(queryFromView({ form, group: view.group }));
+    replaceQuery(queryFromView({ form, group: view.group }, queues));
   };
   const clear = () => {
     setForm(EMPTY_FORM);
-    replaceQuery(queryFromView({ form: EMPTY_FORM, group: view.group }));
+    replaceQuery(queryFromView({ form: EMPTY_FORM, group: view.group }, queues));
   };
-  const group = (next: Group) => replaceQuery(queryFromView({ form: view.form, group: next }));
+  const group = (next: Group) => replaceQuery(queryFromView({ form: view.form, group: next }, queues));
 
-  const queues = options.status === 'loaded' ? options.data.queues : [];
-  const users = options.status === 'loaded' ? options.data.users : [];
   const names: Names = {
     queue: (id) => queues.find((queue) => queue.id === id)?.key,
     status: (id) => {
@@ -117,7 +122,7 @@ export function StatisticsPage() {
                     <p className="summary">
                       {formatCount(stats.total)} {stats.total === 1 ? 'issue matches' : 'issues match'}
                       {stats.progress.total > 0 ? `, ${formatPercent(stats.progress.done_percent)} done` : ''}.{' '}
-                      {stats.as_of ? `Figures as of ${dateFormat.format(new Date(stats.as_of))}.` : 'Nothing is counted yet.'}
+                      {stats.as_of ? `Figures as of ${formatDateTime(stats.as_of)}.` : 'Nothing is counted yet.'}
                     </p>
                     {note && <p className="help">{note}</p>}
                     {hasFigures(set) ? (

@@ -1,8 +1,10 @@
-import { useCallback, useEffect, useRef, useState, type FormEvent } from 'react';
+import { useCallback, useEffect, useState, type FormEvent } from 'react';
 import type { Schemas } from '@tracker/client';
 import { useAuth } from '../auth';
 import { ok, ProblemError } from '../http';
-import { Alert, messageOf, PageHeading, useTitle } from '../ui';
+import { placeProblem, type FormProblems } from '../rules/problems';
+import { CopyField } from '../components/CopyField';
+import { Alert, Field, formatDateTime, messageOf, PageHeading, Status, SubmitButton, useProblemFocus, useTitle } from '../ui';
 
 const EXPIRY_CHOICES = [
   { value: '30', label: '30 days' },
@@ -13,13 +15,17 @@ const EXPIRY_CHOICES = [
 
 const TOKEN_NAME_MAX = 100;
 
-const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
-const when = (iso: string | null, none: string) => (iso ? dateFormat.format(new Date(iso)) : none);
+const when = (iso: string | null, none: string) => (iso ? formatDateTime(iso) : none);
 
-/** A refused token, in words. */
-function createProblem(error: unknown): string {
-  if (error instanceof ProblemError && error.problem.code === 'validation_failed') return `Give the token a name of 1 to ${TOKEN_NAME_MAX} characters.`;
-  return messageOf(error);
+type TokenField = 'name' | 'expiry';
+
+/** A refused token, in words: next to the field refused, else (such as the limit of tokens a person may have) the service's word for the form. */
+function createProblems(error: unknown): FormProblems<TokenField> {
+  if (!(error instanceof ProblemError)) return { fields: {}, general: messageOf(error) };
+  return placeProblem(error.problem, ['name', 'expiry'] as const, {
+    fieldWords: { name: `Give the token a name of 1 to ${TOKEN_NAME_MAX} characters.` },
+    fieldOfPath: { expires_in_days: 'expiry' },
+  });
 }
 
 export function TokensPage() {
@@ -29,11 +35,11 @@ export function TokensPage() {
   const [listProblem, setListProblem] = useState('');
   const [name, setName] = useState('');
   const [expiry, setExpiry] = useState<string>('90');
-  const [formProblem, setFormProblem] = useState('');
+  const [problems, setProblems] = useState<FormProblems<TokenField>>({ fields: {}, general: '' });
   const [busy, setBusy] = useState(false);
+  const { formRef, focusProblem } = useProblemFocus();
   const [created, setCreated] = useState<Schemas['PersonalTokenCreated'] | null>(null);
   const [status, setStatus] = useState('');
-  const secretRef = useRef<HTMLInputElement>(null);
 
   const load = useCallback(async () => {
     try {
@@ -48,23 +54,16 @@ export function TokensPage() {
     void load();
   }, [load]);
 
-  // The new secret takes the focus, selected, ready to copy.
-  useEffect(() => {
-    if (created) {
-      secretRef.current?.focus();
-      secretRef.current?.select();
-    }
-  }, [created]);
-
   const create = async (event: FormEvent) => {
     event.preventDefault();
     const trimmed = name.trim();
     if (!trimmed) {
-      setFormProblem('Give the token a name, such as what will use it.');
+      setProblems({ fields: { name: 'Give the token a name, such as what will use it.' }, general: '' });
+      focusProblem();
       return;
     }
     setBusy(true);
-    setFormProblem('');
+    setProblems({ fields: {}, general: '' });
     setStatus('');
     try {
       const made = ok(await client.POST('/api/v1/tokens', { body: { name: trimmed, expires_in_days: expiry === 'never' ? null : Number(expiry) } }));
@@ -72,20 +71,10 @@ export function TokensPage() {
       setName('');
       await load();
     } catch (error) {
-      setFormProblem(createProblem(error));
+      setProblems(createProblems(error));
+      focusProblem();
     } finally {
       setBusy(false);
-    }
-  };
-
-  const copy = async () => {
-    if (!created) return;
-    try {
-      await navigator.clipboard.writeText(created.token);
-      setStatus('The token is copied to the clipboard.');
-    } catch {
-      secretRef.current?.select();
-      setStatus('Copying did not work here: the token is selected, copy it with the keyboard.');
     }
   };
 
@@ -113,48 +102,39 @@ export function TokensPage() {
 
       <section aria-labelledby="new-token-heading" className="card">
         <h2 id="new-token-heading">Make a token</h2>
-        <form className="inline-form" onSubmit={create} noValidate>
-          <div className="field grow">
-            <label htmlFor="token-name">Token name</label>
-            <input id="token-name" type="text" maxLength={TOKEN_NAME_MAX} required autoComplete="off" value={name} onChange={(e) => setName(e.target.value)} />
+        <form ref={formRef} className="inline-form" onSubmit={create} noValidate>
+          <div className="grow">
+            <Field label="Token name" problem={problems.fields.name}>
+              {(props) => <input {...props} type="text" maxLength={TOKEN_NAME_MAX} required autoComplete="off" value={name} onChange={(e) => setName(e.target.value)} />}
+            </Field>
           </div>
-          <div className="field">
-            <label htmlFor="token-expiry">Expires</label>
-            <select id="token-expiry" value={expiry} onChange={(e) => setExpiry(e.target.value)}>
-              {EXPIRY_CHOICES.map((choice) => (
-                <option key={choice.value} value={choice.value}>
-                  {choice.label}
-                </option>
-              ))}
-            </select>
+          <div>
+            <Field label="Expires" problem={problems.fields.expiry}>
+              {(props) => (
+                <select {...props} value={expiry} onChange={(e) => setExpiry(e.target.value)}>
+                  {EXPIRY_CHOICES.map((choice) => (
+                    <option key={choice.value} value={choice.value}>
+                      {choice.label}
+                    </option>
+                  ))}
+                </select>
+              )}
+            </Field>
           </div>
-          <button type="submit" disabled={busy}>
-            Create token
-          </button>
+          <SubmitButton busy={busy}>Create token</SubmitButton>
         </form>
-        <Alert>{formProblem}</Alert>
+        <Alert>{problems.general}</Alert>
 
         {created && (
           <div className="secret">
-            <div className="field">
-              <label htmlFor="new-token">New token</label>
-              <div className="copy-row">
-                <input id="new-token" ref={secretRef} type="text" readOnly value={created.token} aria-describedby="new-token-help" spellCheck={false} />
-                <button type="button" onClick={copy}>
-                  Copy
-                </button>
-              </div>
-              <p id="new-token-help" className="help">
-                “{created.name}”: copy it now and keep it somewhere safe. It is shown only this once.
-              </p>
-            </div>
+            <CopyField id="new-token" label="New token" value={created.token} what="token">
+              “{created.name}”: copy it now and keep it somewhere safe. It is shown only this once.
+            </CopyField>
           </div>
         )}
       </section>
 
-      <p className="status" role="status">
-        {status}
-      </p>
+      <Status>{status}</Status>
 
       <section aria-labelledby="tokens-heading">
         <h2 id="tokens-heading">Your tokens</h2>

@@ -1,4 +1,5 @@
 import type { Problem } from '../http';
+import { placeProblem, type FieldProblems, type FormProblems } from './problems';
 
 /**
  * The admin forms (invite a colleague, create a queue, a queue's settings): what is wrong
@@ -6,15 +7,6 @@ import type { Problem } from '../http';
  * the field it is about (a 422's `errors[].path`, or a code known to concern one field).
  * The service decides; checking first only spares a round trip for the obvious.
  */
-export type FieldProblems<F extends string> = Partial<Record<F, string>>;
-
-export interface FormProblems<F extends string> {
-  fields: FieldProblems<F>;
-  /** Said once for the whole form: what no field explains. */
-  general: string;
-}
-
-export const hasProblems = <F extends string>(problems: FieldProblems<F>): boolean => Object.values(problems).some(Boolean);
 
 /** The limits the contract sets (docs: spec Limits, decisions "Queues and statuses", the OpenAPI schema). */
 export const ADMIN_LIMITS = {
@@ -29,39 +21,6 @@ export const ADMIN_LIMITS = {
 export const QUEUE_KEY_PATTERN = /^[A-Za-z][A-Za-z0-9_]{1,11}$/;
 
 const KEY_RULE = 'A key is 2 to 12 letters, digits or _, starting with a letter, such as OPS or WEB_2.';
-
-/**
- * A refusal placed on the form: a 422's failing fields each get `fieldWords` (or the
- * service's own message when there are none for it), a code that `byCode` knows goes to
- * its field; anything else is the problem's detail, said for the whole form.
- */
-export function placeProblem<F extends string>(
-  problem: Problem,
-  fields: readonly F[],
-  words: { fieldWords?: FieldProblems<F>; byCode?: Record<string, { field: F; words: string }> } = {},
-): FormProblems<F> {
-  const known = words.byCode?.[problem.code];
-  if (known) return { fields: { [known.field]: known.words } as FieldProblems<F>, general: '' };
-  const placed: FieldProblems<F> = {};
-  let unplaced = false;
-  if (problem.code === 'validation_failed' && problem.errors?.length) {
-    for (const error of problem.errors) {
-      const field = fields.find((name) => name === error.path);
-      if (field) placed[field] ??= words.fieldWords?.[field] ?? sentence(error.message);
-      else unplaced = true;
-    }
-  } else {
-    unplaced = true;
-  }
-  return { fields: placed, general: unplaced ? problem.detail : '' };
-}
-
-const sentence = (text: string) => {
-  const trimmed = text.trim();
-  if (!trimmed) return trimmed;
-  const capital = trimmed[0]!.toUpperCase() + trimmed.slice(1);
-  return /[.!?]$/.test(capital) ? capital : `${capital}.`;
-};
 
 export type QueueField = 'key' | 'name' | 'description';
 

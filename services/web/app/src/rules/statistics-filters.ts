@@ -4,22 +4,15 @@
  * string that keeps the statistics page's view in its address. Pure: no React, no DOM.
  */
 import type { Schemas } from '@tracker/client';
+import { isPriority, type Priority } from './issue-fields';
 
 export type Filters = Schemas['Filters'];
 export type Category = 'open' | 'progress' | 'done';
-export type Priority = 'low' | 'normal' | 'high' | 'critical';
 
 export const CATEGORIES: ReadonlyArray<{ value: Category; label: string }> = [
   { value: 'open', label: 'Open' },
   { value: 'progress', label: 'In progress' },
   { value: 'done', label: 'Done' },
-];
-
-export const PRIORITIES: ReadonlyArray<{ value: Priority; label: string }> = [
-  { value: 'low', label: 'Low' },
-  { value: 'normal', label: 'Normal' },
-  { value: 'high', label: 'High' },
-  { value: 'critical', label: 'Critical' },
 ];
 
 /** The API's bounds on a filter (libs/contracts FILTER_LIMITS). */
@@ -72,7 +65,6 @@ export function fieldToIds(value: string): number[] | undefined {
 }
 
 const isCategory = (value: unknown): value is Category => CATEGORIES.some((c) => c.value === value);
-const isPriority = (value: unknown): value is Priority => PRIORITIES.some((p) => p.value === value);
 
 /** The API body of a form: only what filters is sent (texts trimmed, blanks left out). */
 export function filtersFromForm(form: FilterForm): Filters {
@@ -133,8 +125,24 @@ export interface StatisticsView {
   group: Group;
 }
 
-/** The view an address asks for; anything malformed in it is dropped, never sent. */
-export function viewFromQuery(search: string | URLSearchParams): StatisticsView {
+/** A queue as the address names it: by its key, as /issues does. */
+export type QueueKey = Pick<Schemas['Queue'], 'id' | 'key'>;
+
+/** The address's queues as an id list: each by its key (any case), or by its id as older addresses have it; else none. */
+function queueIdsOf(value: string, queues: readonly QueueKey[]): number[] | undefined {
+  if (value.trim() === NO_IDS) return [];
+  const ids: number[] = [];
+  for (const part of value.split(',')) {
+    const key = part.trim().toUpperCase();
+    const id = queues.find((queue) => queue.key.toUpperCase() === key)?.id ?? fieldToIds(part)?.[0];
+    if (id === undefined) return undefined;
+    if (!ids.includes(id)) ids.push(id);
+  }
+  return ids.length > FILTER_LIMITS.ids ? undefined : ids;
+}
+
+/** The view an address asks for (its queues named among `queues`); anything malformed in it is dropped, never sent. */
+export function viewFromQuery(search: string | URLSearchParams, queues: readonly QueueKey[]): StatisticsView {
   const params = typeof search === 'string' ? new URLSearchParams(search) : search;
   const text = (key: string, max: number) => {
     const value = (params.get(key) ?? '').trim();
@@ -148,7 +156,7 @@ export function viewFromQuery(search: string | URLSearchParams): StatisticsView 
   return {
     form: {
       search: text(KEYS.search, FILTER_LIMITS.search),
-      queues: ids(KEYS.queues),
+      queues: params.get(KEYS.queues)?.trim() ? idsToField(queueIdsOf(params.get(KEYS.queues)!, queues)) : '',
       statuses: ids(KEYS.statuses),
       assignees: ids(KEYS.assignees),
       category: isCategory(category) ? category : '',
@@ -161,12 +169,15 @@ export function viewFromQuery(search: string | URLSearchParams): StatisticsView 
   };
 }
 
-/** The address's query for a view: only what differs from the defaults, in a stable order. */
-export function queryFromView(view: StatisticsView): URLSearchParams {
+/** The address's query for a view: only what differs from the defaults, in a stable order; queues by their key. */
+export function queryFromView(view: StatisticsView, queues: readonly QueueKey[]): URLSearchParams {
   const params = new URLSearchParams();
   const filters = filtersFromForm(view.form);
   if (filters.search) params.set(KEYS.search, filters.search);
-  if (filters.queue_ids) params.set(KEYS.queues, idsToField(filters.queue_ids));
+  if (filters.queue_ids) {
+    const keys = filters.queue_ids.map((id) => queues.find((queue) => queue.id === id)?.key ?? String(id));
+    params.set(KEYS.queues, keys.length ? keys.join(',') : NO_IDS);
+  }
   if (filters.status_ids) params.set(KEYS.statuses, idsToField(filters.status_ids));
   if (filters.assignee_ids) params.set(KEYS.assignees, idsToField(filters.assignee_ids));
   if (filters.category) params.set(KEYS.category, filters.category);
