@@ -70,7 +70,7 @@ describe('the issues page, for an admin', () => {
   test('when they filter by queue, status category, priority, Mine and Overdue, then each narrows the list, and the address keeps them all', async () => {
     await page.getByRole('combobox', { name: 'Queue' }).selectOption({ label: 'Operations (OPS)' });
     await expectKeys(page, ['OPS-1', 'OPS-2', 'OPS-3']);
-    await page.getByRole('combobox', { name: 'Status category' }).selectOption({ label: 'Not started' });
+    await page.getByRole('combobox', { name: 'Status category' }).selectOption({ label: 'Open' });
     await expectKeys(page, ['OPS-1', 'OPS-2']);
     await page.getByRole('checkbox', { name: 'Mine' }).check();
     await expectKeys(page, ['OPS-1']);

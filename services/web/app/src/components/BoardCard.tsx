@@ -2,7 +2,7 @@ import { useState, type DragEvent, type FormEvent } from 'react';
 import type { Schemas } from '@tracker/client';
 import { pathTo } from '../../../src/pages';
 import { suggestedStatus } from '../rules/board';
-import { PRIORITY_NAMES } from '../rules/issue-filters';
+import { PRIORITY_NAMES } from '../rules/issue-fields';
 import { Link } from '../ui';
 
 export type CardIssue = Pick<Schemas['IssueSummary'], 'id' | 'key' | 'title' | 'status_id' | 'position' | 'version' | 'assignee_id' | 'priority'>;

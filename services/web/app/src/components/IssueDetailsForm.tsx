@@ -1,6 +1,7 @@
 import type { Ref, RefObject, FormEvent } from 'react';
 import type { Schemas } from '@tracker/client';
-import { FIELD_NAMES, LIMITS, PRIORITIES, SUGGESTED_TYPES, type Draft, type DraftField, type DraftProblems } from '../rules/issue-edit';
+import { FIELD_NAMES, LIMITS, SUGGESTED_TYPES, type Draft, type DraftField, type DraftProblems } from '../rules/issue-edit';
+import { PRIORITIES } from '../rules/issue-fields';
 import { capitalised } from '../rules/issue-history';
 import { Alert, Field, Status } from '../ui';
 

@@ -4,6 +4,7 @@ import { pathTo } from '../../../src/pages';
 import { useAuth } from '../auth';
 import { ok } from '../http';
 import { NewIssueForm } from '../components/NewIssueForm';
+import { PRIORITIES, PRIORITY_NAMES, type Priority } from '../rules/issue-fields';
 import { navigate, replaceQuery, useLocation } from '../router';
 import {
   applicableFilters,
@@ -14,15 +15,12 @@ import {
   isOverdue,
   LABEL_MAX,
   NO_FILTERS,
-  PRIORITIES,
-  PRIORITY_NAMES,
   queryFromFilters,
   SEARCH_MAX,
   searchBody,
   searchSize,
   type Category,
   type IssueFilters,
-  type Priority,
 } from '../rules/issue-filters';
 import { Alert, Empty, IssueLink, Link, Loading, messageOf, PageHeading, useLoad, useTitle } from '../ui';
 

@@ -1,4 +1,5 @@
 import type { IssueChanges, Schemas } from '@tracker/client';
+import { PRIORITIES, type Priority } from './issue-fields';
 
 /**
  * Editing an issue: the form holds text (what the person typed), the API takes typed
@@ -7,9 +8,6 @@ import type { IssueChanges, Schemas } from '@tracker/client';
  * 412 `precondition_failed`) the person's changes are carried onto the fresh copy, so
  * nothing they typed is lost and they can save again.
  */
-
-export const PRIORITIES = ['low', 'normal', 'high', 'critical'] as const;
-export type Priority = (typeof PRIORITIES)[number];
 
 /** The issues service's limits (libs/contracts ISSUE_LIMITS), kept here so the page does not bundle the schemas. */
 export const LIMITS = {

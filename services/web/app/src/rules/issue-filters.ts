@@ -5,15 +5,13 @@
  * have written is ignored (the filter is off), and never sent to the API.
  */
 import type { Schemas } from '@tracker/client';
+import { PRIORITIES, type Priority } from './issue-fields';
 
 export const CATEGORIES = ['open', 'progress', 'done'] as const;
 export type Category = (typeof CATEGORIES)[number];
-export const PRIORITIES = ['low', 'normal', 'high', 'critical'] as const;
-export type Priority = (typeof PRIORITIES)[number];
 
-/** How the page names each category and priority to people. */
-export const CATEGORY_NAMES: Record<Category, string> = { open: 'Not started', progress: 'In progress', done: 'Done' };
-export const PRIORITY_NAMES: Record<Priority, string> = { low: 'Low', normal: 'Normal', high: 'High', critical: 'Critical' };
+/** How the pages name each category to people (the API's names, in words). */
+export const CATEGORY_NAMES: Record<Category, string> = { open: 'Open', progress: 'In progress', done: 'Done' };
 
 /** The API's bounds on a search's text and label (libs/contracts filters.ts). */
 export const SEARCH_MAX = 500;
