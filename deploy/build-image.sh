@@ -28,7 +28,8 @@ case $service in
   statistics) port=8083 ;;
   agent) port=8084 ;;
   web) port=8085 ;;
-  *) echo "usage: deploy/build-image.sh [--if-docker] [--push] gateway|access|issues|statistics|agent|web" >&2; exit 64 ;;
+  notifications) port=8086 ;;
+  *) echo "usage: deploy/build-image.sh [--if-docker] [--push] gateway|access|issues|statistics|agent|web|notifications" >&2; exit 64 ;;
 esac
 
 if ! docker info >/dev/null 2>&1; then

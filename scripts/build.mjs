@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Compiles each service to plain JavaScript: `node scripts/build.mjs [service...]` (all six
+// Compiles each service to plain JavaScript: `node scripts/build.mjs [service...]` (all seven
 // when none is named) writes services/<name>/dist/, one CommonJS file per entry point with
 // every import bundled in (the workspace libs, which ship TypeScript sources, and the
 // packages from the npm registry alike), not minified, and a source map: with
@@ -25,6 +25,7 @@ export const ENTRY_POINTS = {
   issues: ['main.ts'],
   statistics: ['main.ts', 'cli/rebuild.ts'],
   agent: ['main.ts'],
+  notifications: ['main.ts'],
   web: ['main.ts'],
 };
 

@@ -16,7 +16,7 @@
 
 const { createPrivateKey, createPublicKey, randomBytes } = require('node:crypto');
 
-const COMPONENTS = ['gateway', 'access', 'issues', 'statistics', 'agent'];
+const COMPONENTS = ['gateway', 'access', 'issues', 'statistics', 'agent', 'notifications'];
 const PKCS8_ED25519_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
 
 /** The credentials docker-compose.yml reads besides the keys, with what each one is for. */
@@ -26,14 +26,17 @@ const PASSWORDS = [
   ['ACCESS_DB_PASSWORD', 'Postgres role tracker_access: data in schema access only'],
   ['ISSUES_DB_PASSWORD', 'Postgres role tracker_issues: data in schema issues only'],
   ['STATISTICS_DB_PASSWORD', 'Postgres role tracker_statistics: data in schema statistics only'],
+  ['NOTIFICATIONS_DB_PASSWORD', 'Postgres role tracker_notifications: data in schema notifications only'],
   ['GATEWAY_REDIS_PASSWORD', 'Redis user tracker-gateway: reads the token cache, counts in rl:* and af:*'],
   ['ACCESS_REDIS_PASSWORD', 'Redis user tracker-access: writes the principal and grant caches'],
   ['ISSUES_REDIS_PASSWORD', 'Redis user tracker-issues: reads the grant cache'],
   ['STATISTICS_REDIS_PASSWORD', 'Redis user tracker-statistics: reads the grant cache'],
   ['AGENT_REDIS_PASSWORD', 'Redis user tracker-agent: its accepted ticket ids only'],
+  ['NOTIFICATIONS_REDIS_PASSWORD', 'Redis user tracker-notifications: reads the grant cache'],
   ['ACCESS_AMQP_PASSWORD', 'RabbitMQ user tracker-access: publishes to tracker.events'],
   ['ISSUES_AMQP_PASSWORD', 'RabbitMQ user tracker-issues: publishes to tracker.events'],
   ['STATISTICS_AMQP_PASSWORD', 'RabbitMQ user tracker-statistics: consumes statistics.events'],
+  ['NOTIFICATIONS_AMQP_PASSWORD', 'RabbitMQ user tracker-notifications: consumes notifications.events'],
 ];
 
 const b64url = (bytes) => Buffer.from(bytes).toString('base64url');

@@ -4,7 +4,7 @@
 // tests (jest runs CommonJS) can load it; start-all.mjs imports it all the same.
 
 /** The services in start order (the gateway last), each with its default port. */
-const DEFAULT_PORTS = { access: 8081, issues: 8082, statistics: 8083, agent: 8084, web: 8085, gateway: 8080 };
+const DEFAULT_PORTS = { access: 8081, issues: 8082, statistics: 8083, agent: 8084, notifications: 8086, web: 8085, gateway: 8080 };
 const SERVICES = Object.keys(DEFAULT_PORTS);
 /** The services that sign their calls, each with a key pair: all but web, which serves files and calls nothing. */
 const SIGNERS = SERVICES.filter((name) => name !== 'web');
@@ -48,7 +48,7 @@ function listenPorts(env) {
 }
 
 /**
- * ACCESS_URL, ISSUES_URL, STATISTICS_URL, AGENT_URL and WEB_URL for the services' calls to one
+ * ACCESS_URL, ISSUES_URL, STATISTICS_URL, AGENT_URL, NOTIFICATIONS_URL and WEB_URL for the services' calls to one
  * another, from the ports of this run: a service on an overridden port is still the one
  * its neighbours call. URLs given in the environment, and ports 0, are left alone.
  */

@@ -1,17 +1,18 @@
 #!/usr/bin/env node
-// Runs the six services in one terminal (what `pnpm start` does after migrating and
+// Runs the seven services in one terminal (what `pnpm start` does after migrating and
 // compiling): fresh signing keys for this run, one prefixed log stream, and a clean stop
 // on Ctrl-C. Each service runs its compiled JavaScript (services/<name>/dist/main.js,
 // written by scripts/build.mjs); with --dev (`pnpm dev`) its TypeScript sources through tsx
 // (the web service's app, dist/public, is built first if there is none).
 //
-// Ports: gateway 8080, access 8081, issues 8082, statistics 8083, agent 8084, web 8085, each with
-// its /metrics listener on its port + 1000. <NAME>_PORT (GATEWAY_PORT, ACCESS_PORT, ...)
+// Ports: gateway 8080, access 8081, issues 8082, statistics 8083, agent 8084, web 8085,
+// notifications 8086, each with its /metrics listener on its port + 1000. <NAME>_PORT
+// (GATEWAY_PORT, ACCESS_PORT, ...)
 // moves a service, and its metrics listener with it (still + 1000, or 0 with port 0);
 // <NAME>_METRICS_PORT (ACCESS_METRICS_PORT, ...) sets a metrics port of its own. The
 // services call one another on the ports of this run unless ACCESS_URL etc. are set, so
-// a second copy with all six ports moved runs beside the first. PORT and METRICS_PORT
-// in the environment are ignored: the six services would all take the same port.
+// a second copy with all seven ports moved runs beside the first. PORT and METRICS_PORT
+// in the environment are ignored: the seven services would all take the same port.
 // Ports that are not numbers or that two listeners would share stop the start (exit 78).
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';

@@ -40,18 +40,29 @@ export async function ensureDatabase(databaseUrl: string): Promise<void> {
   }
 }
 
-/** Drops and re-creates the three schemas with the services' migrations. */
-export async function resetSchemas(db: Client): Promise<void> {
-  for (const [service, schema] of Object.entries(SCHEMAS)) {
-    await db.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-    await db.query(`CREATE SCHEMA "${schema}"`);
-    await db.query(`SET search_path TO "${schema}"`);
-    const dir = path.join(REPO_ROOT, 'services', service, 'prisma/migrations');
-    for (const name of fs.readdirSync(dir).filter((n) => /^\d+_/.test(n)).sort()) {
-      await db.query(fs.readFileSync(path.join(dir, name, 'migration.sql'), 'utf8'));
-    }
+/**
+ * The notifications service's schema: its event log holds only what a run writes, so it is
+ * made afresh on every run (resetNotificationsSchema), seeded or not.
+ */
+export const NOTIFICATIONS_SCHEMA = 'bench_notifications';
+
+/** Drops and re-creates a service's schema with its migrations. */
+async function resetSchema(db: Client, service: string, schema: string): Promise<void> {
+  await db.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+  await db.query(`CREATE SCHEMA "${schema}"`);
+  await db.query(`SET search_path TO "${schema}"`);
+  const dir = path.join(REPO_ROOT, 'services', service, 'prisma/migrations');
+  for (const name of fs.readdirSync(dir).filter((n) => /^\d+_/.test(n)).sort()) {
+    await db.query(fs.readFileSync(path.join(dir, name, 'migration.sql'), 'utf8'));
   }
   await db.query('SET search_path TO public');
+}
+
+export const resetNotificationsSchema = (db: Client) => resetSchema(db, 'notifications', NOTIFICATIONS_SCHEMA);
+
+/** Drops and re-creates the three schemas with the services' migrations. */
+export async function resetSchemas(db: Client): Promise<void> {
+  for (const [service, schema] of Object.entries(SCHEMAS)) await resetSchema(db, service, schema);
   await db.query('CREATE TABLE IF NOT EXISTS public.bench_meta (id int PRIMARY KEY, issues int NOT NULL, workspace_id int NOT NULL, user_id int NOT NULL, token text NOT NULL)');
   await db.query('TRUNCATE public.bench_meta');
 }

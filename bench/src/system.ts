@@ -9,7 +9,7 @@ import { devSigningKey, devTrustedKeysText, issueTicket, parseTrustedKeys, type 
 import { startService, type ServiceName, type ServiceProcess } from '@tracker/system-tests-support';
 import { freePort } from '@tracker/testing';
 import type { LoadJob, LoadResult } from './loader';
-import { ensureDatabase, readSeeded, REPO_ROOT, resetSchemas, SCHEMAS, seedIssues, vacuumDatabase, writeSeeded, type Seeded } from './seed';
+import { ensureDatabase, NOTIFICATIONS_SCHEMA, readSeeded, REPO_ROOT, resetNotificationsSchema, resetSchemas, SCHEMAS, seedIssues, vacuumDatabase, writeSeeded, type Seeded } from './seed';
 import { sessionCookieOf, setupCodeOf } from './sign-in';
 
 const run = promisify(execFile);
@@ -31,6 +31,8 @@ export interface BenchSystem {
   statistics: ServiceProcess;
   /** The agent tool interface (MCP at /mcp), behind the gateway (B8). */
   agent: ServiceProcess;
+  /** The public event log and its feed (GET /api/v1/events), a second consumer of the events. */
+  notifications: ServiceProcess;
   gateway: ServiceProcess;
   /** The web pages (B11), the gateway's WEB_URL. */
   web: ServiceProcess;
@@ -63,6 +65,7 @@ export const EXCHANGE = 'tracker.events.bench';
  */
 export const BENCH_PERSON = { email: 'bench-admin@bench.invalid', password: 'bench admin password, not a secret' } as const;
 export const EVENTS_QUEUE = 'statistics.events.bench';
+export const NOTIFICATIONS_EVENTS_QUEUE = 'notifications.events.bench';
 
 const say = (text: string) => process.stderr.write(`[bench] ${text}\n`);
 
@@ -97,7 +100,10 @@ export async function startBenchSystem(options: BenchOptions): Promise<BenchSyst
   try {
     const access = await start('access', { DATABASE_SCHEMA: SCHEMAS.access });
     const issues = await start('issues', { DATABASE_SCHEMA: SCHEMAS.issues, ACCESS_URL: access.url });
-    const upstreams = { ACCESS_URL: access.url, ISSUES_URL: issues.url };
+    // The event log is made afresh each run: it holds only what the run writes.
+    await resetNotificationsSchema(db);
+    const notifications = await start('notifications', { DATABASE_SCHEMA: NOTIFICATIONS_SCHEMA, ACCESS_URL: access.url, EVENTS_QUEUE: NOTIFICATIONS_EVENTS_QUEUE });
+    const upstreams = { ACCESS_URL: access.url, ISSUES_URL: issues.url, NOTIFICATIONS_URL: notifications.url };
     // Statistics comes later (after the replica is seeded); its URL is known now.
     const statisticsPort = await freePort();
     const statisticsUrl = `http://127.0.0.1:${statisticsPort}`;
@@ -153,6 +159,7 @@ export async function startBenchSystem(options: BenchOptions): Promise<BenchSyst
       issues,
       statistics,
       agent,
+      notifications,
       gateway,
       web,
       statisticsEnv,

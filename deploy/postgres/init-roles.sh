@@ -15,4 +15,5 @@ psql -v ON_ERROR_STOP=1 --no-psqlrc --quiet \
   -v access_password="${ACCESS_DB_PASSWORD:?ACCESS_DB_PASSWORD is not set}" \
   -v issues_password="${ISSUES_DB_PASSWORD:?ISSUES_DB_PASSWORD is not set}" \
   -v statistics_password="${STATISTICS_DB_PASSWORD:?STATISTICS_DB_PASSWORD is not set}" \
+  -v notifications_password="${NOTIFICATIONS_DB_PASSWORD:?NOTIFICATIONS_DB_PASSWORD is not set}" \
   -f "${TRACKER_ROLES_SQL:-/etc/tracker/roles.sql}"

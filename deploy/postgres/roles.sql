@@ -1,7 +1,7 @@
 -- Tracker's Postgres roles and schemas: no service connects as a superuser or as the
 -- owner of its tables.
 --
---   <prefix>_migrator     owns the schemas access, issues and statistics and everything in
+--   <prefix>_migrator     owns the schemas access, issues, statistics and notifications and everything in
 --                         them; runs the migrations (prisma-offline deploy). Not a superuser,
 --                         cannot create databases, roles or other schemas.
 --   <prefix>_access       USAGE on schema access, and SELECT, INSERT, UPDATE, DELETE on its
@@ -9,6 +9,7 @@
 --   <prefix>_issues       the same on schema issues.
 --   <prefix>_statistics   the same on schema statistics, plus TRUNCATE (a replica rebuild
 --                         empties its tables).
+--   <prefix>_notifications  the same as access on schema notifications.
 --
 -- Grants on tables the migrator creates later come from ALTER DEFAULT PRIVILEGES, so a new
 -- migration needs no new grant. Nobody else (PUBLIC) may connect to the database or create
@@ -19,11 +20,11 @@
 --
 --   psql -v ON_ERROR_STOP=1 -d tracker -f deploy/postgres/roles.sql \
 --     -v role_prefix=tracker -v migrator_password=... -v access_password=... \
---     -v issues_password=... -v statistics_password=...
+--     -v issues_password=... -v statistics_password=... -v notifications_password=...
 --
 -- docker compose runs it once, through init-roles.sh, when the Postgres volume is created.
 -- It can be run again at any time: it creates what is missing, sets the passwords, and
--- hands objects of the three schemas that another role owns (a database migrated as
+-- hands objects of the four schemas that another role owns (a database migrated as
 -- `postgres` before these roles existed) to the migrator.
 
 SET tracker.role_prefix = :'role_prefix';
@@ -31,6 +32,7 @@ SET tracker.migrator_password = :'migrator_password';
 SET tracker.access_password = :'access_password';
 SET tracker.issues_password = :'issues_password';
 SET tracker.statistics_password = :'statistics_password';
+SET tracker.notifications_password = :'notifications_password';
 
 DO $roles$
 DECLARE
@@ -51,7 +53,8 @@ BEGIN
       ('migrator', current_setting('tracker.migrator_password')),
       ('access', current_setting('tracker.access_password')),
       ('issues', current_setting('tracker.issues_password')),
-      ('statistics', current_setting('tracker.statistics_password'))) AS v(service, secret)
+      ('statistics', current_setting('tracker.statistics_password')),
+      ('notifications', current_setting('tracker.notifications_password'))) AS v(service, secret)
   LOOP
     runtime := prefix || '_' || service;
     IF length(secret) < 16 THEN
@@ -66,11 +69,11 @@ BEGIN
 
   -- Only Tracker's roles connect; nobody creates objects in schema public.
   EXECUTE format('REVOKE ALL ON DATABASE %I FROM PUBLIC', current_database());
-  EXECUTE format('GRANT CONNECT ON DATABASE %I TO %I, %I, %I, %I', current_database(),
-    migrator, prefix || '_access', prefix || '_issues', prefix || '_statistics');
+  EXECUTE format('GRANT CONNECT ON DATABASE %I TO %I, %I, %I, %I, %I', current_database(),
+    migrator, prefix || '_access', prefix || '_issues', prefix || '_statistics', prefix || '_notifications');
   REVOKE CREATE ON SCHEMA public FROM PUBLIC;
 
-  FOREACH service IN ARRAY ARRAY['access', 'issues', 'statistics'] LOOP
+  FOREACH service IN ARRAY ARRAY['access', 'issues', 'statistics', 'notifications'] LOOP
     runtime := prefix || '_' || service;
     EXECUTE format('CREATE SCHEMA IF NOT EXISTS %I AUTHORIZATION %I', service, migrator);
     EXECUTE format('ALTER SCHEMA %I OWNER TO %I', service, migrator);
@@ -124,4 +127,5 @@ RESET tracker.migrator_password;
 RESET tracker.access_password;
 RESET tracker.issues_password;
 RESET tracker.statistics_password;
+RESET tracker.notifications_password;
 RESET tracker.role_prefix;

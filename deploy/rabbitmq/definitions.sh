@@ -5,7 +5,7 @@
 # (`load_definitions`), so there is no default user (no guest, no administrator) at all.
 # For a broker of your own, import its output once: `rabbitmqctl import_definitions FILE`.
 #
-#   ACCESS_AMQP_PASSWORD=... ISSUES_AMQP_PASSWORD=... STATISTICS_AMQP_PASSWORD=... sh definitions.sh
+#   ACCESS_AMQP_PASSWORD=... ISSUES_AMQP_PASSWORD=... STATISTICS_AMQP_PASSWORD=... NOTIFICATIONS_AMQP_PASSWORD=... sh definitions.sh
 #
 # What each user may do (RabbitMQ's configure/write/read regular expressions, on names in
 # the vhost; deploy/README.md has the table):
@@ -15,10 +15,11 @@
 #                                   earlier versions, which it unbinds and deletes once empty), declare
 #                                   tracker.events and its dead-letter exchange tracker.events.dlx, send
 #                                   to its retry queue (the default exchange); publish nothing to tracker.events
+#   tracker-notifications           the same with its own queues notifications.events, .retry and .dlq
 # Names other than the defaults (EVENTS_EXCHANGE, EVENTS_QUEUE) need their own definitions.
 set -eu
 
-for name in ACCESS_AMQP_PASSWORD ISSUES_AMQP_PASSWORD STATISTICS_AMQP_PASSWORD; do
+for name in ACCESS_AMQP_PASSWORD ISSUES_AMQP_PASSWORD STATISTICS_AMQP_PASSWORD NOTIFICATIONS_AMQP_PASSWORD; do
   eval "value=\${$name:-}"
   # The value goes into JSON as it is: refuse what would need escaping, and short ones.
   case $value in
@@ -34,7 +35,8 @@ cat <<JSON
   "users": [
     { "name": "tracker-access", "password": "$ACCESS_AMQP_PASSWORD", "tags": "" },
     { "name": "tracker-issues", "password": "$ISSUES_AMQP_PASSWORD", "tags": "" },
-    { "name": "tracker-statistics", "password": "$STATISTICS_AMQP_PASSWORD", "tags": "" }
+    { "name": "tracker-statistics", "password": "$STATISTICS_AMQP_PASSWORD", "tags": "" },
+    { "name": "tracker-notifications", "password": "$NOTIFICATIONS_AMQP_PASSWORD", "tags": "" }
   ],
   "permissions": [
     { "user": "tracker-access", "vhost": "/", "configure": "^tracker\\\\.events\$", "write": "^tracker\\\\.events\$", "read": "^\$" },
@@ -45,6 +47,13 @@ cat <<JSON
       "configure": "^(tracker\\\\.events(\\\\.dlx)?|statistics\\\\.events(\\\\.retry|\\\\.dlq|\\\\.dead)?)\$",
       "write": "^(amq\\\\.default|tracker\\\\.events\\\\.dlx|statistics\\\\.events(\\\\.retry|\\\\.dlq|\\\\.dead)?)\$",
       "read": "^(tracker\\\\.events(\\\\.dlx)?|statistics\\\\.events(\\\\.retry|\\\\.dlq|\\\\.dead)?)\$"
+    },
+    {
+      "user": "tracker-notifications",
+      "vhost": "/",
+      "configure": "^(tracker\\\\.events(\\\\.dlx)?|notifications\\\\.events(\\\\.retry|\\\\.dlq|\\\\.dead)?)\$",
+      "write": "^(amq\\\\.default|tracker\\\\.events\\\\.dlx|notifications\\\\.events(\\\\.retry|\\\\.dlq|\\\\.dead)?)\$",
+      "read": "^(tracker\\\\.events(\\\\.dlx)?|notifications\\\\.events(\\\\.retry|\\\\.dlq|\\\\.dead)?)\$"
     }
   ]
 }

@@ -7,7 +7,7 @@
 # `ACL SETUSER` (deploy/README.md, "Kubernetes").
 #
 #   GATEWAY_REDIS_PASSWORD=... ACCESS_REDIS_PASSWORD=... ISSUES_REDIS_PASSWORD=... \
-#   STATISTICS_REDIS_PASSWORD=... AGENT_REDIS_PASSWORD=... sh users.sh
+#   STATISTICS_REDIS_PASSWORD=... AGENT_REDIS_PASSWORD=... NOTIFICATIONS_REDIS_PASSWORD=... sh users.sh
 #
 # Passwords are written as their SHA-256 (`#<hex>`), so the output holds no password.
 # What each user may do (commands, and key patterns: `~` read and write, `%R~` read only,
@@ -25,7 +25,8 @@
 #                       MGET, INCR and EXPIRE on its sign-in failure counters signin:*
 #                       (the selector in parentheses)
 #   tracker-issues      GET and EXISTS, read only, on acl:user:* and authz:fresh; SET on its
-#   tracker-statistics  own ticket ids (seen:issues:*, seen:statistics:*)
+#   tracker-statistics  own ticket ids (seen:issues:*, seen:statistics:*,
+#   tracker-notifications  seen:notifications:*)
 #   tracker-agent       SET on its own ticket ids seen:agent:*
 # No user may read or write another's ticket ids, use any other command (no KEYS, SCAN,
 # FLUSH*, CONFIG, ACL, MULTI, DEBUG), subscribe to a channel, or see another's keys.
@@ -35,7 +36,7 @@ hash_of() {
   printf '%s' "$1" | sha256sum | cut -d ' ' -f 1
 }
 
-for name in GATEWAY_REDIS_PASSWORD ACCESS_REDIS_PASSWORD ISSUES_REDIS_PASSWORD STATISTICS_REDIS_PASSWORD AGENT_REDIS_PASSWORD; do
+for name in GATEWAY_REDIS_PASSWORD ACCESS_REDIS_PASSWORD ISSUES_REDIS_PASSWORD STATISTICS_REDIS_PASSWORD AGENT_REDIS_PASSWORD NOTIFICATIONS_REDIS_PASSWORD; do
   eval "value=\${$name:-}"
   # The value goes into a URL (REDIS_URL): refuse what would need escaping there, and short ones.
   case $value in
@@ -51,3 +52,4 @@ echo "user tracker-access reset on #$(hash_of "$ACCESS_REDIS_PASSWORD") +set +de
 echo "user tracker-issues reset on #$(hash_of "$ISSUES_REDIS_PASSWORD") +get +exists +set +info %R~acl:user:* %R~authz:fresh %W~seen:issues:*"
 echo "user tracker-statistics reset on #$(hash_of "$STATISTICS_REDIS_PASSWORD") +get +exists +set +info %R~acl:user:* %R~authz:fresh %W~seen:statistics:*"
 echo "user tracker-agent reset on #$(hash_of "$AGENT_REDIS_PASSWORD") +set +info %W~seen:agent:*"
+echo "user tracker-notifications reset on #$(hash_of "$NOTIFICATIONS_REDIS_PASSWORD") +get +exists +set +info %R~acl:user:* %R~authz:fresh %W~seen:notifications:*"

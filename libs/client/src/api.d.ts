@@ -548,6 +548,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The workspace's events after a cursor, oldest first: what changed since you last looked
+         * @description Rights needed: any valid token; each event only to whoever may read its object now (issue, comment, worklog and queue events to the queue's readers, permission changes to the queue's admins, user events to every member).
+         *
+         *     Keep `next_cursor` and send it back as `after` to get what happened since: it is answered on every page, the last one too, and the feed is caught up when a page answers the `after` it was sent. A page may hold fewer events than `limit`, even none, and still move the cursor on: it looks at a bounded number of events, those you may not read included. Rights are your current ones: a revoke hides a queue's events at once, earlier ones too. Events are kept 7 days; a cursor before the oldest kept is 410 `cursor_expired` (start again without `after`, and re-read through the API what you keep). An event's `id` is stable: drop one seen before. Its `timestamp` is when the change happened; the feed is in the order the events were recorded, and an issue's `version` orders its updates.
+         */
+        get: operations["listEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/openapi.json": {
         parameters: {
             query?: never;
@@ -1738,6 +1760,531 @@ export interface components {
             /** @description What is wrong with it, for humans. */
             message: string;
         };
+        /** @description The issue as GET /api/v1/issues/{key} answers it, without the embedded lists. */
+        EventIssue: {
+            /** @description The issue id (what `parent_id` names; paths name the key). */
+            id: number;
+            /** @description The issue key: its queue's key, a dash and its number in the queue. */
+            key: string;
+            /** @description The workspace the issue belongs to. */
+            workspace_id: number;
+            /** @description The queue the issue belongs to. */
+            queue_id: number;
+            /** @description One line saying what the issue is about. */
+            title: string;
+            /** @description The issue text; may be empty. */
+            description: string;
+            /** @description The id of the current status (also in `status`). */
+            status_id: number;
+            /** @description The current status, with its name and category. */
+            status: components["schemas"]["StatusRef"];
+            /** @description Place of the issue within its status, smaller first. */
+            position: number;
+            /** @description The assigned user; null when nobody is. */
+            assignee_id: number | null;
+            /** @description The id of the parent issue; null for none. */
+            parent_id: number | null;
+            /**
+             * @description Priority: `low`, `normal`, `high` or `critical`.
+             * @enum {string}
+             */
+            priority: "low" | "normal" | "high" | "critical";
+            /** @description Free-form kind of issue. */
+            type: string;
+            /** @description Labels, each once, in the order first given; compared case-sensitively. */
+            labels: string[];
+            /** @description Due date (YYYY-MM-DD); null for none. */
+            due_date: string | null;
+            /** @description Estimated work in minutes. */
+            estimate_minutes: number;
+            /** @description The minutes recorded by all the issue's worklogs, added up. */
+            spent_minutes: number;
+            /** @description Grows by one with every change (1 when created). Send it back as `version` in an update to be protected against lost updates. */
+            version: number;
+            /** @description The user who created the issue. */
+            created_by: number;
+            /**
+             * Format: date-time
+             * @description When the issue was created (UTC).
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When the issue last changed (any field, a comment or a worklog), or its creation (UTC).
+             */
+            updated_at: string;
+            /**
+             * @description Present (and true) only when `description` was cut to its first characters, to keep the event within 64 KiB: read the object through the API for all of it.
+             * @constant
+             */
+            description_truncated?: true;
+        };
+        /** @description A comment as an event carries it: as the API answers it, with its issue's key. */
+        EventComment: {
+            /** @description The comment id. */
+            id: number;
+            /** @description The issue it belongs to. */
+            issue_id: number;
+            /** @description Who wrote it (the caller who added it). */
+            author_id: number;
+            /** @description The comment text. */
+            body: string;
+            /**
+             * Format: date-time
+             * @description When it was added (UTC).
+             */
+            created_at: string;
+            /** @description The key of the issue it belongs to. */
+            issue_key: string;
+            /**
+             * @description Present (and true) only when `body` was cut to its first characters, to keep the event within 64 KiB: read the object through the API for all of it.
+             * @constant
+             */
+            body_truncated?: true;
+        };
+        /** @description A worklog as an event carries it: as the API answers it, with its issue's key. */
+        EventWorklog: {
+            /** @description The worklog id. */
+            id: number;
+            /** @description The issue it belongs to. */
+            issue_id: number;
+            /** @description Who recorded it (the caller who added it). */
+            author_id: number;
+            /** @description Whole minutes of work, 1 to 1440. */
+            minutes: number;
+            /** @description What the time was spent on; may be empty. */
+            description: string;
+            /**
+             * Format: date-time
+             * @description When it was recorded (UTC).
+             */
+            created_at: string;
+            /** @description The key of the issue it belongs to. */
+            issue_key: string;
+            /**
+             * @description Present (and true) only when `description` was cut to its first characters, to keep the event within 64 KiB: read the object through the API for all of it.
+             * @constant
+             */
+            description_truncated?: true;
+        };
+        /** @description A queue as an event carries it: as the API answers it, without `role` and `role_source`, which are each caller's own. */
+        EventQueue: {
+            /** @description The queue id. */
+            id: number;
+            /** @description The workspace the queue belongs to (the caller's). */
+            workspace_id: number;
+            /** @description The queue key, upper-case: the prefix of its issue keys. */
+            key: string;
+            /** @description The queue name. */
+            name: string;
+            /** @description What the queue is for; may be empty. */
+            description: string;
+            /** @description The queue's statuses in workflow order (by `position`). */
+            statuses: components["schemas"]["Status"][];
+            /**
+             * Format: date-time
+             * @description When the queue was created (UTC).
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When the queue's name or description last changed, or its creation (UTC).
+             */
+            updated_at: string;
+            /**
+             * @description Present (and true) only when `description` was cut to its first characters, to keep the event within 64 KiB: read the object through the API for all of it.
+             * @constant
+             */
+            description_truncated?: true;
+        };
+        /** @description A user's permission on a queue as an event carries it: as PUT /api/v1/queues/{queue_id}/permissions/{user_id} answers it. */
+        EventPermission: {
+            /** @description The user. */
+            user_id: number;
+            /** @description The user's name. */
+            name: string;
+            /** @description Whether the user is active (a deactivated user keeps their grants but cannot sign in). */
+            active: boolean;
+            /**
+             * @description The user's workspace role; a workspace `admin` inherits `admin` on every queue.
+             * @enum {string}
+             */
+            workspace_role: "admin" | "member";
+            /** @description The effective role on the queue: the higher of `explicit_role` and `inherited_role`; null: no access (the queue is hidden from the user). */
+            role: ("read-only" | "read-write" | "admin") | null;
+            /** @description Where the effective role comes from: `explicit` (granted here) or `inherited` (workspace admin); null when there is no access. */
+            role_source: ("explicit" | "inherited") | null;
+            /** @description The role granted on this queue by PUT …/permissions/{user_id}; null: none. */
+            explicit_role: ("read-only" | "read-write" | "admin") | null;
+            /** @description `admin` for a workspace admin, else null. */
+            inherited_role: "admin" | null;
+            /** @description The queue. */
+            queue_id: number;
+        };
+        /** @description A user as an event carries it: as GET /api/v1/users answers it. */
+        EventUser: {
+            /** @description The user id (what `assignee_id`, `author_id` and the permission paths name). */
+            id: number;
+            /** @description The workspace the user belongs to; a user belongs to exactly one. */
+            workspace_id: number;
+            /** @description The user's name. */
+            name: string;
+            /**
+             * @description The workspace role: `admin` (manages users and is admin of every queue) or `member`.
+             * @enum {string}
+             */
+            role: "admin" | "member";
+            /** @description Whether the user may sign in: a deactivated user's tokens are refused. */
+            active: boolean;
+            /**
+             * @description The user's email, their sign-in name (unique, matched case-insensitively); `null` for a user made without one, who cannot sign in until given one with a setup link.
+             * @example ada@example.com
+             */
+            email: string | null;
+            /**
+             * Format: date-time
+             * @description When the user was created (UTC).
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When the user's name, role or activity last changed, or their creation (UTC).
+             */
+            updated_at: string;
+        };
+        /** @description The old value of every field the update changed, in the API's field names; fields it did not change are absent. */
+        IssuePrevious: {
+            /** @description The value of `title` before the change */
+            title?: string;
+            /** @description The value of `description` before the change: its first 1,000 characters at most, as history keeps it. */
+            description?: string;
+            /**
+             * @description Present (and true) only when `description` was cut to its first characters, to keep the event within 64 KiB: read the object through the API for all of it.
+             * @constant
+             */
+            description_truncated?: true;
+            /** @description The value of `status_id` before the change */
+            status_id?: number;
+            /** @description The value of `position` before the change */
+            position?: number;
+            /** @description The value of `assignee_id` before the change */
+            assignee_id?: number | null;
+            /** @description The value of `parent_id` before the change */
+            parent_id?: number | null;
+            /**
+             * @description The value of `priority` before the change
+             * @enum {string}
+             */
+            priority?: "low" | "normal" | "high" | "critical";
+            /** @description The value of `type` before the change */
+            type?: string;
+            /** @description The value of `labels` before the change */
+            labels?: string[];
+            /** @description The value of `due_date` before the change */
+            due_date?: string | null;
+            /** @description The value of `estimate_minutes` before the change */
+            estimate_minutes?: number;
+        };
+        /** @description The old value of every setting the update changed; settings it did not change are absent. */
+        QueuePrevious: {
+            /** @description The value of `name` before the change */
+            name?: string;
+            /** @description The value of `description` before the change */
+            description?: string;
+            /**
+             * @description Present (and true) only when `description` was cut to its first characters, to keep the event within 64 KiB: read the object through the API for all of it.
+             * @constant
+             */
+            description_truncated?: true;
+        };
+        /** @description The old value of every field of the permission that changed (`explicit_role` always, `role` and `role_source` when they changed too). */
+        PermissionPrevious: {
+            /** @description The value of `role` before the change */
+            role?: ("read-only" | "read-write" | "admin") | null;
+            /** @description The value of `role_source` before the change */
+            role_source?: ("explicit" | "inherited") | null;
+            /** @description The value of `explicit_role` before the change */
+            explicit_role?: ("read-only" | "read-write" | "admin") | null;
+        };
+        /** @description The old value of every field the update changed; fields it did not change are absent. */
+        UserPrevious: {
+            /** @description The value of `name` before the change */
+            name?: string;
+            /**
+             * @description The value of `role` before the change
+             * @enum {string}
+             */
+            role?: "admin" | "member";
+            /** @description The value of `active` before the change */
+            active?: boolean;
+            /** @description The value of `email` before the change */
+            email?: string | null;
+        };
+        /** @description An event of type `issue.created`: an issue was created. */
+        IssueCreatedEvent: {
+            /**
+             * Format: uuid
+             * @description The event id: stable and unique, the same wherever the event is delivered. Use it to drop an event seen twice.
+             */
+            id: string;
+            /**
+             * @description `issue.created`: an issue was created.
+             * @constant
+             */
+            type: "issue.created";
+            /**
+             * Format: date-time
+             * @description When the change happened (UTC).
+             */
+            timestamp: string;
+            /** @description The workspace the event belongs to (the caller's). */
+            workspace_id: number;
+            /** @description The changed object under its kind's name, as the API answers it, and who changed it. */
+            data: {
+                /** @description The new issue. */
+                issue: components["schemas"]["EventIssue"];
+                /** @description Who made the change; null when the operator's command line made it (a workspace's first admin, a user it added). */
+                actor_id: number | null;
+            };
+        };
+        /** @description An event of type `issue.updated`: fields of an issue changed, or it moved to another status (`issue.version` orders the updates of one issue). */
+        IssueUpdatedEvent: {
+            /**
+             * Format: uuid
+             * @description The event id: stable and unique, the same wherever the event is delivered. Use it to drop an event seen twice.
+             */
+            id: string;
+            /**
+             * @description `issue.updated`: fields of an issue changed, or it moved to another status (`issue.version` orders the updates of one issue).
+             * @constant
+             */
+            type: "issue.updated";
+            /**
+             * Format: date-time
+             * @description When the change happened (UTC).
+             */
+            timestamp: string;
+            /** @description The workspace the event belongs to (the caller's). */
+            workspace_id: number;
+            /** @description The changed object under its kind's name, as the API answers it, and who changed it. */
+            data: {
+                /** @description The issue after the change. */
+                issue: components["schemas"]["EventIssue"];
+                /** @description The old value of every field the update changed. */
+                previous: components["schemas"]["IssuePrevious"];
+                /**
+                 * @description Present (and true) only when `previous` had to be left empty to keep the event within 64 KiB (read the issue's history instead).
+                 * @constant
+                 */
+                previous_truncated?: true;
+                /** @description Who made the change; null when the operator's command line made it (a workspace's first admin, a user it added). */
+                actor_id: number | null;
+            };
+        };
+        /** @description An event of type `comment.added`: a comment was added to an issue. */
+        CommentAddedEvent: {
+            /**
+             * Format: uuid
+             * @description The event id: stable and unique, the same wherever the event is delivered. Use it to drop an event seen twice.
+             */
+            id: string;
+            /**
+             * @description `comment.added`: a comment was added to an issue.
+             * @constant
+             */
+            type: "comment.added";
+            /**
+             * Format: date-time
+             * @description When the change happened (UTC).
+             */
+            timestamp: string;
+            /** @description The workspace the event belongs to (the caller's). */
+            workspace_id: number;
+            /** @description The changed object under its kind's name, as the API answers it, and who changed it. */
+            data: {
+                /** @description The new comment. */
+                comment: components["schemas"]["EventComment"];
+                /** @description Who made the change; null when the operator's command line made it (a workspace's first admin, a user it added). */
+                actor_id: number | null;
+            };
+        };
+        /** @description An event of type `worklog.added`: work was recorded on an issue. */
+        WorklogAddedEvent: {
+            /**
+             * Format: uuid
+             * @description The event id: stable and unique, the same wherever the event is delivered. Use it to drop an event seen twice.
+             */
+            id: string;
+            /**
+             * @description `worklog.added`: work was recorded on an issue.
+             * @constant
+             */
+            type: "worklog.added";
+            /**
+             * Format: date-time
+             * @description When the change happened (UTC).
+             */
+            timestamp: string;
+            /** @description The workspace the event belongs to (the caller's). */
+            workspace_id: number;
+            /** @description The changed object under its kind's name, as the API answers it, and who changed it. */
+            data: {
+                /** @description The new worklog. */
+                worklog: components["schemas"]["EventWorklog"];
+                /** @description Who made the change; null when the operator's command line made it (a workspace's first admin, a user it added). */
+                actor_id: number | null;
+            };
+        };
+        /** @description An event of type `queue.created`: a queue was created. */
+        QueueCreatedEvent: {
+            /**
+             * Format: uuid
+             * @description The event id: stable and unique, the same wherever the event is delivered. Use it to drop an event seen twice.
+             */
+            id: string;
+            /**
+             * @description `queue.created`: a queue was created.
+             * @constant
+             */
+            type: "queue.created";
+            /**
+             * Format: date-time
+             * @description When the change happened (UTC).
+             */
+            timestamp: string;
+            /** @description The workspace the event belongs to (the caller's). */
+            workspace_id: number;
+            /** @description The changed object under its kind's name, as the API answers it, and who changed it. */
+            data: {
+                /** @description The new queue, with its statuses. */
+                queue: components["schemas"]["EventQueue"];
+                /** @description Who made the change; null when the operator's command line made it (a workspace's first admin, a user it added). */
+                actor_id: number | null;
+            };
+        };
+        /** @description An event of type `queue.updated`: the name or description of a queue changed. */
+        QueueUpdatedEvent: {
+            /**
+             * Format: uuid
+             * @description The event id: stable and unique, the same wherever the event is delivered. Use it to drop an event seen twice.
+             */
+            id: string;
+            /**
+             * @description `queue.updated`: the name or description of a queue changed.
+             * @constant
+             */
+            type: "queue.updated";
+            /**
+             * Format: date-time
+             * @description When the change happened (UTC).
+             */
+            timestamp: string;
+            /** @description The workspace the event belongs to (the caller's). */
+            workspace_id: number;
+            /** @description The changed object under its kind's name, as the API answers it, and who changed it. */
+            data: {
+                /** @description The queue after the change. */
+                queue: components["schemas"]["EventQueue"];
+                /** @description The old value of every setting the update changed. */
+                previous: components["schemas"]["QueuePrevious"];
+                /** @description Who made the change; null when the operator's command line made it (a workspace's first admin, a user it added). */
+                actor_id: number | null;
+            };
+        };
+        /** @description An event of type `permission.changed`: a user's explicit role on a queue was granted, changed or revoked. */
+        PermissionChangedEvent: {
+            /**
+             * Format: uuid
+             * @description The event id: stable and unique, the same wherever the event is delivered. Use it to drop an event seen twice.
+             */
+            id: string;
+            /**
+             * @description `permission.changed`: a user's explicit role on a queue was granted, changed or revoked.
+             * @constant
+             */
+            type: "permission.changed";
+            /**
+             * Format: date-time
+             * @description When the change happened (UTC).
+             */
+            timestamp: string;
+            /** @description The workspace the event belongs to (the caller's). */
+            workspace_id: number;
+            /** @description The changed object under its kind's name, as the API answers it, and who changed it. */
+            data: {
+                /** @description The user's permission on the queue after the change. */
+                permission: components["schemas"]["EventPermission"];
+                /** @description The old explicit role, and the old effective role when it changed too. */
+                previous: components["schemas"]["PermissionPrevious"];
+                /** @description Who made the change; null when the operator's command line made it (a workspace's first admin, a user it added). */
+                actor_id: number | null;
+            };
+        };
+        /** @description An event of type `user.created`: a user joined the workspace. */
+        UserCreatedEvent: {
+            /**
+             * Format: uuid
+             * @description The event id: stable and unique, the same wherever the event is delivered. Use it to drop an event seen twice.
+             */
+            id: string;
+            /**
+             * @description `user.created`: a user joined the workspace.
+             * @constant
+             */
+            type: "user.created";
+            /**
+             * Format: date-time
+             * @description When the change happened (UTC).
+             */
+            timestamp: string;
+            /** @description The workspace the event belongs to (the caller's). */
+            workspace_id: number;
+            /** @description The changed object under its kind's name, as the API answers it, and who changed it. */
+            data: {
+                /** @description The new user. */
+                user: components["schemas"]["EventUser"];
+                /** @description Who made the change; null when the operator's command line made it (a workspace's first admin, a user it added). */
+                actor_id: number | null;
+            };
+        };
+        /** @description An event of type `user.updated`: the name, role, activity or email of a user changed. */
+        UserUpdatedEvent: {
+            /**
+             * Format: uuid
+             * @description The event id: stable and unique, the same wherever the event is delivered. Use it to drop an event seen twice.
+             */
+            id: string;
+            /**
+             * @description `user.updated`: the name, role, activity or email of a user changed.
+             * @constant
+             */
+            type: "user.updated";
+            /**
+             * Format: date-time
+             * @description When the change happened (UTC).
+             */
+            timestamp: string;
+            /** @description The workspace the event belongs to (the caller's). */
+            workspace_id: number;
+            /** @description The changed object under its kind's name, as the API answers it, and who changed it. */
+            data: {
+                /** @description The user after the change. */
+                user: components["schemas"]["EventUser"];
+                /** @description The old value of every field the update changed. */
+                previous: components["schemas"]["UserPrevious"];
+                /** @description Who made the change; null when the operator's command line made it (a workspace's first admin, a user it added). */
+                actor_id: number | null;
+            };
+        };
+        /** @description A public event: `{id, type, timestamp, workspace_id, data}`, told apart by `type`. `data` holds the changed object under its kind's name as the API answers it, `actor_id`, and on changes `previous`. At most 64 KiB of JSON: longer texts are cut, each with `<field>_truncated: true` beside it. */
+        PublicEvent: components["schemas"]["IssueCreatedEvent"] | components["schemas"]["IssueUpdatedEvent"] | components["schemas"]["CommentAddedEvent"] | components["schemas"]["WorklogAddedEvent"] | components["schemas"]["QueueCreatedEvent"] | components["schemas"]["QueueUpdatedEvent"] | components["schemas"]["PermissionChangedEvent"] | components["schemas"]["UserCreatedEvent"] | components["schemas"]["UserUpdatedEvent"];
+        /** @description A page of the event feed, and where the next one starts. */
+        EventPage: {
+            /** @description The events the caller may read now, oldest first, at most `limit`. */
+            items: components["schemas"]["PublicEvent"][];
+            /** @description Send it as `after` to go on. It is answered on every page, the last one too: keep it to catch up later. A page with fewer items than `limit`, even none, does not mean the end; a page whose `next_cursor` is the `after` sent does. */
+            next_cursor: string;
+        };
         /** @description The problem details (RFC 9457) of `unauthorized`, HTTP 401: The token is missing, malformed, unknown or revoked, or its owner is deactivated. */
         UnauthorizedProblem: {
             /**
@@ -1939,6 +2486,31 @@ export interface components {
              * @constant
              */
             code: "session_required";
+        };
+        /** @description The problem details (RFC 9457) of `cursor_expired`, HTTP 410: The cursor (`after`) points before the oldest event kept: events after it were deleted (they are kept 7 days at least). Start again without `after`, from the oldest event kept, and re-read through the API what you keep a copy of. */
+        CursorExpiredProblem: {
+            /**
+             * @description A URI naming the problem type, one per `code` (RFC 9457).
+             * @constant
+             */
+            type: "https://tracker.dev/problems/cursor-expired";
+            /**
+             * @description A short, fixed summary of the problem type.
+             * @constant
+             */
+            title: "Cursor expired";
+            /**
+             * @description The HTTP status of the answer.
+             * @constant
+             */
+            status: 410;
+            /** @description What went wrong in this case, for humans (the wording may change; match on `code`). */
+            detail: string;
+            /**
+             * @description The stable, machine-readable problem code.
+             * @constant
+             */
+            code: "cursor_expired";
         };
         /** @description The problem details (RFC 9457) of `precondition_failed`, HTTP 412: `If-Match` names no tag of the issue's current version (given in the body): another change came first, or the tag is weak. Nothing was changed: re-read the issue and reconsider the change. */
         PreconditionFailedProblem: {
@@ -2348,6 +2920,25 @@ export interface components {
                  *     }
                  */
                 "application/problem+json": components["schemas"]["SessionRequiredProblem"];
+            };
+        };
+        /** @description `cursor_expired`: The cursor (`after`) points before the oldest event kept: events after it were deleted (they are kept 7 days at least). Start again without `after`, from the oldest event kept, and re-read through the API what you keep a copy of. */
+        CursorExpired: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "https://tracker.dev/problems/cursor-expired",
+                 *       "title": "Cursor expired",
+                 *       "status": 410,
+                 *       "detail": "This cursor is older than the events kept (7 days): events after it were deleted. Start again without `after` (from the oldest event kept) and re-read what you keep from the API.",
+                 *       "code": "cursor_expired"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["CursorExpiredProblem"];
             };
         };
         /** @description `precondition_failed`: `If-Match` names no tag of the issue's current version (given in the body): another change came first, or the tag is weak. Nothing was changed: re-read the issue and reconsider the change. */
@@ -5109,6 +5700,119 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ServiceUnavailableProblem"] | components["schemas"]["StatisticsUnavailableProblem"];
                 };
             };
+        };
+    };
+    listEvents: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Where to go on from: the `next_cursor` of the previous page. Absent: from the oldest event kept.
+                 * @example c1_MTI0
+                 */
+                after?: string;
+                /**
+                 * @description Only events of these types: a comma-separated list of types (`issue.created`, `issue.updated`, `comment.added`, `worklog.added`, `queue.created`, `queue.updated`, `permission.changed`, `user.created`, `user.updated`) and patterns ending in `*` (`issue.*`, or `*` for all). Absent: every type.
+                 * @example issue.*,comment.added
+                 */
+                types?: string;
+                /**
+                 * @description Events per page, 1 to 500 (default 100).
+                 * @example 100
+                 */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The events after `after` (from the oldest kept without it), oldest first, and the cursor to go on from. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "id": "5f3d2c1b-8a7e-4c6d-9b0a-1e2f3a4b5c6d",
+                     *           "type": "issue.updated",
+                     *           "timestamp": "2026-11-02T10:10:00.000Z",
+                     *           "workspace_id": 1,
+                     *           "data": {
+                     *             "issue": {
+                     *               "id": 1,
+                     *               "key": "WEB-1",
+                     *               "workspace_id": 1,
+                     *               "queue_id": 1,
+                     *               "title": "Login fails in Firefox",
+                     *               "description": "Clicking \"Sign in\" does nothing in Firefox 128.",
+                     *               "status_id": 2,
+                     *               "status": {
+                     *                 "id": 2,
+                     *                 "name": "In progress",
+                     *                 "category": "progress"
+                     *               },
+                     *               "position": 1,
+                     *               "assignee_id": 1,
+                     *               "parent_id": null,
+                     *               "priority": "high",
+                     *               "type": "bug",
+                     *               "labels": [
+                     *                 "frontend"
+                     *               ],
+                     *               "due_date": null,
+                     *               "estimate_minutes": 120,
+                     *               "spent_minutes": 30,
+                     *               "version": 2,
+                     *               "created_by": 1,
+                     *               "created_at": "2026-11-02T09:10:00.000Z",
+                     *               "updated_at": "2026-11-02T10:10:00.000Z"
+                     *             },
+                     *             "previous": {
+                     *               "status_id": 1
+                     *             },
+                     *             "actor_id": 1
+                     *           }
+                     *         },
+                     *         {
+                     *           "id": "9c8b7a6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+                     *           "type": "comment.added",
+                     *           "timestamp": "2026-11-02T10:20:00.000Z",
+                     *           "workspace_id": 1,
+                     *           "data": {
+                     *             "comment": {
+                     *               "id": 2,
+                     *               "issue_id": 1,
+                     *               "author_id": 1,
+                     *               "body": "Fixed in release 2.4; verified on staging.",
+                     *               "created_at": "2026-11-02T10:20:00.000Z",
+                     *               "issue_key": "WEB-1"
+                     *             },
+                     *             "actor_id": 1
+                     *           }
+                     *         }
+                     *       ],
+                     *       "next_cursor": "c1_MTI2"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["EventPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            408: components["responses"]["RequestTimeout"];
+            410: components["responses"]["CursorExpired"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getOpenApiDocument: {

@@ -206,3 +206,65 @@ export async function dashboardStatistics(
   await Promise.all(Array.from({ length: Math.max(1, Math.min(options.concurrency ?? 6, widgets.length)) }, worker));
   return results;
 }
+
+export type PublicEvent = Schemas['PublicEvent'];
+export type EventType = PublicEvent['type'];
+
+export interface EventsOptions {
+  /** Where to start: a `next_cursor` kept from an earlier read. Absent: the oldest event kept. */
+  after?: string;
+  /** Only these types; a pattern ending in `*` (`issue.*`) selects a family. Absent: every type. */
+  types?: ReadonlyArray<EventType | `${string}*`>;
+  /** Events per request, 1 to 500. Default 500: a catch-up takes as few requests as it can. */
+  limit?: number;
+  signal?: AbortSignal;
+}
+
+/** The events of the feed as one sequence, and where it stands. */
+export interface EventFeed extends AsyncIterable<PublicEvent> {
+  /**
+   * The cursor to go on from later: the `next_cursor` of the last page whose events were all
+   * handed out (the `after` given, until one was). Keep it, and pass it as `after` next
+   * time; should the iteration stop within a page, that page's events come again then (drop
+   * those seen by their `id`).
+   */
+  readonly cursor: string | undefined;
+}
+
+/**
+ * Every event the caller may read after `after` (GET /api/v1/events), oldest first,
+ * following `next_cursor` page after page until the feed is caught up: until a page answers
+ * the cursor it was sent. Then it ends; `feed.cursor` is where to go on from later.
+ *
+ * ```ts
+ * const feed = events(client, { after: saved, types: ['issue.*'] });
+ * for await (const event of feed) handle(event);
+ * saved = feed.cursor;
+ * ```
+ *
+ * A refusal throws a TrackerApiError: `cursor_expired` (410) means the cursor is older than
+ * the events kept (7 days), and the caller starts again without `after` after re-reading
+ * what it keeps through the API.
+ */
+export function events(client: TrackerClient, options: EventsOptions = {}): EventFeed {
+  let cursor = options.after;
+  const query = {
+    limit: options.limit ?? 500,
+    ...(options.types && options.types.length > 0 ? { types: options.types.join(',') } : {}),
+  };
+  return {
+    get cursor() {
+      return cursor;
+    },
+    async *[Symbol.asyncIterator]() {
+      for (;;) {
+        const sent = cursor;
+        const answer = await client.GET('/api/v1/events', { params: { query: { ...query, ...(sent === undefined ? {} : { after: sent }) } }, signal: options.signal });
+        if (answer.error) throw new TrackerApiError(answer.response.status, answer.error as Problem);
+        yield* answer.data.items;
+        cursor = answer.data.next_cursor;
+        if (cursor === sent) return;
+      }
+    },
+  };
+}

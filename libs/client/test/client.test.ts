@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { openApiDocument } from '@tracker/contracts';
-import { createTrackerClient, dashboardStatistics, newIdempotencyKey, POSTS_SENT_ONCE, TrackerApiError, updateIssueSafely, UpdateConflictError, type IssueDetails } from '../src';
+import { createTrackerClient, dashboardStatistics, events, newIdempotencyKey, POSTS_SENT_ONCE, TrackerApiError, updateIssueSafely, UpdateConflictError, type IssueDetails, type PublicEvent } from '../src';
 
 test('the committed types are those generated from the current OpenAPI document', () => {
   const committed = fs.readFileSync(path.join(__dirname, '../src/api.d.ts'), 'utf8');
@@ -264,5 +264,74 @@ describe('dashboardStatistics', () => {
   test('when a widget\'s statistics are refused, then the call fails with that problem', async () => {
     const fake = fakeStatistics({ failOn: '3' });
     await expect(dashboardStatistics(fake.client, widgets(10))).rejects.toMatchObject({ status: 403 });
+  });
+});
+
+describe('events: the feed as one sequence', () => {
+  /** A fake feed of `total` events (ids e1…), `pageSize` a page at most; the cursor names the position. */
+  function fakeFeed(total: number, options: { expireBelow?: number } = {}) {
+    const calls: URL[] = [];
+    let appended = total;
+    const event = (n: number) => ({ id: `e${n}`, type: 'user.created', timestamp: '2026-11-29T10:00:00.000Z', workspace_id: 1, data: { user: { id: n }, actor_id: null } });
+    const fetch = async (input: Request) => {
+      const url = new URL(input.url);
+      calls.push(url);
+      const after = url.searchParams.has('after') ? Number(url.searchParams.get('after')!.replace('c1_', '')) : 0;
+      if (options.expireBelow !== undefined && after < options.expireBelow) {
+        return new Response(JSON.stringify({ type: 'x', title: 'Cursor expired', status: 410, detail: 'Too old.', code: 'cursor_expired' }), { status: 410, headers: { 'content-type': 'application/problem+json' } });
+      }
+      const limit = Number(url.searchParams.get('limit'));
+      const items = Array.from({ length: Math.max(0, Math.min(limit, appended - after)) }, (_, i) => event(after + i + 1));
+      return new Response(JSON.stringify({ items, next_cursor: `c1_${after + items.length}` }), { status: 200, headers: { 'content-type': 'application/json' } });
+    };
+    const client = createTrackerClient({ baseUrl: 'http://tracker.test', token: 'trk_test', fetch });
+    return { client, calls, append: (n: number) => (appended += n) };
+  }
+
+  const drain = async (feed: AsyncIterable<PublicEvent>) => {
+    const ids: string[] = [];
+    for await (const event of feed) ids.push(event.id);
+    return ids;
+  };
+
+  test('when the feed holds more than a page, then every event comes once, in order, and it ends once a page answers the cursor it was sent', async () => {
+    const { client, calls } = fakeFeed(7);
+    const feed = events(client, { limit: 3 });
+    expect(await drain(feed)).toEqual(['e1', 'e2', 'e3', 'e4', 'e5', 'e6', 'e7']);
+    expect(calls.map((u) => u.searchParams.get('after'))).toEqual([null, 'c1_3', 'c1_6', 'c1_7']);
+    expect(feed.cursor).toBe('c1_7');
+  });
+
+  test('when it is started again from the cursor kept, then only what came since comes', async () => {
+    const { client, append } = fakeFeed(2);
+    const first = events(client);
+    expect(await drain(first)).toEqual(['e1', 'e2']);
+    append(2);
+    const second = events(client, { after: first.cursor, types: ['issue.*', 'comment.added'] });
+    expect(await drain(second)).toEqual(['e3', 'e4']);
+  });
+
+  test('the types and the limit go in the query; the default page is the largest', async () => {
+    const { client, calls } = fakeFeed(0);
+    expect(await drain(events(client, { types: ['issue.*', 'comment.added'] }))).toEqual([]);
+    expect(calls[0]!.searchParams.get('types')).toBe('issue.*,comment.added');
+    expect(calls[0]!.searchParams.get('limit')).toBe('500');
+  });
+
+  test('when the cursor is older than the events kept, then a TrackerApiError with cursor_expired', async () => {
+    const { client } = fakeFeed(5, { expireBelow: 3 });
+    await expect(drain(events(client, { after: 'c1_1' }))).rejects.toMatchObject({ name: 'TrackerApiError', status: 410, problem: { code: 'cursor_expired' } });
+  });
+
+  test('when the iteration stops within a page, then the cursor is still the last whole page`s, so nothing is skipped next time', async () => {
+    const { client } = fakeFeed(6);
+    const feed = events(client, { limit: 3 });
+    const seen: string[] = [];
+    for await (const event of feed) {
+      seen.push(event.id);
+      if (event.id === 'e5') break;
+    }
+    expect(feed.cursor).toBe('c1_3');
+    expect(await drain(events(client, { after: feed.cursor, limit: 3 }))).toEqual(['e4', 'e5', 'e6']);
   });
 });

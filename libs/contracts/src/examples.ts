@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { InvitedUser, PersonalToken, PersonalTokenCreated, SetupLink, SetupLinkRequest, TokenCreate, UserInvite } from './accounts';
 import type { Dashboard, DashboardInput } from './dashboards';
+import type { EventPage } from './events';
 import type { Filters } from './filters';
 import type {
   Comment,
@@ -321,6 +322,25 @@ export const RESPONSE_EXAMPLES = {
     ],
     updated_at: at('10:31'),
   } satisfies Dashboard,
+  listEvents: {
+    items: [
+      {
+        id: '5f3d2c1b-8a7e-4c6d-9b0a-1e2f3a4b5c6d',
+        type: 'issue.updated',
+        timestamp: web1Moved.updated_at,
+        workspace_id: 1,
+        data: { issue: web1Moved, previous: { status_id: 1 }, actor_id: 1 },
+      },
+      {
+        id: '9c8b7a6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d',
+        type: 'comment.added',
+        timestamp: at('10:20'),
+        workspace_id: 1,
+        data: { comment: { id: 2, issue_id: 1, author_id: 1, body: 'Fixed in release 2.4; verified on staging.', created_at: at('10:20'), issue_key: 'WEB-1' }, actor_id: 1 },
+      },
+    ],
+    next_cursor: 'c1_MTI2',
+  } satisfies EventPage,
   getOpenApiDocument: { openapi: '3.1.0', info: { title: 'Tracker API', version: '1.0.0' }, paths: {} },
 };
 
@@ -356,6 +376,7 @@ const PROBLEM_DETAILS: Record<ProblemCode, string> = {
   invalid_setup_code: 'This setup link is not valid: it was used, has expired, or a newer one was made. Ask an admin for a new one.',
   cross_site_request: 'Requests to /auth from another site are refused.',
   precondition_failed: 'If-Match names version 1 of WEB-1; its current version is 2.',
+  cursor_expired: 'This cursor is older than the events kept (7 days): events after it were deleted. Start again without `after` (from the oldest event kept) and re-read what you keep from the API.',
   payload_too_large: 'The body is larger than 1048576 bytes.',
   bad_request: 'The request is not valid HTTP.',
   request_timeout: 'The request was not received in time.',

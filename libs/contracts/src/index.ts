@@ -1,5 +1,6 @@
 export * from './accounts';
 export * from './dashboards';
+export * from './events';
 export * from './examples';
 export * from './filter-criteria';
 export * from './filters';

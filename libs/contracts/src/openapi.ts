@@ -2,6 +2,31 @@ import { z } from 'zod';
 import { InvitedUser, PersonalToken, PersonalTokenCreated, SetupLink, SetupLinkRequest, TokenCreate, TokenRevoked, UserInvite } from './accounts';
 import { Dashboard, DashboardInput, DASHBOARD_LIMITS, Widget } from './dashboards';
 import { IDEMPOTENCY_KEY_EXAMPLES, IF_MATCH_EXAMPLE, IF_NONE_MATCH_EXAMPLE, PROBLEM_EXAMPLES, REQUEST_EXAMPLES, RESPONSE_EXAMPLES } from './examples';
+import {
+  CommentAddedEvent,
+  EVENT_LIMITS,
+  EventComment,
+  EventIssue,
+  EventPage,
+  EventPermission,
+  EventQueue,
+  EventsQuery,
+  EventUser,
+  EventWorklog,
+  IssueCreatedEvent,
+  IssuePrevious,
+  IssueUpdatedEvent,
+  PermissionChangedEvent,
+  PermissionPrevious,
+  PublicEvent,
+  QueueCreatedEvent,
+  QueuePrevious,
+  QueueUpdatedEvent,
+  UserCreatedEvent,
+  UserPrevious,
+  UserUpdatedEvent,
+  WorklogAddedEvent,
+} from './events';
 import { Filters, LEGACY_SEARCH_TRUNCATED_HEADER, SEARCH_LIMIT, SEARCH_TOTAL_HEADER, SEARCH_TRUNCATED_HEADER } from './filters';
 import { IDEMPOTENCY, IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_REPLAYED_HEADER, IdempotencyKey } from './idempotency';
 import {
@@ -56,7 +81,7 @@ export const API_VERSION = '1.0.0';
 export const OPENAPI_PATH = '/api/v1/openapi.json';
 
 /** Who serves an operation: the gateway itself or the service it forwards to. */
-export type ServiceName = 'gateway' | 'access' | 'issues' | 'statistics';
+export type ServiceName = 'gateway' | 'access' | 'issues' | 'statistics' | 'notifications';
 export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
 type JsonSchema = Record<string, unknown>;
@@ -93,6 +118,7 @@ export type RequestSchemaName = keyof typeof REQUEST_SCHEMAS;
 /** Query parameters (each property one parameter), as the services parse them. */
 const QUERY_SCHEMAS = {
   ListPage,
+  EventsQuery,
 } satisfies Record<string, z.ZodObject>;
 export type QuerySchemaName = keyof typeof QUERY_SCHEMAS;
 
@@ -147,6 +173,30 @@ const RESPONSE_SCHEMAS = {
   PermissionChangePage: [PermissionChangePage, 'A page of a queue\'s permission history.'],
   QueuePermission: [QueuePermission, 'A user\'s permission on a queue after a change.'],
   FieldError: [FieldError, 'One failing field of a 422 `validation_failed`.'],
+  EventIssue: [EventIssue, `An issue as an event carries it: as GET /api/v1/issues/{key} answers it without the embedded lists; a description that would take the event past ${EVENT_LIMITS.payloadBytes / 1024} KiB is cut and marked.`],
+  EventComment: [EventComment, 'A comment as an event carries it: as the API answers it, with its issue\'s key.'],
+  EventWorklog: [EventWorklog, 'A worklog as an event carries it: as the API answers it, with its issue\'s key.'],
+  EventQueue: [EventQueue, 'A queue as an event carries it: as the API answers it, without `role` and `role_source`, which are each caller\'s own.'],
+  EventPermission: [EventPermission, 'A user\'s permission on a queue as an event carries it: as PUT /api/v1/queues/{queue_id}/permissions/{user_id} answers it.'],
+  EventUser: [EventUser, 'A user as an event carries it: as GET /api/v1/users answers it.'],
+  IssuePrevious: [IssuePrevious, 'The old values of what an issue update changed.'],
+  QueuePrevious: [QueuePrevious, 'The old values of what a queue update changed.'],
+  PermissionPrevious: [PermissionPrevious, 'The old values of what a permission change changed.'],
+  UserPrevious: [UserPrevious, 'The old values of what a user update changed.'],
+  IssueCreatedEvent: [IssueCreatedEvent, 'An issue was created.'],
+  IssueUpdatedEvent: [IssueUpdatedEvent, 'An issue changed: its fields or its status. `data.issue.version` orders the updates of one issue: drop an update older than what you hold.'],
+  CommentAddedEvent: [CommentAddedEvent, 'A comment was added to an issue.'],
+  WorklogAddedEvent: [WorklogAddedEvent, 'Work was recorded on an issue.'],
+  QueueCreatedEvent: [QueueCreatedEvent, 'A queue was created.'],
+  QueueUpdatedEvent: [QueueUpdatedEvent, 'A queue\'s name or description changed.'],
+  PermissionChangedEvent: [PermissionChangedEvent, 'A user\'s explicit role on a queue was granted, changed or revoked. Only the queue\'s admins (and workspace admins) see it.'],
+  UserCreatedEvent: [UserCreatedEvent, 'A user joined the workspace.'],
+  UserUpdatedEvent: [UserUpdatedEvent, 'A user\'s name, workspace role, activity or email changed.'],
+  PublicEvent: [
+    PublicEvent,
+    `A public event: \`{id, type, timestamp, workspace_id, data}\`, told apart by \`type\`. \`data\` holds the changed object under its kind\'s name as the API answers it, \`actor_id\`, and on changes \`previous\`. At most ${EVENT_LIMITS.payloadBytes / 1024} KiB of JSON: longer texts are cut, each with \`<field>_truncated: true\` beside it.`,
+  ],
+  EventPage: [EventPage, 'A page of the event feed, and where the next one starts.'],
 } satisfies Record<string, [z.ZodType, string]>;
 export type ResponseSchemaName = keyof typeof RESPONSE_SCHEMAS;
 
@@ -279,6 +329,10 @@ const PROBLEM_RESPONSES: Record<ProblemCode, { description: string; headers?: He
   invalid_credentials: { description: 'Sign-in refused: the email or the password is not right (an unknown email, a wrong password and a deactivated user answer alike).' },
   invalid_setup_code: { description: 'The setup link\'s code is unknown, used, expired or superseded by a newer link.' },
   cross_site_request: { description: 'A request to /auth from another site (its Origin or Sec-Fetch-Site) is refused.' },
+  cursor_expired: {
+    description:
+      'The cursor (`after`) points before the oldest event kept: events after it were deleted (they are kept 7 days at least). Start again without `after`, from the oldest event kept, and re-read through the API what you keep a copy of.',
+  },
   precondition_failed: {
     description:
       '`If-Match` names no tag of the issue\'s current version (given in the body): another change came first, or the tag is weak. Nothing was changed: re-read the issue and reconsider the change.',
@@ -598,14 +652,26 @@ export const API_OPERATIONS: readonly ApiOperation[] = [
     success: { status: 200, description: 'The statistics of each widget.', schema: 'DashboardStatistics' },
   },
   {
+    method: 'get', path: '/api/v1/events', operationId: 'listEvents', tag: 'Events', service: 'notifications',
+    summary: 'The workspace\'s events after a cursor, oldest first: what changed since you last looked', rights: 'any valid token; each event only to whoever may read its object now (issue, comment, worklog and queue events to the queue\'s readers, permission changes to the queue\'s admins, user events to every member)',
+    query: 'EventsQuery',
+    notes:
+      `Keep \`next_cursor\` and send it back as \`after\` to get what happened since: it is answered on every page, the last one too, and the feed is caught up when a page answers the \`after\` it was sent. ` +
+      `A page may hold fewer events than \`limit\`, even none, and still move the cursor on: it looks at a bounded number of events, those you may not read included. Rights are your current ones: a revoke hides a queue\'s events at once, earlier ones too. ` +
+      `Events are kept ${EVENT_LIMITS.retentionDays} days; a cursor before the oldest kept is 410 \`cursor_expired\` (start again without \`after\`, and re-read through the API what you keep). ` +
+      'An event\'s `id` is stable: drop one seen before. Its `timestamp` is when the change happened; the feed is in the order the events were recorded, and an issue\'s `version` orders its updates.',
+    errors: ['cursor_expired'],
+    success: { status: 200, description: 'The events after `after` (from the oldest kept without it), oldest first, and the cursor to go on from.', schema: 'EventPage' },
+  },
+  {
     method: 'get', path: OPENAPI_PATH, operationId: 'getOpenApiDocument', tag: 'Schema', service: 'gateway', public: true,
     summary: 'This OpenAPI 3.1 document', rights: 'none: served without a token',
     success: { status: 200, description: 'The document.' },
   },
 ];
 
-/** Operations beyond the core operations (docs/decisions.md): the issue list pages, a dashboard's statistics in one request and the permission history pages. */
-export const EXTENSION_OPERATIONS = ['listComments', 'listWorklogs', 'listHistory', 'listLinks', 'listSubtasks', 'getDashboardStatistics', 'listQueuePermissionHistory'] as const;
+/** Operations beyond the core operations (docs/decisions.md): the issue list pages, a dashboard's statistics in one request, the permission history pages and the event feed. */
+export const EXTENSION_OPERATIONS = ['listComments', 'listWorklogs', 'listHistory', 'listLinks', 'listSubtasks', 'getDashboardStatistics', 'listQueuePermissionHistory', 'listEvents'] as const;
 
 /** Refusals any authenticated operation may answer (gateway and service alike). */
 const COMMON_ERRORS: ProblemCode[] = [
@@ -796,11 +862,13 @@ const TAGS: Record<string, string> = {
   Issues: 'Issues with their comments, worklogs, history, links and subtasks, and the search over them.',
   Statistics: 'Counts and times over the issues a Filters body selects.',
   Dashboards: 'Shared dashboards: named lists of widgets, each a Filters body and what to show of the issues it selects.',
+  Events: 'What changed in the workspace: the public events of issues, comments, worklogs, queues, permissions and users, in a feed read with a cursor.',
   Schema: 'This OpenAPI document.',
 };
 
 /** Additions to v1, newest first (the same list, dated, is docs/api-changelog.md). */
 export const CHANGES_WITHIN_V1 = [
+  '2026-11-29: GET /api/v1/events, the event feed: the workspace\'s public events (`issue.created`, `issue.updated`, `comment.added`, `worklog.added`, `queue.created`, `queue.updated`, `permission.changed`, `user.created`, `user.updated`) after a cursor, each shown to whoever may read its object now; new problem code `cursor_expired` (410).',
   '2026-11-29: people\'s accounts. Users carry `email`, their sign-in name; POST /api/v1/users invites a colleague and answers their setup link, POST /api/v1/users/{user_id}/setup-link issues a new one; GET and POST /api/v1/tokens and DELETE /api/v1/tokens/{token_id} list, make (with a signed-in page\'s token) and revoke the caller\'s personal tokens; new problem codes `email_taken` (409) and `session_required` (403).',
   '2026-11-29: GET /api/v1/queues/{queue_id}/permissions embeds the newest 50 permission changes, no longer all of them, with `history_total`; GET /api/v1/queues/{queue_id}/permissions/history pages through all of them.',
   '2026-11-25: GET /api/v1/dashboards/{dashboard_id}/statistics answers every widget of a dashboard in one request.',
@@ -823,6 +891,7 @@ const DESCRIPTION = `The REST API of Tracker, a team issue tracker organised in 
 - A request is judged when it has arrived whole: its body must follow its headers within 10 s (408 otherwise), and a token revoked or a role changed before the body's last byte no longer counts for it.
 - Every answer carries \`X-Request-Id\` (a valid one sent by the client is kept) and \`Cache-Control: no-store\`.
 - Optimistic concurrency: an issue has a \`version\`; send the last one read in an update. On 409 \`version_conflict\`, re-read the issue and reconsider the change, a bounded number of times. Reading and updating an issue also speak HTTP conditional requests: its \`ETag\` in \`If-None-Match\` (304 while unchanged) and \`If-Match\` (412 once changed).
+- What changed: GET /api/v1/events answers the workspace's events after a cursor (\`after\`, the \`next_cursor\` of the page before), oldest first, each an object as the API answers it with the old values of what changed, and only those the caller may read now. Events are kept ${EVENT_LIMITS.retentionDays} days: an older cursor is 410 \`cursor_expired\`.
 - Safe retries: the POSTs that create queues, issues, comments, worklogs and dashboards take an \`${IDEMPOTENCY_KEY_HEADER}\`; a repeat of the same request with the same key within ${IDEMPOTENCY.replayHours} hours gets the first answer again (\`${IDEMPOTENT_REPLAYED_HEADER}: true\`) instead of writing twice. The POSTs of accounts (an invitation, a setup link, a personal token) take none: each says what a repeat does.
 
 **Compatibility.** Within 1.x the API only grows: answers may gain fields, and new optional request fields, new operations and new problem codes may appear. Clients must ignore answer fields they do not know (the answer schemas are open for that reason) and treat an unknown problem \`code\` by its HTTP status. Nothing is removed or renamed within 1.x; a deprecated field or header keeps being sent until 2.0. The document's \`info.version\` stays \`1.0.0\` throughout v1: additions are announced below, newest first, never by changing that number.

@@ -28,6 +28,7 @@ export const PROBLEM_CODES = {
   invalid_credentials: { status: 401, title: 'Invalid credentials' },
   invalid_setup_code: { status: 400, title: 'Invalid setup code' },
   cross_site_request: { status: 403, title: 'Cross-site request' },
+  cursor_expired: { status: 410, title: 'Cursor expired' },
   precondition_failed: { status: 412, title: 'Precondition failed' },
   payload_too_large: { status: 413, title: 'Payload too large' },
   bad_request: { status: 400, title: 'Bad request' },
@@ -74,6 +75,7 @@ export const Problems = {
   invalid_credentials: problemOf('invalid_credentials'),
   invalid_setup_code: problemOf('invalid_setup_code'),
   cross_site_request: problemOf('cross_site_request'),
+  cursor_expired: problemOf('cursor_expired'),
   /** `If-Match` named another version than the issue's current one, given in the body. */
   precondition_failed: problemOf('precondition_failed', { version: z.number().int().positive().meta({ description: 'The issue\'s current version: re-read the issue, then reconsider the change.' }) }),
   payload_too_large: problemOf('payload_too_large'),

@@ -40,6 +40,7 @@ const LIST_ENDPOINTS = ['comments', 'worklogs', 'history', 'links', 'subtasks'].
 const DASHBOARD_STATISTICS = 'GET /api/v1/dashboards/{dashboard_id}/statistics';
 /** And the pages of what a queue's permissions read embeds only the newest of. */
 const PERMISSION_HISTORY = 'GET /api/v1/queues/{queue_id}/permissions/history';
+const EVENT_FEED = 'GET /api/v1/events';
 const CREATIONS = ['POST /api/v1/queues', 'POST /api/v1/issues', 'POST /api/v1/issues/{key}/comments', 'POST /api/v1/issues/{key}/worklogs', 'POST /api/v1/dashboards', 'POST /api/v1/users', 'POST /api/v1/tokens'];
 
 const REQUEST_SCHEMA_NAMES = [
@@ -93,10 +94,10 @@ describe('the OpenAPI document', () => {
     expect((await validateOpenApi(broken)).valid).toBe(false);
   });
 
-  test("then it documents exactly the core operations, the issue list pages, a dashboard's statistics, the permission history pages and the document itself", () => {
-    expect(documented().map((o) => o.name).sort()).toEqual([...CORE_OPERATIONS, ...LIST_ENDPOINTS, DASHBOARD_STATISTICS, PERMISSION_HISTORY, 'GET /api/v1/openapi.json'].sort());
+  test("then it documents exactly the core operations, the issue list pages, a dashboard's statistics, the permission history pages, the event feed and the document itself", () => {
+    expect(documented().map((o) => o.name).sort()).toEqual([...CORE_OPERATIONS, ...LIST_ENDPOINTS, DASHBOARD_STATISTICS, PERMISSION_HISTORY, EVENT_FEED, 'GET /api/v1/openapi.json'].sort());
     const extensions = API_OPERATIONS.filter((o) => (EXTENSION_OPERATIONS as readonly string[]).includes(o.operationId));
-    expect(extensions.map((o) => `${o.method.toUpperCase()} ${o.path}`).sort()).toEqual([...LIST_ENDPOINTS, DASHBOARD_STATISTICS, PERMISSION_HISTORY].sort());
+    expect(extensions.map((o) => `${o.method.toUpperCase()} ${o.path}`).sort()).toEqual([...LIST_ENDPOINTS, DASHBOARD_STATISTICS, PERMISSION_HISTORY, EVENT_FEED].sort());
   });
 
   test('then the list pages take after_id and limit in the query, and answer items, total and next_after_id', () => {
@@ -168,6 +169,8 @@ describe('the OpenAPI document', () => {
     expect(withoutForbidden.sort()).toEqual(
       [
         'GET /api/v1/me', 'GET /api/v1/users', 'GET /api/v1/queues', 'GET /api/v1/statuses', 'GET /api/v1/issues/{key}', ...LIST_ENDPOINTS, 'GET /api/v1/dashboards', DASHBOARD_STATISTICS,
+        // Every member reads the feed: each event only to whoever may read its object.
+        EVENT_FEED,
         // A caller's own tokens: another user's is 404, as one that does not exist.
         'GET /api/v1/tokens', 'DELETE /api/v1/tokens/{token_id}',
         'GET /api/v1/openapi.json',

@@ -5,7 +5,7 @@ import { z } from 'zod';
 
 /**
  * Integration events: past-tense facts, defined once and validated by both the
- * publisher (outbox) and the consumer (statistics). Each carries the aggregate's
+ * publisher (outbox) and the consumers (statistics, notifications). Each carries the aggregate's
  * new state and a `revision` that grows with every change of the aggregate, so a
  * consumer applies an event only when it is newer than what it holds.
  */
@@ -42,6 +42,14 @@ export const IssueState = z.object({
   estimate_minutes: z.number().int().nonnegative(),
   spent_minutes: z.number().int().nonnegative(),
   version: z.number().int().positive(),
+  /**
+   * What the API answers of an issue beyond the replica's needs (the notifications
+   * service's public events carry the issue as the API answers it). Optional: events
+   * written before they existed lack them.
+   */
+  position: z.number().optional(),
+  status_name: z.string().optional(),
+  created_by: id.optional(),
   created_at: timestamp,
   updated_at: timestamp,
 });
@@ -60,18 +68,49 @@ export const FieldChange = z.object({
   to_truncated: z.boolean().optional(),
 });
 
+/**
+ * A user as access events carry it. `email`, `created_at` and `updated_at` (what GET /users
+ * answers beyond the rest) are optional: `user.updated` events written before they existed lack them.
+ */
+export const UserState = z.object({
+  id,
+  name: z.string(),
+  role: WorkspaceRole,
+  active: z.boolean(),
+  email: z.string().nullable().optional(),
+  created_at: timestamp.optional(),
+  updated_at: timestamp.optional(),
+});
+
 export const eventData = {
   'queue.created': z.object({ queue: QueueState }),
-  'queue.updated': z.object({ queue: QueueState }),
+  /** `previous`: the old value of each changed setting (name, description); absent in events written before it existed. */
+  'queue.updated': z.object({ queue: QueueState, previous: z.object({ name: z.string().optional(), description: z.string().optional() }).optional() }),
   'issue.created': z.object({ issue: IssueState }),
   'issue.updated': z.object({ issue: IssueState, changes: z.array(FieldChange) }),
   'comment.added': z.object({ issue: IssueState, comment: z.object({ id, author_id: id, body: z.string().optional(), created_at: timestamp }) }),
   'worklog.added': z.object({
     issue: IssueState,
-    worklog: z.object({ id, author_id: id, minutes: z.number().int().min(1).max(1440), created_at: timestamp }),
+    worklog: z.object({ id, author_id: id, minutes: z.number().int().min(1).max(1440), description: z.string().optional(), created_at: timestamp }),
   }),
-  'permission.changed': z.object({ queue_id: id, user_id: id, role: QueueRole.nullable() }),
-  'user.updated': z.object({ user: z.object({ id, name: z.string(), role: WorkspaceRole, active: z.boolean() }) }),
+  /**
+   * `role` is the new explicit role (null: revoked). `previous_role` (the explicit role
+   * before) and `member` (the user as the permissions read shows them) are optional:
+   * events written before they existed lack them.
+   */
+  'permission.changed': z.object({
+    queue_id: id,
+    user_id: id,
+    role: QueueRole.nullable(),
+    previous_role: QueueRole.nullable().optional(),
+    member: z.object({ name: z.string(), active: z.boolean(), workspace_role: WorkspaceRole }).optional(),
+  }),
+  'user.created': z.object({ user: UserState }),
+  /** `previous`: the old value of each changed field (name, role, active, email); absent in events written before it existed. */
+  'user.updated': z.object({
+    user: UserState,
+    previous: z.object({ name: z.string().optional(), role: WorkspaceRole.optional(), active: z.boolean().optional(), email: z.string().nullable().optional() }).optional(),
+  }),
 } as const;
 
 export type EventType = keyof typeof eventData;
@@ -85,6 +124,7 @@ export const aggregateOf: Record<EventType, 'queue' | 'issue' | 'queue_permissio
   'comment.added': 'issue',
   'worklog.added': 'issue',
   'permission.changed': 'queue_permission',
+  'user.created': 'user',
   'user.updated': 'user',
 };
 
@@ -101,6 +141,7 @@ export const eventSourceOf: Record<EventType, Extract<Signer, 'issues' | 'access
   'comment.added': 'issues',
   'worklog.added': 'issues',
   'permission.changed': 'access',
+  'user.created': 'access',
   'user.updated': 'access',
 };
 

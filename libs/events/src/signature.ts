@@ -40,8 +40,8 @@ export const EVENT_SIGNATURE_HEADER = 'x-tracker-signature';
 export const EVENT_TAG_HEADER = 'x-tracker-event-tag';
 
 /** The parts that consume events: a tagged message carries a tag for each. */
-export const EVENT_CONSUMERS: readonly Signer[] = ['statistics'];
-/** As many tags as one text carries (libs/kit macPayload): two keys of a consumer while it rotates, with room. */
+export const EVENT_CONSUMERS: readonly Signer[] = ['statistics', 'notifications'];
+/** As many tags as one text carries (libs/kit macPayload): one key of each consumer, two of each while both rotate at once. */
 const MAX_EVENT_TAGS = 4;
 
 /** A part's own key and whom it believes (kit InternalKeys): what tags are made and checked with. */

@@ -19,7 +19,7 @@ const bytes = (event: EventEnvelope) => Buffer.from(JSON.stringify(event));
 describe('event signatures', () => {
   test('every event type has exactly one source, issues or access', () => {
     expect(Object.keys(eventSourceOf).sort()).toEqual([...EVENT_TYPES].sort());
-    expect(Object.entries(eventSourceOf).filter(([, source]) => source === 'access').map(([type]) => type).sort()).toEqual(['permission.changed', 'user.updated']);
+    expect(Object.entries(eventSourceOf).filter(([, source]) => source === 'access').map(([type]) => type).sort()).toEqual(['permission.changed', 'user.created', 'user.updated']);
   });
 
   test('when the source signs the exact body, then the check accepts it', () => {
@@ -157,7 +157,8 @@ describe('event tags', () => {
     const trusted = parseTrustedKeys(`${devTrustedKeysText()},statistics:${next.publicKey}`);
     const event = issueCreated();
     const tagged = tagEventMessage(publisher(KEYS.issues, trusted), event, bytes(event));
-    expect(tagged.split('.')).toHaveLength(4);
+    // Two tags for statistics (old and new key), one for notifications.
+    expect(tagged.split('.')).toHaveLength(5);
     expect(checkEventTag(tagged, event, bytes(event), { key: next, trusted })).toEqual({ ok: true, signer: 'issues' });
     expect(checkEventTag(tagged, event, bytes(event), { key: KEYS.statistics, trusted })).toEqual({ ok: true, signer: 'issues' });
   });
@@ -174,8 +175,9 @@ describe('event tags', () => {
   test('when the publisher trusts no key of a consumer, or more than a text can carry, then it cannot tag, and says why', () => {
     const withoutStatistics = parseTrustedKeys(devTrustedKeysText().split(',').filter((entry) => !entry.startsWith('statistics:')).join(','));
     expect(() => eventTagKeys(publisher(KEYS.issues, withoutStatistics))).toThrow('cannot tag events: no public key of statistics is trusted (INTERNAL_TRUSTED_KEYS)');
-    const five = Array.from({ length: 4 }, () => `statistics:${signingKeyFromSeed('statistics', randomBytes(32).toString('base64url')).publicKey}`);
+    const five = Array.from({ length: 3 }, () => `statistics:${signingKeyFromSeed('statistics', randomBytes(32).toString('base64url')).publicKey}`);
     expect(() => eventTagKeys(publisher(KEYS.issues, parseTrustedKeys([devTrustedKeysText(), ...five].join(','))))).toThrow('cannot tag events: more than 4 keys');
-    expect(eventTagKeys(publisher(KEYS.issues))).toHaveLength(1);
+    // One key of each consumer: statistics and notifications.
+    expect(eventTagKeys(publisher(KEYS.issues))).toHaveLength(2);
   });
 });

@@ -59,8 +59,11 @@ export type UserPrincipal = Extract<Principal, { kind: 'user' }>;
 export const TICKET_TTL_SECONDS = 15;
 /** Clocks may differ this much; a ticket issued further in the future is refused. */
 export const CLOCK_SKEW_SECONDS = 5;
-/** The longest ticket, the gateway's to the agent (a vouch in it and in each proof), is about 3,900 characters at the largest ids while every receiver rotates. */
-const MAX_HEADER_LENGTH = 4096;
+/**
+ * The longest ticket, the gateway's to the agent (a vouch in it and in each of its four
+ * proofs), is about 4,900 characters at the largest ids while every receiver rotates.
+ */
+const MAX_HEADER_LENGTH = 6144;
 
 /**
  * How long the gateway's vouch for a user is good for: minutes, so one signature (and at
@@ -76,7 +79,7 @@ export const VOUCH_MEMO_MAX = 10_000;
 const MAX_VOUCH_LENGTH = 512;
 
 /** The services the agent calls for a user: the gateway's ticket to the agent carries a proof for each. */
-export const AGENT_CALLS = ['access', 'issues', 'statistics'] as const satisfies readonly Signer[];
+export const AGENT_CALLS = ['access', 'issues', 'statistics', 'notifications'] as const satisfies readonly Signer[];
 export type AgentCall = (typeof AGENT_CALLS)[number];
 /** What the agent hands on as `act` to each service it calls for the user. */
 export type Proofs = Readonly<Record<AgentCall, string>>;
@@ -145,7 +148,7 @@ export function issueTicket(keys: SigningKey | TicketKeys, request: TicketReques
 function gatewayProofs(keys: TicketKeys, vouch: string, iat: number, jti: string): Proofs {
   const shared = sharedKeys(keys.key, keys.trusted);
   const proofOf = (service: AgentCall) => macPayload(shared.with(service), { use: 'proof', iss: 'gateway', aud: service, vch: vouch, iat, exp: iat + TICKET_TTL_SECONDS, jti });
-  return { access: proofOf('access'), issues: proofOf('issues'), statistics: proofOf('statistics') };
+  return { access: proofOf('access'), issues: proofOf('issues'), statistics: proofOf('statistics'), notifications: proofOf('notifications') };
 }
 
 interface SignedVouch {
@@ -249,7 +252,7 @@ function sealedBy(opened: OpenedText, issuer: Signer, keys: TrustedKeys | Ticket
 }
 
 /** Signed, the gateway's ticket to the agent is itself the proof for every service. */
-const handedOn = (ticket: string): Proofs => ({ access: ticket, issues: ticket, statistics: ticket });
+const handedOn = (ticket: string): Proofs => ({ access: ticket, issues: ticket, statistics: ticket, notifications: ticket });
 
 /** A tagged ticket's proofs: a text for each service the agent calls, or null. */
 function proofsIn(prf: unknown): Proofs | null {

@@ -8,7 +8,7 @@ import { createHash, createHmac, createPrivateKey, createPublicKey, diffieHellma
  * cached principal or grant, only the publisher's key for an event. A text tagged under
  * a key two parts share (below) is not signed: either of the two could have made it.
  */
-export const SIGNERS = ['gateway', 'access', 'issues', 'statistics', 'agent'] as const;
+export const SIGNERS = ['gateway', 'access', 'issues', 'statistics', 'agent', 'notifications'] as const;
 export type Signer = (typeof SIGNERS)[number];
 
 export const isSigner = (name: unknown): name is Signer => (SIGNERS as readonly unknown[]).includes(name);

@@ -137,7 +137,7 @@ describe('serviceEnv: secrets in production', () => {
     ['a signing key of one repeated byte', 'INTERNAL_SIGNING_KEY', { INTERNAL_SIGNING_KEY: Buffer.alloc(32, 7).toString('base64url') }, 'is not random enough'],
     ['no trusted keys', 'INTERNAL_TRUSTED_KEYS', { INTERNAL_TRUSTED_KEYS: undefined }, 'must be set in production'],
     ['the development trusted keys', 'INTERNAL_TRUSTED_KEYS', { INTERNAL_TRUSTED_KEYS: devTrustedKeysText() }, 'names a development key'],
-    ['trusted keys that are empty', 'INTERNAL_TRUSTED_KEYS', { INTERNAL_TRUSTED_KEYS: '' }, 'names no key of gateway, access, issues, statistics, agent'],
+    ['trusted keys that are empty', 'INTERNAL_TRUSTED_KEYS', { INTERNAL_TRUSTED_KEYS: '' }, 'names no key of gateway, access, issues, statistics, agent, notifications'],
     ['trusted keys without the agent', 'INTERNAL_TRUSTED_KEYS', { INTERNAL_TRUSTED_KEYS: realTrusted().split(',').filter((e) => !e.startsWith('agent:')).join(',') }, 'names no key of agent'],
     ['trusted keys without its own public key', 'INTERNAL_TRUSTED_KEYS', { INTERNAL_TRUSTED_KEYS: realTrusted() }, 'does not list this part\'s own public key (access)'],
     ['a URL without a password', 'DATABASE_URL', { DATABASE_URL: 'postgresql://access_app@db.internal:5432/tracker' }, 'must carry a password in production'],

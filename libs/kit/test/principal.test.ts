@@ -295,7 +295,7 @@ describe('the agent\'s proofs (the gateway tags its ticket to the agent)', () =>
   test('when the gateway tags its ticket for a user\'s /mcp request, then the agent gets the user and a proof for each service it calls, which that service accepts for the same user', () => {
     expect(ticket).toMatch(/^m1\./);
     expect(checkTicket(ticket, keysOf('agent'), atAgent, NOW)).toMatchObject({ ok: true, principal: user });
-    expect(Object.keys(proofs).sort()).toEqual(['access', 'issues', 'statistics']);
+    expect(Object.keys(proofs).sort()).toEqual(['access', 'issues', 'notifications', 'statistics']);
     for (const service of AGENT_CALLS) {
       expect(proofs[service]).toMatch(/^m1\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{43}$/);
       expect(atService(service, proofs[service])).toEqual(user);

@@ -58,7 +58,7 @@ export function createAccessService(config: AccessConfig, options: { isShuttingD
       'POST /internal/tokens/used': ['gateway'],
       'POST /internal/queues': ['issues', 'statistics'],
       'POST /internal/queues/lookup': ['issues', 'statistics'],
-      'GET /internal/acl/users/:user_id': ['issues', 'statistics'],
+      'GET /internal/acl/users/:user_id': ['issues', 'statistics', 'notifications'],
       'POST /internal/users/lookup': ['issues', 'statistics'],
     },
     isShuttingDown: options.isShuttingDown,

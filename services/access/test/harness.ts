@@ -12,6 +12,7 @@ const MIGRATIONS = path.join(__dirname, '../prisma/migrations');
 export interface Member {
   id: number;
   workspaceId: number;
+  name: string;
   token: string;
   principal: UserPrincipal;
 }
@@ -64,12 +65,13 @@ export async function startAccess(env: Record<string, string> = {}): Promise<Acc
       const created = await createWorkspace(service.deps, { name, adminName: 'Admin' });
       return {
         id: created.workspace_id,
-        admin: { id: created.user_id, workspaceId: created.workspace_id, token: created.token, principal: principalOf(created.workspace_id, created.user_id, 'admin') },
+        admin: { id: created.user_id, workspaceId: created.workspace_id, name: 'Admin', token: created.token, principal: principalOf(created.workspace_id, created.user_id, 'admin') },
       };
     },
     async member(workspaceId, role = 'member') {
-      const created = await addUser(service.deps, { workspaceId, name: `user-${Math.random().toString(36).slice(2, 8)}`, role });
-      return { id: created.user_id, workspaceId, token: created.token, principal: principalOf(workspaceId, created.user_id, role) };
+      const name = `user-${Math.random().toString(36).slice(2, 8)}`;
+      const created = await addUser(service.deps, { workspaceId, name, role });
+      return { id: created.user_id, workspaceId, name, token: created.token, principal: principalOf(workspaceId, created.user_id, role) };
     },
     call: signedClient(url, 'access'),
     async close() {

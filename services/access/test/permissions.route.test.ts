@@ -321,7 +321,7 @@ describe('integration events', () => {
     await access.call('DELETE', `${s.path}/${s.m1.id}`, { as: s.ws.admin.principal });
     await access.call('PATCH', `/api/v1/users/${s.m2.id}`, { as: s.ws.admin.principal, body: { name: 'Renamed' } });
     const rows = await access.schema.query<{ type: string; aggregate_id: string; aggregate_revision: number; payload: any }>(
-      `SELECT type, aggregate_id, aggregate_revision, payload FROM "${access.schema.schema}".outbox_events WHERE workspace_id = $1 ORDER BY id`,
+      `SELECT type, aggregate_id, aggregate_revision, payload FROM "${access.schema.schema}".outbox_events WHERE workspace_id = $1 AND type <> 'user.created' ORDER BY id`,
       [s.ws.id],
     );
     expect(rows.map((r) => [r.type, r.aggregate_id, r.aggregate_revision, r.payload.data.role ?? r.payload.data.user?.name])).toEqual([
@@ -332,13 +332,55 @@ describe('integration events', () => {
     ]);
     expect(rows[2]!.payload.data.role).toBeNull();
     expect(rows[0]!.payload.actor_id).toBe(s.ws.admin.id);
+    // What the public events need: the explicit role before, the user as the permissions read shows them, the old values of a user's changed fields.
+    expect(rows.slice(0, 3).map((r) => [r.payload.data.previous_role, r.payload.data.member])).toEqual([
+      [null, { name: s.m1.name, active: true, workspace_role: 'member' }],
+      ['read-only', { name: s.m1.name, active: true, workspace_role: 'member' }],
+      ['admin', { name: s.m1.name, active: true, workspace_role: 'member' }],
+    ]);
+    expect(rows[3]!.payload.data).toEqual({
+      user: { id: s.m2.id, name: 'Renamed', role: 'member', active: true, email: null, created_at: expect.any(String), updated_at: expect.any(String) },
+      previous: { name: s.m2.name },
+    });
+  });
+
+  test('a new user writes user.created with the user as GET /users shows them: the operator`s (no actor) and an invited one (the admin)', async () => {
+    const s = await setup();
+    const email = `inv-${Math.random().toString(36).slice(2, 8)}@example.com`;
+    const invited = await access.call('POST', '/api/v1/users', { as: s.ws.admin.principal, body: { name: 'Invited', email, role: 'member' } });
+    expect(invited.status).toBe(201);
+    const rows = await access.schema.query<{ aggregate_id: string; aggregate_revision: number; payload: any }>(
+      `SELECT aggregate_id, aggregate_revision, payload FROM "${access.schema.schema}".outbox_events WHERE workspace_id = $1 AND type = 'user.created' ORDER BY aggregate_id::int`,
+      [s.ws.id],
+    );
+    expect(rows.map((r) => [r.aggregate_id, r.aggregate_revision, r.payload.actor_id, r.payload.data.user.name])).toEqual([
+      [String(s.ws.admin.id), 1, null, 'Admin'],
+      [String(s.m1.id), 1, null, s.m1.name],
+      [String(s.m2.id), 1, null, s.m2.name],
+      [String(invited.body.id), 1, s.ws.admin.id, 'Invited'],
+    ].sort((a, b) => Number(a[0]) - Number(b[0])));
+    const { setup_url: _url, workspace_id: _ws, ...shown } = invited.body;
+    expect(rows.find((r) => r.aggregate_id === String(invited.body.id))!.payload.data).toEqual({ user: shown });
+  });
+
+  test('a setup link that changes a user`s email writes user.updated with the old email', async () => {
+    const s = await setup();
+    const email = `new-${Math.random().toString(36).slice(2, 8)}@example.com`;
+    expect((await access.call('POST', `/api/v1/users/${s.m1.id}/setup-link`, { as: s.ws.admin.principal, body: { email } })).status).toBe(200);
+    expect((await access.call('POST', `/api/v1/users/${s.m1.id}/setup-link`, { as: s.ws.admin.principal, body: { email } })).status).toBe(200);
+    const rows = await access.schema.query<{ aggregate_revision: number; payload: any }>(
+      `SELECT aggregate_revision, payload FROM "${access.schema.schema}".outbox_events WHERE workspace_id = $1 AND type = 'user.updated' ORDER BY id`,
+      [s.ws.id],
+    );
+    // The second link keeps the email: no change, no event.
+    expect(rows.map((r) => [r.aggregate_revision, r.payload.actor_id, r.payload.data.user.email, r.payload.data.previous])).toEqual([[2, s.ws.admin.id, email, { email: null }]]);
   });
 
   test('a rejected change writes no event', async () => {
     const s = await setup();
     await access.call('PUT', `${s.path}/${s.m1.id}`, { as: s.m2.principal, body: { role: 'admin' } });
     await access.call('PATCH', `/api/v1/users/${s.ws.admin.id}`, { as: s.ws.admin.principal, body: { active: false } });
-    const rows = await access.schema.query(`SELECT 1 FROM "${access.schema.schema}".outbox_events WHERE workspace_id = $1`, [s.ws.id]);
+    const rows = await access.schema.query(`SELECT 1 FROM "${access.schema.schema}".outbox_events WHERE workspace_id = $1 AND type <> 'user.created'`, [s.ws.id]);
     expect(rows).toEqual([]);
   });
 });

@@ -6,6 +6,7 @@ const Env = serviceEnv('agent', {
   ACCESS_URL: url('http://127.0.0.1:8081'),
   ISSUES_URL: url('http://127.0.0.1:8082'),
   STATISTICS_URL: url('http://127.0.0.1:8083'),
+  NOTIFICATIONS_URL: url('http://127.0.0.1:8086'),
   /** Redis: where accepted tickets are remembered, shared by the replicas (nothing else is kept there). */
   ...redisEnv,
   /** Longest wait for the service a tool calls; the same bound the gateway puts on a REST request. */
@@ -17,7 +18,7 @@ const Env = serviceEnv('agent', {
   TOOL_CALLS_IN_FLIGHT_PER_USER: z.coerce.number().int().min(1).max(1000).default(8),
 }).transform((env) => ({
   ...serviceConfigOf(env),
-  upstreams: { access: env.ACCESS_URL, issues: env.ISSUES_URL, statistics: env.STATISTICS_URL },
+  upstreams: { access: env.ACCESS_URL, issues: env.ISSUES_URL, statistics: env.STATISTICS_URL, notifications: env.NOTIFICATIONS_URL },
   upstreamTimeoutMs: env.UPSTREAM_TIMEOUT_MS,
   toolCallsInFlightPerUser: env.TOOL_CALLS_IN_FLIGHT_PER_USER,
   redis: { url: env.REDIS_URL },

@@ -100,7 +100,7 @@ export interface RunningAgent {
 }
 
 /** The agent service in this test process on a random port, calling the given upstreams. */
-export async function startAgent(env: { ACCESS_URL: string; ISSUES_URL: string; STATISTICS_URL: string; UPSTREAM_TIMEOUT_MS?: string }): Promise<RunningAgent> {
+export async function startAgent(env: { ACCESS_URL: string; ISSUES_URL: string; STATISTICS_URL: string; NOTIFICATIONS_URL?: string; UPSTREAM_TIMEOUT_MS?: string }): Promise<RunningAgent> {
   const config = loadAgentConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', ...env });
   const service = createAgentService(config);
   const running: RunningServer = await serve(service.app, { port: 0, host: '127.0.0.1', logger: service.logger, graceMs: 100 });
@@ -291,4 +291,17 @@ export const fixtures = {
   }),
   permissionChangePage: () => ({ items: [{ user_id: 7, from: 'read-only', to: 'read-write', actor_id: 1, at: AT }], total: 51, next_after_id: 9 }),
   queuePermission: (queueId = 3, userId = 7) => ({ ...fixtures.member(userId), queue_id: queueId }),
+  /** A page of GET /events: a comment on WEB-12. */
+  eventPage: () => ({
+    items: [
+      {
+        id: '9c8b7a6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d',
+        type: 'comment.added',
+        timestamp: AT,
+        workspace_id: 1,
+        data: { comment: { ...fixtures.comment(), issue_key: 'WEB-12' }, actor_id: 7 },
+      },
+    ],
+    next_cursor: 'c1_MTI1',
+  }),
 };

@@ -24,15 +24,15 @@ import {
   type RunningAgent,
 } from './harness';
 
-type Service = 'access' | 'issues' | 'statistics';
+type Service = 'access' | 'issues' | 'statistics' | 'notifications';
 
 let upstreams: Record<Service, FakeUpstream>;
 let agent: RunningAgent;
 const clients: McpClient[] = [];
 
 beforeAll(async () => {
-  upstreams = { access: await startFakeUpstream(), issues: await startFakeUpstream(), statistics: await startFakeUpstream() };
-  agent = await startAgent({ ACCESS_URL: upstreams.access.url, ISSUES_URL: upstreams.issues.url, STATISTICS_URL: upstreams.statistics.url });
+  upstreams = { access: await startFakeUpstream(), issues: await startFakeUpstream(), statistics: await startFakeUpstream(), notifications: await startFakeUpstream() };
+  agent = await startAgent({ ACCESS_URL: upstreams.access.url, ISSUES_URL: upstreams.issues.url, STATISTICS_URL: upstreams.statistics.url, NOTIFICATIONS_URL: upstreams.notifications.url });
 });
 afterAll(async () => {
   await agent.close();
@@ -55,8 +55,8 @@ async function clientFor(caller: UserPrincipal, options: { url?: string; request
 const callTool = async (client: McpClient, name: string, args?: Record<string, unknown>) =>
   (await client.callTool(args === undefined ? { name } : { name, arguments: args })) as CallToolResult;
 
-const receivedBy = () => ({ access: upstreams.access.received, issues: upstreams.issues.received, statistics: upstreams.statistics.received });
-const NOTHING = { access: [], issues: [], statistics: [] };
+const receivedBy = () => ({ access: upstreams.access.received, issues: upstreams.issues.received, statistics: upstreams.statistics.received, notifications: upstreams.notifications.received });
+const NOTHING = { access: [], issues: [], statistics: [], notifications: [] };
 
 /** The problem+json the agent answers for arguments its REST operation would refuse. */
 const invalidArguments = (errors: Array<{ path: string; message: unknown }>) => ({
@@ -145,12 +145,12 @@ describe('initialize and tools/list', () => {
     });
   });
 
-  test('when the SDK client connects, then it sees server "tracker" with tools, and tools/list lists the 29 tools as defined', async () => {
+  test('when the SDK client connects, then it sees server "tracker" with tools, and tools/list lists the 30 tools as defined', async () => {
     const client = await clientFor(newCaller());
     expect(client.getServerVersion()).toEqual({ name: 'tracker', title: 'Tracker', version });
     expect(client.getServerCapabilities()).toEqual({ tools: { listChanged: false } });
     const { tools } = await client.listTools();
-    expect(tools).toHaveLength(29);
+    expect(tools).toHaveLength(30);
     expect(tools).toEqual(TOOLS.map((tool) => tool.definition));
     // Listing tools asks no service anything.
     expect(receivedBy()).toEqual(NOTHING);
@@ -280,6 +280,15 @@ const FORWARDS: ForwardCase[] = [
     tool: 'replace_dashboard', args: { dashboard_id: 2, name: 'Release 2.5', widgets: [] }, service: 'statistics', method: 'PUT', path: '/api/v1/dashboards/2',
     body: { name: 'Release 2.5', widgets: [] }, answer: { status: 200, value: dashboard }, structured: dashboard,
   },
+  {
+    // The feed's page is an object (items and next_cursor): answered as REST answers it.
+    tool: 'list_events', args: { after: 'c1_MTI0', types: 'issue.*,comment.added', limit: 2 }, service: 'notifications', method: 'GET',
+    path: '/api/v1/events?after=c1_MTI0&types=issue.*%2Ccomment.added&limit=2', answer: { status: 200, value: fixtures.eventPage() }, structured: fixtures.eventPage(),
+  },
+  {
+    tool: 'list_events', args: {}, service: 'notifications', method: 'GET', path: '/api/v1/events',
+    answer: { status: 200, value: { items: [], next_cursor: 'c1_MA' } }, structured: { items: [], next_cursor: 'c1_MA' },
+  },
 ];
 
 /** What a service receives for one tool call: nothing but the REST request, as the gateway would forward it. */
@@ -300,7 +309,7 @@ function expectRestRequest(request: Received | undefined, expected: ForwardCase,
 
 describe('tools/call forwarding', () => {
   test('then the forwarding table below covers every tool once', () => {
-    expect(FORWARDS.map((c) => c.tool).sort()).toEqual(TOOLS.map((tool) => tool.name).sort());
+    expect([...new Set(FORWARDS.map((c) => c.tool))].sort()).toEqual(TOOLS.map((tool) => tool.name).sort());
   });
 
   test.each(FORWARDS.map((c) => [c.tool, c.method, c.path, c.service, c] as const))(
@@ -557,12 +566,13 @@ describe('services that are away', () => {
     ['issues', 'update_issue', { key: 'WEB-12', title: 'Down' }],
     ['statistics', 'get_statistics', {}],
     ['statistics', 'list_dashboards', {}],
+    ['notifications', 'list_events', {}],
   ];
 
   describe('down (nothing listens on their port)', () => {
     let down: RunningAgent;
     beforeAll(async () => {
-      down = await startAgent({ ACCESS_URL: await closedPortUrl(), ISSUES_URL: await closedPortUrl(), STATISTICS_URL: await closedPortUrl() });
+      down = await startAgent({ ACCESS_URL: await closedPortUrl(), ISSUES_URL: await closedPortUrl(), STATISTICS_URL: await closedPortUrl(), NOTIFICATIONS_URL: await closedPortUrl() });
     });
     afterAll(() => down.close());
 
@@ -579,7 +589,7 @@ describe('services that are away', () => {
   describe('hanging (they accept the request and never answer), with UPSTREAM_TIMEOUT_MS 300', () => {
     let slow: RunningAgent;
     beforeAll(async () => {
-      slow = await startAgent({ ACCESS_URL: upstreams.access.url, ISSUES_URL: upstreams.issues.url, STATISTICS_URL: upstreams.statistics.url, UPSTREAM_TIMEOUT_MS: '300' });
+      slow = await startAgent({ ACCESS_URL: upstreams.access.url, ISSUES_URL: upstreams.issues.url, STATISTICS_URL: upstreams.statistics.url, NOTIFICATIONS_URL: upstreams.notifications.url, UPSTREAM_TIMEOUT_MS: '300' });
     });
     afterAll(() => slow.close());
 

@@ -33,12 +33,13 @@ const TOOL_NAMES = [
   'list_queue_permission_history',
   'set_queue_permission',
   'revoke_queue_permission',
+  'list_events',
 ];
 
 /** Tools that only read; every other tool changes something. */
 const READ_TOOLS = [
   'get_me', 'list_queues', 'list_statuses', 'list_users', 'search_issues', 'get_issue', 'get_statistics', 'list_dashboards', 'get_dashboard_statistics', 'get_queue_permissions',
-  'list_comments', 'list_worklogs', 'list_history', 'list_links', 'list_subtasks', 'list_queue_permission_history',
+  'list_comments', 'list_worklogs', 'list_history', 'list_links', 'list_subtasks', 'list_queue_permission_history', 'list_events',
 ];
 /** The tools of the list pages (an issue's lists, a queue's permission history): their query parameters are arguments too. */
 const PAGE_TOOLS = ['list_comments', 'list_worklogs', 'list_history', 'list_links', 'list_subtasks', 'list_queue_permission_history'];
@@ -67,7 +68,7 @@ const inputOf = (tool: Tool) => tool.definition.inputSchema as JsonSchema;
 const outputOf = (tool: Tool) => tool.definition.outputSchema as JsonSchema;
 
 describe('the tool table', () => {
-  test("then it has exactly the 29 tools of the published interface (the 25 core operations but the 3 of personal tokens, the 6 list pages and a dashboard's statistics), each once", () => {
+  test("then it has exactly the 30 tools of the published interface (the 25 core operations but the 3 of personal tokens, the 6 list pages, a dashboard's statistics and the event feed), each once", () => {
     expect(TOOLS.map((tool) => tool.name).sort()).toEqual([...TOOL_NAMES].sort());
     expect(TOOLS.map((tool) => tool.definition.name)).toEqual(TOOLS.map((tool) => tool.name));
   });
@@ -155,7 +156,19 @@ describe('tool arguments', () => {
       expect([name, limit]).toEqual([name, expect.objectContaining({ type: 'integer', minimum: 1, maximum: ISSUE_READ_LIMITS.pageMax, default: 50 })]);
       expect([name, inputOf(tool).required]).toEqual([name, pathParamsOf(tool.operation)]);
     }
-    expect(TOOLS.filter((tool) => tool.queryParams.length > 0).map((tool) => tool.name).sort()).toEqual([...PAGE_TOOLS].sort());
+    expect(TOOLS.filter((tool) => tool.queryParams.length > 0).map((tool) => tool.name).sort()).toEqual([...PAGE_TOOLS, 'list_events'].sort());
+  });
+
+  test('then list_events takes the feed`s query: after (a cursor), types and limit (1 to 500, 100 by default), all optional', () => {
+    const tool = toolOf('list_events');
+    expect(tool.queryParams).toEqual(['after', 'types', 'limit']);
+    const { after, types, limit } = inputOf(tool).properties!;
+    expect(after).toEqual(expect.objectContaining({ type: 'string', pattern: '^[A-Za-z0-9_-]{1,64}$' }));
+    expect(types).toEqual(expect.objectContaining({ type: 'string', maxLength: 500 }));
+    expect(limit).toEqual(expect.objectContaining({ type: 'integer', minimum: 1, maximum: 500, default: 100 }));
+    expect(inputOf(tool).required ?? []).toEqual([]);
+    expect(tool.answer).toBe('object');
+    expect(tool.definition.description).toContain('410 `cursor_expired`');
   });
 
   test('then search_issues alone takes a limit of its own, optional, 1 to 2000 with 50 by default', () => {
@@ -262,7 +275,8 @@ describe('the size of tools/list', () => {
     expect(schemas.filter((node) => node.format === 'date-time').length).toBeGreaterThan(20);
     // About 90.5 KB: input schemas with every field described (30.5 KB), output schemas without descriptions (40 KB;
     // the 6 list page tools repeat their item schemas, get_dashboard_statistics get_statistics's), the tools' own
-    // descriptions and annotations. invite_user and issue_setup_link added 4 KB.
-    expect(JSON.stringify(TOOLS.map((tool) => tool.definition)).length).toBeLessThan(92_000);
+    // descriptions and annotations. invite_user and issue_setup_link added 4 KB, list_events 2.8 KB (its answer
+    // outlined: the nine kinds of event in full would have been 16 KB more).
+    expect(JSON.stringify(TOOLS.map((tool) => tool.definition)).length).toBeLessThan(94_000);
   });
 });

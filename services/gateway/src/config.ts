@@ -7,6 +7,8 @@ const Env = serviceEnv('gateway', {
   ISSUES_URL: url('http://127.0.0.1:8082'),
   STATISTICS_URL: url('http://127.0.0.1:8083'),
   AGENT_URL: url('http://127.0.0.1:8084'),
+  /** The public event log (services/notifications): /api/v1/events and /api/v1/webhooks. */
+  NOTIFICATIONS_URL: url('http://127.0.0.1:8086'),
   /** The web pages (services/web): every GET that is not /api, /auth or /mcp goes there. */
   WEB_URL: url('http://127.0.0.1:8085'),
   REDIS_URL: url(DEFAULT_REDIS_URL),
@@ -39,7 +41,7 @@ const Env = serviceEnv('gateway', {
 })
   .transform((env) => ({
     ...serviceConfigOf(env),
-    upstreams: { access: env.ACCESS_URL, issues: env.ISSUES_URL, statistics: env.STATISTICS_URL, agent: env.AGENT_URL, web: env.WEB_URL },
+    upstreams: { access: env.ACCESS_URL, issues: env.ISSUES_URL, statistics: env.STATISTICS_URL, agent: env.AGENT_URL, notifications: env.NOTIFICATIONS_URL, web: env.WEB_URL },
     upstreamTimeoutMs: env.UPSTREAM_TIMEOUT_MS,
     bodyTimeoutMs: env.BODY_TIMEOUT_MS,
     auth: { timeoutMs: env.AUTH_TIMEOUT_MS, failuresPerMinute: env.AUTH_FAILURES_PER_MINUTE, clientAddressHeader: env.CLIENT_ADDRESS_HEADER },

@@ -41,7 +41,7 @@ let gw: GatewayUnderTest;
 beforeAll(async () => {
   access = await startFakeAccessForGateway();
   upstream = await startFakeUpstream();
-  gw = await startGateway(access, { ...ENV, ISSUES_URL: upstream.url, STATISTICS_URL: upstream.url, AGENT_URL: upstream.url });
+  gw = await startGateway(access, { ...ENV, ISSUES_URL: upstream.url, STATISTICS_URL: upstream.url, AGENT_URL: upstream.url, NOTIFICATIONS_URL: upstream.url });
   await whenReady(gw.gateway.redis);
 });
 afterAll(async () => {
@@ -193,6 +193,7 @@ describe('a request with a valid token is forwarded with a ticket for exactly th
   test.each([
     ['/api/v1/dashboards', 'statistics'],
     ['/api/v1/queues/7/statuses', 'issues'],
+    ['/api/v1/events?after=c1_MTI0&types=issue.*', 'notifications'],
     ['/mcp', 'agent'],
   ] as const)('when %s is asked, then the ticket is addressed to the %s service', async (path, audience: Signer) => {
     const { token, principal } = knownToken();
@@ -395,9 +396,10 @@ describe('when a service is away, the answer is 503 with Retry-After', () => {
   test.each([
     ['/api/v1/issues/WEB-1', 'GET', problem('service_unavailable', 'Service unavailable', 503, 'The issues service is temporarily unavailable. Retry later.')],
     ['/api/v1/statistics', 'POST', problem('statistics_unavailable', 'Statistics unavailable', 503, 'The statistics service is temporarily unavailable. Retry later.')],
+    ['/api/v1/events', 'GET', problem('service_unavailable', 'Service unavailable', 503, 'The notifications service is temporarily unavailable. Retry later.')],
   ] as const)('when nobody listens at the upstream of %s, then 503 with its code', async (path, method, expected) => {
     const down = await closedPortUrl();
-    const gone = await startGateway(access, { ...ENV, ISSUES_URL: down, STATISTICS_URL: down });
+    const gone = await startGateway(access, { ...ENV, ISSUES_URL: down, STATISTICS_URL: down, NOTIFICATIONS_URL: down });
     try {
       const res = await send(path, { token: knownToken().token, method, body: method === 'POST' ? '{}' : undefined }, gone.url);
       expect(res.status).toBe(503);

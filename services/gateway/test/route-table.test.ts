@@ -27,6 +27,11 @@ describe('upstreamFor', () => {
     ['/api/v1/dashboards/2', 'statistics'],
     ['/api/v1/dashboards/2/statistics', 'statistics'],
     ['/mcp', 'agent'],
+    // The public event log: the feed, and the stream and webhooks to come.
+    ['/api/v1/events', 'notifications'],
+    ['/api/v1/events/stream', 'notifications'],
+    ['/api/v1/webhooks', 'notifications'],
+    ['/api/v1/webhooks/3/deliveries/9/retry', 'notifications'],
   ])('when the path is %s, then it goes to %s', (path, upstream) => {
     expect(upstreamFor(path)).toBe(upstream);
   });
@@ -42,6 +47,8 @@ describe('upstreamFor', () => {
     '/api/v1/queuesx',
     '/api/v1/issuesx',
     '/api/v1/statisticsx',
+    '/api/v1/eventsx',
+    '/api/v1/webhooksx',
     '/api/v1/statistics/1',
     '/api/v1/statuses/1',
     '/api/v1/dashboardsx',
@@ -73,6 +80,7 @@ describe('routeTemplate (the metrics route label)', () => {
     ['/api/v1/issues/WEB-1', '/api/v1/issues/{key}'],
     ['/api/v1/dashboards/7/statistics', '/api/v1/dashboards/{dashboard_id}/statistics'],
     ['/api/v1/me', '/api/v1/me'],
+    ['/api/v1/events', '/api/v1/events'],
     ['/mcp', '/mcp'],
     // Owned by a service (it answers 404), but no public route: one label for all of them.
     ['/api/v1/issues/WEB-1/comments/7/x', 'unmatched'],

@@ -44,6 +44,18 @@ describe('POST /api/v1/issues/{key}/comments', () => {
     });
   });
 
+  test('when work is logged, then worklog.added carries the worklog with its description', async () => {
+    const { writer, issue } = await setup();
+    const res = await h.call('POST', `/api/v1/issues/${issue.key}/worklogs`, { as: writer, body: { minutes: 30, description: 'Review' } });
+    expect(res.status).toBe(201);
+    const events = await h.outbox('issue', issue.id);
+    expect(events.map((e) => e.type)).toEqual(['issue.created', 'worklog.added']);
+    expect(events[1]!.payload.data).toEqual({
+      issue: expect.objectContaining({ id: issue.id, spent_minutes: 30 }),
+      worklog: { id: res.body.id, author_id: writer.id, minutes: 30, description: 'Review', created_at: res.body.created_at },
+    });
+  });
+
   test('when a comment mentions issues, then mentions links are recorded both ways, once however often it is said', async () => {
     const { queue, writer, issue } = await setup();
     const other = await h.issue(writer, queue.id);
@@ -103,7 +115,7 @@ describe('POST /api/v1/issues/{key}/worklogs', () => {
     ]);
     expect(events[2]!.payload.data).toEqual({
       issue: expect.objectContaining({ spent_minutes: 1530, version: 1 }),
-      worklog: { id: second.body.id, author_id: writer.id, minutes: 1440, created_at: second.body.created_at },
+      worklog: { id: second.body.id, author_id: writer.id, minutes: 1440, description: '', created_at: second.body.created_at },
     });
   });
 

@@ -74,6 +74,9 @@ describe('POST /api/v1/issues', () => {
       aggregate: { type: 'issue', id: String(issue.id), revision: 1 },
       data: { issue: { id: issue.id, key: issue.key, title: 'Tracked', status_category: 'open', labels: ['a'], version: 1 } },
     });
+    // Everything the API answers of the issue is in the event (the public events carry it so), and the status category besides.
+    const { status, ...fields } = issue;
+    expect(events[0]!.payload.data.issue).toEqual({ ...fields, status_name: status.name, status_category: status.category });
   });
 
   test('when 50 issues are created at once in one queue, then their keys are 1 to 50 without gaps or duplicates', async () => {

@@ -62,6 +62,18 @@ describe('POST /api/v1/queues', () => {
     expect(rows[0]!.payload.data.queue.statuses).toHaveLength(5);
   });
 
+  test('when a queue`s settings change, then queue.updated carries the old value of each changed setting', async () => {
+    const ws = await h.workspace();
+    const queue = await h.queue(ws, { key: 'PRV', name: 'Before', description: 'kept' });
+    expect((await h.call('PATCH', `/api/v1/queues/${queue.id}`, { as: ws.admin, body: { name: 'After', description: 'kept' } })).status).toBe(200);
+    const rows = await h.outbox('queue', queue.id);
+    expect(rows.map((r) => [r.type, r.aggregate_revision])).toEqual([
+      ['queue.created', 1],
+      ['queue.updated', 2],
+    ]);
+    expect(rows[1]!.payload.data).toEqual({ queue: expect.objectContaining({ name: 'After', description: 'kept' }), previous: { name: 'Before' } });
+  });
+
   test('when a member creates a queue, then 403 whatever the body, and nothing is created', async () => {
     const ws = await h.workspace();
     const member = h.member(ws.id);

@@ -14,7 +14,7 @@ const rules = parse(fs.readFileSync(path.join(ROOT, 'deploy/prometheus/alerts.ya
 const alerts = rules.groups.flatMap((g) => g.rules);
 const guide = fs.readFileSync(path.join(ROOT, 'deploy/OPERATIONS.md'), 'utf8');
 /** Where the series are defined: the kit's and the events' metrics and the services' own gauges. */
-const sources = ['libs/kit/src/metrics.ts', 'libs/events/src/metrics.ts', ...['access', 'issues', 'statistics', 'gateway', 'agent'].map((s) => `services/${s}/src/app.ts`)]
+const sources = ['libs/kit/src/metrics.ts', 'libs/events/src/metrics.ts', ...['access', 'issues', 'statistics', 'gateway', 'agent', 'notifications'].map((s) => `services/${s}/src/app.ts`)]
   .map((file) => fs.readFileSync(path.join(ROOT, file), 'utf8'))
   .join('\n');
 

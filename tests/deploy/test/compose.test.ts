@@ -14,8 +14,10 @@ import { generatedEnv, interpolate, MissingVariables, rawCompose, references, RO
  * credentials, the gateway alone is published and on loopback by default, migrations run
  * as the migrator before the services start.
  */
-const SERVICES = ['gateway', 'access', 'issues', 'statistics', 'agent'] as const;
-const WITH_DATABASE = ['access', 'issues', 'statistics'] as const;
+const SERVICES = ['gateway', 'access', 'issues', 'statistics', 'agent', 'notifications'] as const;
+const WITH_DATABASE = ['access', 'issues', 'statistics', 'notifications'] as const;
+/** The consumers of the events: each its own queue (the constant named in its consumers/index.ts). */
+const CONSUMERS = { statistics: 'REPLICA_EVENTS_QUEUE', notifications: 'PUBLIC_EVENTS_QUEUE' } as const;
 type Service = (typeof SERVICES)[number];
 
 /** A variable holding a secret (the trusted public keys are required too, but not secret). */
@@ -23,17 +25,19 @@ const isSecret = (name: string) => /(SIGNING_KEY|PASSWORD|SECRET|TOKEN)$/.test(n
 
 /** The only credentials each container may see. */
 const CREDENTIALS: Record<string, string[]> = {
-  postgres: ['POSTGRES_PASSWORD', 'MIGRATOR_DB_PASSWORD', 'ACCESS_DB_PASSWORD', 'ISSUES_DB_PASSWORD', 'STATISTICS_DB_PASSWORD'],
-  redis: ['GATEWAY_REDIS_PASSWORD', 'ACCESS_REDIS_PASSWORD', 'ISSUES_REDIS_PASSWORD', 'STATISTICS_REDIS_PASSWORD', 'AGENT_REDIS_PASSWORD'],
-  rabbitmq: ['ACCESS_AMQP_PASSWORD', 'ISSUES_AMQP_PASSWORD', 'STATISTICS_AMQP_PASSWORD'],
+  postgres: ['POSTGRES_PASSWORD', 'MIGRATOR_DB_PASSWORD', 'ACCESS_DB_PASSWORD', 'ISSUES_DB_PASSWORD', 'STATISTICS_DB_PASSWORD', 'NOTIFICATIONS_DB_PASSWORD'],
+  redis: ['GATEWAY_REDIS_PASSWORD', 'ACCESS_REDIS_PASSWORD', 'ISSUES_REDIS_PASSWORD', 'STATISTICS_REDIS_PASSWORD', 'AGENT_REDIS_PASSWORD', 'NOTIFICATIONS_REDIS_PASSWORD'],
+  rabbitmq: ['ACCESS_AMQP_PASSWORD', 'ISSUES_AMQP_PASSWORD', 'STATISTICS_AMQP_PASSWORD', 'NOTIFICATIONS_AMQP_PASSWORD'],
   'migrate-access': ['MIGRATOR_DB_PASSWORD'],
   'migrate-issues': ['MIGRATOR_DB_PASSWORD'],
   'migrate-statistics': ['MIGRATOR_DB_PASSWORD'],
+  'migrate-notifications': ['MIGRATOR_DB_PASSWORD'],
   gateway: ['GATEWAY_SIGNING_KEY', 'GATEWAY_REDIS_PASSWORD'],
   access: ['ACCESS_SIGNING_KEY', 'ACCESS_DB_PASSWORD', 'ACCESS_REDIS_PASSWORD', 'ACCESS_AMQP_PASSWORD'],
   issues: ['ISSUES_SIGNING_KEY', 'ISSUES_DB_PASSWORD', 'ISSUES_REDIS_PASSWORD', 'ISSUES_AMQP_PASSWORD'],
   statistics: ['STATISTICS_SIGNING_KEY', 'STATISTICS_DB_PASSWORD', 'STATISTICS_REDIS_PASSWORD', 'STATISTICS_AMQP_PASSWORD'],
   agent: ['AGENT_SIGNING_KEY', 'AGENT_REDIS_PASSWORD'],
+  notifications: ['NOTIFICATIONS_SIGNING_KEY', 'NOTIFICATIONS_DB_PASSWORD', 'NOTIFICATIONS_REDIS_PASSWORD', 'NOTIFICATIONS_AMQP_PASSWORD'],
   web: [],
 };
 
@@ -44,6 +48,7 @@ const URLS: Record<Service, string[]> = {
   issues: ['DATABASE_URL', 'REDIS_URL', 'AMQP_URL'],
   statistics: ['DATABASE_URL', 'REDIS_URL', 'AMQP_URL'],
   agent: ['REDIS_URL'],
+  notifications: ['DATABASE_URL', 'REDIS_URL', 'AMQP_URL'],
 };
 
 function validator() {
@@ -142,7 +147,7 @@ describe('docker-compose.yml', () => {
     expect(urls.sort()).toEqual([...URLS[service]].sort());
     // Nothing else that could be a credential.
     const common = ['NODE_ENV', 'LOG_LEVEL', 'METRICS_PORT', 'PORT', 'INTERNAL_SIGNING_KEY', 'INTERNAL_TRUSTED_KEYS', 'RATE_LIMIT_PER_MINUTE', 'PUBLIC_URL'];
-    const upstreams = ['ACCESS_URL', 'ISSUES_URL', 'STATISTICS_URL', 'AGENT_URL', 'WEB_URL'];
+    const upstreams = ['ACCESS_URL', 'ISSUES_URL', 'STATISTICS_URL', 'AGENT_URL', 'NOTIFICATIONS_URL', 'WEB_URL'];
     for (const key of Object.keys(env)) expect([key, [...common, ...upstreams, ...URLS[service]].includes(key)]).toEqual([key, true]);
   });
 
@@ -195,7 +200,7 @@ describe('docker-compose.yml', () => {
     expect(redis.command.slice(0, 2)).toEqual(['sh', '-ec']);
     const script = redis.command[2] as string;
     expect(script).toContain('users="$(sh /etc/tracker/redis-users.sh)"');
-    expect(script).toMatch(/\nunset GATEWAY_REDIS_PASSWORD ACCESS_REDIS_PASSWORD ISSUES_REDIS_PASSWORD STATISTICS_REDIS_PASSWORD AGENT_REDIS_PASSWORD\n/);
+    expect(script).toMatch(/\nunset GATEWAY_REDIS_PASSWORD ACCESS_REDIS_PASSWORD ISSUES_REDIS_PASSWORD STATISTICS_REDIS_PASSWORD AGENT_REDIS_PASSWORD NOTIFICATIONS_REDIS_PASSWORD\n/);
     expect(script).toMatch(/\nexec redis-server - <<EOF\n\$users\nEOF\n$/);
     // The passwords reach redis-server only through the users the script prints (their SHA-256).
     expect(script.split('\n').filter((line) => /PASSWORD/.test(line) && !line.startsWith('unset '))).toEqual([]);
@@ -222,12 +227,11 @@ describe('docker-compose.yml', () => {
       expect([service, url.username, url.host]).toEqual([service, `tracker-${service}`, 'rabbitmq:5672']);
       expect(users.get(url.username)).toBe(decodeURIComponent(url.password));
     }
-    expect([...users.keys()].sort()).toEqual(['tracker-access', 'tracker-issues', 'tracker-statistics']);
+    expect([...users.keys()].sort()).toEqual(['tracker-access', 'tracker-issues', 'tracker-notifications', 'tracker-statistics']);
     for (const user of definitions.users) expect(user.tags).toBe('');
 
     // The names the code uses (read from its source, so a rename shows up here).
     const exchange = /export const EVENTS_EXCHANGE = '([^']+)'/.exec(fs.readFileSync(path.join(ROOT, 'libs/events/src/events.ts'), 'utf8'))![1]!;
-    const queue = /export const REPLICA_EVENTS_QUEUE = '([^']+)'/.exec(fs.readFileSync(path.join(ROOT, 'services/statistics/src/consumers/index.ts'), 'utf8'))![1]!;
     // The queues the consumer declares, deletes or binds next to its own (`consumerQueues`: retry,
     // the dead-letter queue, the unbounded one of earlier versions it retires).
     const consumer = fs.readFileSync(path.join(ROOT, 'libs/events/src/consumer.ts'), 'utf8');
@@ -235,9 +239,17 @@ describe('docker-compose.yml', () => {
     const suffixes = [...new Set([...declared.matchAll(/`\$\{queue\}\.([a-z]+)`/g)].map((m) => m[1]!))];
     expect(suffixes).toEqual(expect.arrayContaining(['retry']));
     expect(suffixes.length).toBeGreaterThanOrEqual(2);
-    const own = Object.fromEntries(suffixes.map((s) => [`queue.${s}`, `${queue}.${s}`]));
-    const names: Record<string, string> = { exchange, dlx: `${exchange}.dlx`, queue, ...own, defaultExchange: 'amq.default', other: 'other.queue' };
-    const queues = ['queue', ...Object.keys(own)];
+    const queueOf = (service: keyof typeof CONSUMERS) =>
+      new RegExp(`export const ${CONSUMERS[service]} = '([^']+)'`).exec(fs.readFileSync(path.join(ROOT, 'services', service, 'src/consumers/index.ts'), 'utf8'))![1]!;
+    const namesOf = (service: keyof typeof CONSUMERS) => {
+      const queue = queueOf(service);
+      const own = Object.fromEntries(suffixes.map((s) => [`queue.${s}`, `${queue}.${s}`]));
+      return { own, names: { exchange, dlx: `${exchange}.dlx`, queue, ...own, defaultExchange: 'amq.default', other: 'other.queue' } as Record<string, string> };
+    };
+    // Each consumer's own queues, and none of the other's.
+    const statistics = namesOf('statistics');
+    const notifications = namesOf('notifications');
+    const names: Record<string, string> = { ...statistics.names, ...Object.fromEntries(Object.entries(notifications.names).filter(([key]) => key.startsWith('queue')).map(([key, name]) => [`notifications.${key}`, name])) };
     const allowed = (user: string, kind: 'configure' | 'write' | 'read') => {
       const permission = definitions.permissions.find((p: any) => p.user === user && p.vhost === '/');
       const pattern = new RegExp(permission[kind]);
@@ -246,16 +258,24 @@ describe('docker-compose.yml', () => {
     for (const publisher of ['tracker-access', 'tracker-issues']) {
       expect([publisher, allowed(publisher, 'configure'), allowed(publisher, 'write'), allowed(publisher, 'read')]).toEqual([publisher, ['exchange'], ['exchange'], []]);
     }
-    expect(allowed('tracker-statistics', 'configure')).toEqual(['dlx', 'exchange', ...queues].sort());
-    // Binds its queues (write on them), sends to its retry queue (the default exchange),
-    // declares its queue with the dead-letter exchange (write on it); never publishes events.
-    expect(allowed('tracker-statistics', 'write')).toEqual(['defaultExchange', 'dlx', ...queues].sort());
-    expect(allowed('tracker-statistics', 'read')).toEqual(['dlx', 'exchange', ...queues].sort());
+    for (const [user, prefix] of [['tracker-statistics', ''], ['tracker-notifications', 'notifications.']] as const) {
+      const queues = ['queue', ...Object.keys(statistics.own)].map((q) => `${prefix}${q}`);
+      expect([user, allowed(user, 'configure')]).toEqual([user, ['dlx', 'exchange', ...queues].sort()]);
+      // Binds its queues (write on them), sends to its retry queue (the default exchange),
+      // declares its queue with the dead-letter exchange (write on it); never publishes events.
+      expect([user, allowed(user, 'write')]).toEqual([user, ['defaultExchange', 'dlx', ...queues].sort()]);
+      expect([user, allowed(user, 'read')]).toEqual([user, ['dlx', 'exchange', ...queues].sort()]);
+    }
   });
 
   test('definitions.sh refuses a missing, short or unquotable password', () => {
     const run = (env: Record<string, string>) => spawnSync('sh', [path.join(ROOT, 'deploy/rabbitmq/definitions.sh')], { encoding: 'utf8', env: { PATH: process.env.PATH!, ...env } });
-    const good = { ACCESS_AMQP_PASSWORD: dotEnv.ACCESS_AMQP_PASSWORD!, ISSUES_AMQP_PASSWORD: dotEnv.ISSUES_AMQP_PASSWORD!, STATISTICS_AMQP_PASSWORD: dotEnv.STATISTICS_AMQP_PASSWORD! };
+    const good = {
+      ACCESS_AMQP_PASSWORD: dotEnv.ACCESS_AMQP_PASSWORD!,
+      ISSUES_AMQP_PASSWORD: dotEnv.ISSUES_AMQP_PASSWORD!,
+      STATISTICS_AMQP_PASSWORD: dotEnv.STATISTICS_AMQP_PASSWORD!,
+      NOTIFICATIONS_AMQP_PASSWORD: dotEnv.NOTIFICATIONS_AMQP_PASSWORD!,
+    };
     expect(run(good).status).toBe(0);
     expect(run({ ...good, ISSUES_AMQP_PASSWORD: '' }).stderr).toMatch(/ISSUES_AMQP_PASSWORD is not set/);
     expect(run({ ...good, ACCESS_AMQP_PASSWORD: 'short' }).status).not.toBe(0);
@@ -297,10 +317,11 @@ describe('docker-compose.yml', () => {
     expect(compose.services.gateway.ports).toEqual(['127.0.0.1:8080:8080']);
     const widened = interpolate(raw, { ...dotEnv, GATEWAY_BIND_ADDRESS: '0.0.0.0', GATEWAY_PORT: '9090' }) as any;
     expect(widened.services.gateway.ports).toEqual(['0.0.0.0:9090:8080']);
-    for (const upstream of ['access', 'issues', 'statistics', 'agent', 'web', 'redis']) {
+    for (const upstream of ['access', 'issues', 'statistics', 'agent', 'notifications', 'web', 'redis']) {
       expect(compose.services.gateway.depends_on[upstream]).toEqual({ condition: 'service_healthy' });
     }
     expect(compose.services.gateway.environment.AGENT_URL).toBe('http://agent:8084');
+    expect(compose.services.gateway.environment.NOTIFICATIONS_URL).toBe('http://notifications:8086');
     expect(compose.services.gateway.environment.WEB_URL).toBe('http://web:8085');
   });
 
@@ -311,9 +332,9 @@ describe('docker-compose.yml', () => {
     expect(web.ports).toBeUndefined();
   });
 
-  test('the agent reaches access, issues, statistics and Redis (ticket replay memory), and no database or broker', () => {
+  test('the agent reaches access, issues, statistics, notifications and Redis (ticket replay memory), and no database or broker', () => {
     const agent = compose.services.agent;
-    expect(agent.environment).toMatchObject({ ACCESS_URL: 'http://access:8081', ISSUES_URL: 'http://issues:8082', STATISTICS_URL: 'http://statistics:8083' });
+    expect(agent.environment).toMatchObject({ ACCESS_URL: 'http://access:8081', ISSUES_URL: 'http://issues:8082', STATISTICS_URL: 'http://statistics:8083', NOTIFICATIONS_URL: 'http://notifications:8086' });
     for (const key of ['DATABASE_URL', 'AMQP_URL']) expect([key, key in agent.environment]).toEqual([key, false]);
     expect(agent.depends_on.redis).toEqual({ condition: 'service_healthy' });
     expect(Object.keys(agent.depends_on).filter((d) => ['postgres', 'rabbitmq'].includes(d) || d.startsWith('migrate-'))).toEqual([]);

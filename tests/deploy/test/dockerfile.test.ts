@@ -86,12 +86,12 @@ test('the bundle holds production dependencies only, and the build fails if a de
 test('images still migrate with prisma-offline and run the compiled service, without tsx', () => {
   // node itself in exec form (no wrapper process: SIGTERM reaches the service), on the bundle.
   expect(runtime.body.filter((i) => i.keyword === 'CMD')).toEqual([{ keyword: 'CMD', args: '["node", "dist/main.js"]' }]);
-  for (const service of ['access', 'issues', 'statistics']) {
+  for (const service of ['access', 'issues', 'statistics', 'notifications']) {
     const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'services', service, 'package.json'), 'utf8'));
     expect([service, pkg.dependencies?.['@tracker/prisma-offline']]).toEqual([service, 'workspace:*']);
   }
   // tsx runs the sources in development and the tests only: never a production dependency.
-  for (const service of ['gateway', 'access', 'issues', 'statistics', 'agent', 'web']) {
+  for (const service of ['gateway', 'access', 'issues', 'statistics', 'agent', 'notifications', 'web']) {
     const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'services', service, 'package.json'), 'utf8'));
     expect([service, pkg.dependencies?.tsx, pkg.devDependencies?.tsx]).toEqual([service, undefined, expect.any(String)]);
   }

@@ -12,7 +12,7 @@ import { containersOf, kustomize } from './kustomize';
  * deploy/README.md, "Images", says how to move a pin.
  */
 const PINNED = /^(?:[a-z0-9.-]+(?::\d+)?\/)?[a-z0-9._/-]+:[\w][\w.-]{0,127}@sha256:[0-9a-f]{64}$/;
-const OWN = /^tracker-(gateway|access|issues|statistics|agent|web)(:|$)/;
+const OWN = /^tracker-(gateway|access|issues|statistics|agent|notifications|web)(:|$)/;
 
 describe('third-party images are pinned by digest', () => {
   const services = Object.entries<any>(rawCompose().services);
@@ -57,7 +57,7 @@ describe('third-party images are pinned by digest', () => {
     for (const dir of ['base', 'overlays/production']) {
       for (const workload of kustomize(path.join(ROOT, 'deploy/k8s', dir))) {
         for (const container of containersOf(workload)) {
-          expect([dir, workload.metadata.name, container.image]).toEqual([dir, workload.metadata.name, expect.stringMatching(/(^|\/)(tracker-)?(gateway|access|issues|statistics|agent|web):[\w.-]+$/)]);
+          expect([dir, workload.metadata.name, container.image]).toEqual([dir, workload.metadata.name, expect.stringMatching(/(^|\/)(tracker-)?(gateway|access|issues|statistics|agent|notifications|web):[\w.-]+$/)]);
         }
       }
     }

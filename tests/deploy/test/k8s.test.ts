@@ -22,8 +22,8 @@ import { containersOf, kustomize, type K8sObject } from './kustomize';
  */
 const ROOT = path.resolve(__dirname, '../../..');
 const K8S = path.join(ROOT, 'deploy/k8s');
-const SERVICES = ['gateway', 'access', 'issues', 'statistics', 'agent', 'web'] as const;
-const PORTS = { gateway: 8080, access: 8081, issues: 8082, statistics: 8083, agent: 8084, web: 8085 };
+const SERVICES = ['gateway', 'access', 'issues', 'statistics', 'agent', 'notifications', 'web'] as const;
+const PORTS = { gateway: 8080, access: 8081, issues: 8082, statistics: 8083, agent: 8084, notifications: 8086, web: 8085 };
 /** The web service signs nothing and holds no credential: no trusted keys, no Secret. */
 const WITHOUT_SECRETS: readonly string[] = ['web'];
 const WORKLOADS = [...SERVICES, 'migrate'] as const;
@@ -31,20 +31,23 @@ const WORKLOADS = [...SERVICES, 'migrate'] as const;
 /** Who may call whom on its HTTP port ('anyone' for the public gateway). */
 const CALLERS: Record<string, string[] | 'anyone'> = {
   gateway: 'anyone',
-  access: ['gateway', 'issues', 'statistics', 'agent'],
+  access: ['gateway', 'issues', 'statistics', 'agent', 'notifications'],
   issues: ['gateway', 'statistics', 'agent'],
   statistics: ['gateway', 'agent'],
+  // The feed: forwarded by the gateway, and the agent's list_events.
+  notifications: ['gateway', 'agent'],
   agent: ['gateway'],
   web: ['gateway'],
 };
 /** Everything each workload may reach: components by name, the infrastructure, the cluster DNS. */
 const REACHES: Record<string, string[]> = {
-  gateway: ['access', 'issues', 'statistics', 'agent', 'web', 'redis', 'dns'],
+  gateway: ['access', 'issues', 'statistics', 'agent', 'notifications', 'web', 'redis', 'dns'],
   web: [],
-  agent: ['access', 'issues', 'statistics', 'redis', 'dns'],
+  agent: ['access', 'issues', 'statistics', 'notifications', 'redis', 'dns'],
   access: ['postgres', 'redis', 'rabbitmq', 'dns'],
   issues: ['access', 'postgres', 'redis', 'rabbitmq', 'dns'],
   statistics: ['access', 'issues', 'postgres', 'redis', 'rabbitmq', 'dns'],
+  notifications: ['access', 'postgres', 'redis', 'rabbitmq', 'dns'],
   migrate: ['postgres', 'dns'],
 };
 const INFRA_PORTS: Record<number, string> = { 5432: 'postgres', 6379: 'redis', 5672: 'rabbitmq' };
@@ -197,6 +200,7 @@ describe.each(Object.entries(renders))('the %s render', (_name, objects) => {
       ISSUES_URL: 'http://issues:8082',
       STATISTICS_URL: 'http://statistics:8083',
       AGENT_URL: 'http://agent:8084',
+      NOTIFICATIONS_URL: 'http://notifications:8086',
       WEB_URL: 'http://web:8085',
     });
     for (const key of Object.keys(configMaps[0]!.data)) expect(key).not.toMatch(/SECRET|SIGNING|PASSWORD|TRUSTED|DATABASE_URL|REDIS_URL|AMQP_URL/);
@@ -230,7 +234,7 @@ describe.each(Object.entries(renders))('the %s render', (_name, objects) => {
     expect(pod.securityContext.runAsNonRoot).toBe(true);
     expect(pod.automountServiceAccountToken).toBe(false);
     const steps = containersOf(job);
-    expect(steps.map((c) => c.name)).toEqual(['migrate-access', 'migrate-issues', 'migrate-statistics']);
+    expect(steps.map((c) => c.name)).toEqual(['migrate-access', 'migrate-issues', 'migrate-statistics', 'migrate-notifications']);
     for (const step of steps) {
       const service = step.name.replace('migrate-', '');
       expect(step.image).toMatch(new RegExp(`(^|/)(tracker-)?${service}:`));

@@ -41,14 +41,17 @@ test('every infrastructure password is random enough for production, and all dif
       'ACCESS_DB_PASSWORD',
       'ISSUES_DB_PASSWORD',
       'STATISTICS_DB_PASSWORD',
+      'NOTIFICATIONS_DB_PASSWORD',
       'GATEWAY_REDIS_PASSWORD',
       'ACCESS_REDIS_PASSWORD',
       'ISSUES_REDIS_PASSWORD',
       'STATISTICS_REDIS_PASSWORD',
       'AGENT_REDIS_PASSWORD',
+      'NOTIFICATIONS_REDIS_PASSWORD',
       'ACCESS_AMQP_PASSWORD',
       'ISSUES_AMQP_PASSWORD',
       'STATISTICS_AMQP_PASSWORD',
+      'NOTIFICATIONS_AMQP_PASSWORD',
     ].sort(),
   );
   for (const name of PASSWORDS) expect([name, weakSecret(env[name]!), /^[A-Za-z0-9_-]{43}$/.test(env[name]!)]).toEqual([name, false, true]);

@@ -18,7 +18,7 @@ import { generatedEnv, interpolate, rawCompose, ROOT } from './compose-file';
  * run through ioredis as that service's user: Redis must refuse it nothing (its ACL log
  * stays empty), and must refuse everything else tried below.
  */
-const SERVICES = ['gateway', 'access', 'issues', 'statistics', 'agent'] as const;
+const SERVICES = ['gateway', 'access', 'issues', 'statistics', 'agent', 'notifications'] as const;
 type Service = (typeof SERVICES)[number];
 const SCRIPT = path.join(ROOT, 'deploy/redis/users.sh');
 const read = (file: string) => fs.readFileSync(path.join(ROOT, file), 'utf8');
@@ -60,6 +60,11 @@ const EXPECTED: Record<Service, { commands: string[]; keys: string[]; selectors:
     selectors: [],
   },
   agent: { commands: ['+info', '+set'], keys: [`%W~${PREFIX.seen}agent:*`], selectors: [] },
+  notifications: {
+    commands: ['+exists', '+get', '+info', '+set'],
+    keys: [`%R~${PREFIX.grants}*`, `%R~${PREFIX.fresh}`, `%W~${PREFIX.seen}notifications:*`],
+    selectors: [],
+  },
 };
 
 const dotEnv = generatedEnv();
@@ -114,7 +119,7 @@ describe('deploy/redis/users.sh', () => {
     const seen = SERVICES.map((s) => writable(s).filter((p) => p.includes(PREFIX.seen)));
     // The gateway takes no tickets, so it has no replay memory.
     expect(seen).toEqual(SERVICES.map((s) => (s === 'gateway' ? [] : [`%W~${PREFIX.seen}${s}:*`])));
-    for (const service of ['issues', 'statistics', 'agent'] as const) {
+    for (const service of ['issues', 'statistics', 'agent', 'notifications'] as const) {
       expect([service, writable(service).filter((p) => !p.includes(PREFIX.seen))]).toEqual([service, []]);
     }
   });
@@ -219,15 +224,15 @@ const installed = spawnSync('redis-server', ['--version'], { encoding: 'utf8' })
     if (typeof store.countRequest === 'function') await store.countRequest(tokenHash, 1);
     await store.recordFailure('192.0.2.1', 1);
 
-    // issues, statistics: the grant cache; every service that takes tickets: its replay memory.
-    for (const service of ['issues', 'statistics'] as const) {
+    // issues, statistics, notifications: the grant cache; every service that takes tickets: its replay memory.
+    for (const service of ['issues', 'statistics', 'notifications'] as const) {
       const redis = await as(service);
       const asked: number[] = [];
       const grants = await aclReader(redis, { userAcl: async (userId: number) => (asked.push(userId), { user_id: userId, workspace_id: 1, grants: [] }) }, logger, trusted).explicitGrants(1, 1, null);
       // From the cache, not from the access service.
       expect([service, [...grants], asked]).toEqual([service, [[3, 'read-only']], []]);
     }
-    for (const service of ['access', 'issues', 'statistics', 'agent'] as const) {
+    for (const service of ['access', 'issues', 'statistics', 'agent', 'notifications'] as const) {
       const seen = redisSeenTickets(await as(service), logger);
       expect([service, await seen.firstSight(service, 'ticket-1', expiresAt), await seen.firstSight(service, 'ticket-1', expiresAt)]).toEqual([service, true, false]);
     }
@@ -245,7 +250,7 @@ const installed = spawnSync('redis-server', ['--version'], { encoding: 'utf8' })
         PREFIX.fresh,
         `${PREFIX.requests}${tokenHash.slice(0, 32)}:1`,
         `${PREFIX.failures}192.0.2.1:1`,
-        ...['access', 'issues', 'statistics', 'agent'].map((s) => `${PREFIX.seen}${s}:ticket-1`),
+        ...['access', 'issues', 'statistics', 'agent', 'notifications'].map((s) => `${PREFIX.seen}${s}:ticket-1`),
         ...keysOfSignIns,
       ].sort(),
     );
@@ -257,6 +262,7 @@ const installed = spawnSync('redis-server', ['--version'], { encoding: 'utf8' })
     const issues = await as('issues');
     const statistics = await as('statistics');
     const agent = await as('agent');
+    const notifications = await as('notifications');
     const token = `${PREFIX.token}${'c'.repeat(64)}`;
     const tried: Array<[string, Promise<unknown>]> = [
       ['gateway writes a cache entry', gateway.set(token, 'forged')],
@@ -277,8 +283,11 @@ const installed = spawnSync('redis-server', ['--version'], { encoding: 'utf8' })
       ['statistics reads its replay memory', statistics.get(`${PREFIX.seen}statistics:ticket-1`)],
       ['agent reads the grant cache', agent.get(`${PREFIX.grants}1`)],
       ['agent writes access` replay memory', agent.set(`${PREFIX.seen}access:t`, '1', 'PX', 1000, 'NX')],
+      ['notifications writes the grant cache', notifications.set(`${PREFIX.grants}1`, 'forged')],
+      ['notifications reads a principal', notifications.get(token)],
+      ['notifications writes statistics` replay memory', notifications.set(`${PREFIX.seen}statistics:t`, '1', 'PX', 1000, 'NX')],
       ...SERVICES.flatMap((s, i): Array<[string, Promise<unknown>]> => {
-        const redis = [gateway, access, issues, statistics, agent][i];
+        const redis = [gateway, access, issues, statistics, agent, notifications][i];
         return [
           [`${s} lists keys`, redis.keys('*')],
           [`${s} scans`, redis.scan('0')],

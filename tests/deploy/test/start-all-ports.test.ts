@@ -8,7 +8,7 @@ import path from 'node:path';
  */
 const ROOT = path.resolve(__dirname, '../../..');
 type Env = Record<string, string | undefined>;
-type Ports = Record<'gateway' | 'access' | 'issues' | 'statistics' | 'agent' | 'web', { port: number; metricsPort: number }>;
+type Ports = Record<'gateway' | 'access' | 'issues' | 'statistics' | 'agent' | 'notifications' | 'web', { port: number; metricsPort: number }>;
 // CommonJS, so jest loads it as it is; typed here.
 const { listenPorts, upstreamUrls }: { listenPorts: (env: Env) => Ports; upstreamUrls: (ports: Ports, env: Env) => Record<string, string> } = require(
   path.join(ROOT, 'scripts/start-all-ports.cjs'),
@@ -19,10 +19,11 @@ const DEFAULTS: Ports = {
   issues: { port: 8082, metricsPort: 9082 },
   statistics: { port: 8083, metricsPort: 9083 },
   agent: { port: 8084, metricsPort: 9084 },
+  notifications: { port: 8086, metricsPort: 9086 },
   web: { port: 8085, metricsPort: 9085 },
   gateway: { port: 8080, metricsPort: 9080 },
 };
-const MOVED: Env = { GATEWAY_PORT: '18080', ACCESS_PORT: '18081', ISSUES_PORT: '18082', STATISTICS_PORT: '18083', AGENT_PORT: '18084', WEB_PORT: '18085' };
+const MOVED: Env = { GATEWAY_PORT: '18080', ACCESS_PORT: '18081', ISSUES_PORT: '18082', STATISTICS_PORT: '18083', AGENT_PORT: '18084', WEB_PORT: '18085', NOTIFICATIONS_PORT: '18086' };
 const everyPort = (ports: Ports) => Object.values(ports).flatMap((p) => [p.port, p.metricsPort]);
 
 describe('start-all ports', () => {
@@ -36,6 +37,7 @@ describe('start-all ports', () => {
       issues: { port: 18082, metricsPort: 19082 },
       statistics: { port: 18083, metricsPort: 19083 },
       agent: { port: 18084, metricsPort: 19084 },
+      notifications: { port: 18086, metricsPort: 19086 },
       web: { port: 18085, metricsPort: 19085 },
       gateway: { port: 18080, metricsPort: 19080 },
     });
@@ -44,7 +46,7 @@ describe('start-all ports', () => {
   test('when two copies run on one machine, the second with every port moved, then no listener of one is a listener of the other', () => {
     const first = everyPort(listenPorts({}));
     const second = everyPort(listenPorts(MOVED));
-    expect(new Set([...first, ...second]).size).toBe(24);
+    expect(new Set([...first, ...second]).size).toBe(28);
   });
 
   test('when a metrics port is given for a service, then it wins over port + 1000, for that service only', () => {
@@ -78,6 +80,7 @@ describe('start-all ports', () => {
       ACCESS_URL: 'http://127.0.0.1:18081',
       ISSUES_URL: 'http://127.0.0.1:18082',
       STATISTICS_URL: 'http://127.0.0.1:18083',
+      NOTIFICATIONS_URL: 'http://127.0.0.1:18086',
       WEB_URL: 'http://127.0.0.1:18085',
     });
     expect(upstreamUrls(listenPorts({ STATISTICS_PORT: '0' }), {})).not.toHaveProperty('STATISTICS_URL');

@@ -7,7 +7,7 @@ export const TOOL_NAMES = [
   'search_issues', 'get_issue', 'list_comments', 'list_worklogs', 'list_history', 'list_links', 'list_subtasks',
   'create_issue', 'update_issue', 'add_comment', 'add_worklog', 'get_statistics',
   'list_dashboards', 'get_dashboard_statistics', 'create_dashboard', 'replace_dashboard', 'get_queue_permissions', 'list_queue_permission_history',
-  'set_queue_permission', 'revoke_queue_permission',
+  'set_queue_permission', 'revoke_queue_permission', 'list_events',
 ].sort();
 
 /**
@@ -122,6 +122,17 @@ export async function agentWalk(system: System, options: { fetch?: typeof fetch 
     expect(link.data).toEqual({ setup_url: expect.stringMatching(/\/setup#code=[\w-]{43}$/) });
     expect(link.data.setup_url).not.toBe(invited.data.setup_url);
     expect((await call(admin, 'invite_user', { name: 'Grace again', email: email.toUpperCase() })).problem).toMatchObject({ status: 409, code: 'email_taken' });
+
+    // What changed: the walk's own queue among the events (the log follows the writes by a few milliseconds).
+    const deadline = Date.now() + 15_000;
+    let events = await call(admin, 'list_events', { types: 'queue.*', limit: 500 });
+    while (!events.data?.items?.some((e: any) => e.type === 'queue.created' && e.data.queue.id === queue.data.id) && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      events = await call(admin, 'list_events', { types: 'queue.*', limit: 500 });
+    }
+    expect(events.data.items.find((e: any) => e.type === 'queue.created' && e.data.queue.id === queue.data.id)).toMatchObject({ workspace_id: ws.id, data: { queue: { key }, actor_id: ws.admin.id } });
+    expect(events.data.next_cursor).toEqual(expect.any(String));
+    expect((await call(admin, 'list_events', { types: 'issue.deleted' })).problem).toMatchObject({ status: 422, code: 'validation_failed' });
     return { ws, issueKey, queueId: queue.data.id as number };
   } finally {
     await admin.close();

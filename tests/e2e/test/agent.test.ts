@@ -84,6 +84,8 @@ describe('every tool beside its REST endpoint, for the same tokens', () => {
       rest: (a) => ['GET', `/api/v1/queues/${a.queue_id}/permissions/history?after_id=${a.after_id}&limit=${a.limit}`],
     },
     { tool: 'get_statistics', args: () => ({ queue_ids: [queueId] }), rest: (a) => ['POST', '/api/v1/statistics', a] },
+    // Not compared as a read: the feed may grow between the two calls while events are recorded.
+    { tool: 'list_events', args: () => ({ types: 'issue.*', limit: 5 }), rest: (a) => ['GET', `/api/v1/events?types=${a.types}&limit=${a.limit}`] },
     // Not compared as a read: as_of may move between the two calls while events are applied.
     { tool: 'get_dashboard_statistics', args: () => ({ dashboard_id: dashboardId }), rest: (a) => ['GET', `/api/v1/dashboards/${a.dashboard_id}/statistics`] },
     { tool: 'create_queue', args: () => ({ key: unique(), name: 'Made' }), rest: (a) => ['POST', '/api/v1/queues', a] },
@@ -139,6 +141,8 @@ describe('every tool beside its REST endpoint, for the same tokens', () => {
     expect(table.get_queue_permissions).toEqual({ admin: 'ok', 'read-write': '403 forbidden', 'read-only': '403 forbidden', 'no grant': '404 not_found', 'other workspace': '404 not_found' });
     expect(table.list_queue_permission_history).toEqual(table.get_queue_permissions);
     expect(table.update_user['read-write']).toBe('403 forbidden');
+    // Every member reads the feed: each event only to whoever may read its object.
+    expect(table.list_events).toEqual({ admin: 'ok', 'read-write': 'ok', 'read-only': 'ok', 'no grant': 'ok', 'other workspace': 'ok' });
     // Another workspace's admin invites into their own workspace, and cannot reach this one's users.
     expect(table.invite_user).toEqual({ admin: 'ok', 'read-write': '403 forbidden', 'read-only': '403 forbidden', 'no grant': '403 forbidden', 'other workspace': 'ok' });
     expect(table.issue_setup_link).toEqual({ admin: 'ok', 'read-write': '403 forbidden', 'read-only': '403 forbidden', 'no grant': '403 forbidden', 'other workspace': '404 not_found' });

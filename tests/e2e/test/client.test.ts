@@ -1,4 +1,4 @@
-import { createTrackerClient, updateIssueSafely, type TrackerClient } from '@tracker/client';
+import { createTrackerClient, events, updateIssueSafely, type TrackerClient } from '@tracker/client';
 import { checkDocumentedAnswer, pollUntil, seedWorkspace, startSystem, type System } from '@tracker/system-tests-support';
 
 /**
@@ -79,6 +79,16 @@ test('every operation of the document works through the typed client', async () 
     (answer) => answer.data?.total === 1,
   );
   expect(stats.data?.total).toBe(1);
+  // The event log follows events too: the feed, read through the client's iterator, shows the issue made above.
+  const created = await pollUntil(
+    async () => {
+      const found: string[] = [];
+      for await (const event of events(member, { types: ['issue.*'] })) if (event.type === 'issue.created') found.push(event.data.issue.key);
+      return found;
+    },
+    (keys) => keys.includes(issue.key),
+  );
+  expect(created).toContain(issue.key);
 
   const revoked = await admin.DELETE('/api/v1/queues/{queue_id}/permissions/{user_id}', { params: { path: { queue_id: queue.id, user_id: memberId } } });
   expect(revoked.response.status).toBe(200);

@@ -15,7 +15,7 @@ import { amqpTestNames, freePort, testAmqpUrl, testDatabaseUrl, testRedisUrl } f
  * Redis database and an exchange of their own.
  */
 const ROOT = path.resolve(__dirname, '../../..');
-const SERVICES = ['gateway', 'access', 'issues', 'statistics', 'agent', 'web'] as const;
+const SERVICES = ['gateway', 'access', 'issues', 'statistics', 'agent', 'notifications', 'web'] as const;
 type Service = (typeof SERVICES)[number];
 
 const amqp = amqpTestNames('startall');
@@ -77,6 +77,7 @@ test('when every service port is moved, then each metrics listener follows its s
     issues: ports.issues + 1000,
     statistics: ports.statistics + 1000,
     agent: agentMetrics,
+    notifications: ports.notifications + 1000,
     web: ports.web + 1000,
   };
 

@@ -305,14 +305,14 @@ describe('API2 authentication', () => {
     test('when a service calls an internal route outside its scope, or any caller brings no service ticket, then 401 or 403', async () => {
       const routes: Array<[Signer, string, string, unknown, Signer[]]> = [
         ['access', 'POST', '/internal/auth/resolve', { token_hash: '0'.repeat(64) }, ['gateway']],
-        ['access', 'GET', `/internal/acl/users/${rw.id}`, undefined, ['issues', 'statistics']],
+        ['access', 'GET', `/internal/acl/users/${rw.id}`, undefined, ['issues', 'statistics', 'notifications']],
         ['access', 'POST', '/internal/users/lookup', { workspace_id: A.id, user_ids: [rw.id] }, ['issues', 'statistics']],
         ['access', 'POST', '/internal/queues', { queue_id: 999, workspace_id: A.id, key: 'EVIL' }, ['issues', 'statistics']],
         ['issues', 'GET', '/internal/snapshot/queues', undefined, ['statistics']],
         ['issues', 'GET', '/internal/snapshot/issues', undefined, ['statistics']],
         ['issues', 'GET', '/internal/snapshot/comments', undefined, ['statistics']],
       ];
-      const callers: Signer[] = ['gateway', 'access', 'issues', 'statistics', 'agent'];
+      const callers: Signer[] = ['gateway', 'access', 'issues', 'statistics', 'agent', 'notifications'];
       for (const [service, method, path, body, allowed] of routes) {
         const bytes = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
         const request = { audience: service, method, path, body: bytes };

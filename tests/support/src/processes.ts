@@ -3,8 +3,8 @@ import path from 'node:path';
 import { freePort } from '@tracker/testing';
 
 /** The services that sign their calls (each with its own key). */
-export type ServiceName = 'gateway' | 'access' | 'issues' | 'statistics' | 'agent';
-export const SERVICE_NAMES: ServiceName[] = ['gateway', 'access', 'issues', 'statistics', 'agent'];
+export type ServiceName = 'gateway' | 'access' | 'issues' | 'statistics' | 'agent' | 'notifications';
+export const SERVICE_NAMES: ServiceName[] = ['gateway', 'access', 'issues', 'statistics', 'agent', 'notifications'];
 /** Every service that runs as a process: the signers, and web (the pages' files; no key, no store). */
 export type ProcessName = ServiceName | 'web';
 

@@ -58,6 +58,7 @@ export interface System {
   schema: TestSchema;
   issuesSchema: TestSchema;
   statisticsSchema: TestSchema;
+  notificationsSchema: TestSchema;
   /** Redis as the gateway and the other readers of the caches reach it. */
   redisRelay: TcpProxy;
   /** Redis as the access service (the only writer of the caches) reaches it. */
@@ -76,6 +77,8 @@ export interface System {
   startAgent: () => Promise<ServiceProcess>;
   /** The environment the statistics service was started with (to restart it). */
   statisticsEnv: Record<string, string>;
+  /** The environment the notifications service was started with (to restart it, or start another replica). */
+  notificationsEnv: Record<string, string>;
   stop: () => Promise<void>;
 }
 
@@ -106,10 +109,11 @@ export async function startSystem(
   const amqpUrl = options.amqpUrl ?? testAmqpUrl();
   const count = options.replicas ?? replicasFromEnv();
   await flushTestRedis();
-  const [schema, issuesSchema, statisticsSchema] = await Promise.all([
+  const [schema, issuesSchema, statisticsSchema, notificationsSchema] = await Promise.all([
     createTestSchema('e2e', path.join(REPO_ROOT, 'services/access/prisma/migrations')),
     createTestSchema('e2eissues', path.join(REPO_ROOT, 'services/issues/prisma/migrations')),
     createTestSchema('e2estats', path.join(REPO_ROOT, 'services/statistics/prisma/migrations')),
+    createTestSchema('e2enotify', path.join(REPO_ROOT, 'services/notifications/prisma/migrations')),
   ]);
   const [redisHost, redisPort] = hostPort(testRedisUrl());
   const redisRelay = await startTcpProxy(redisHost, redisPort);
@@ -155,6 +159,7 @@ export async function startSystem(
   // The failure-counting limit of the gateway stays out of the way of tests sending bad tokens; a test of that limit sets it.
   const gatewayDefaults = { AUTH_FAILURES_PER_MINUTE: '100000' };
   let statisticsEnv: Record<string, string>;
+  let notificationsEnv: Record<string, string>;
   let agentEnv: Record<string, string>;
   let upstreams: Record<string, string>;
   let services: Record<ServiceName, ServiceProcess>;
@@ -166,17 +171,20 @@ export async function startSystem(
     const issues = await launch('issues', { ...serviceEnv, DATABASE_SCHEMA: issuesSchema.schema, ACCESS_URL: urls.access });
     statisticsEnv = withKey('statistics', { ...serviceEnv, DATABASE_SCHEMA: statisticsSchema.schema, ACCESS_URL: urls.access, ISSUES_URL: urls.issues, REPLICA_CHECK_INTERVAL_MS: '500' });
     const statistics = await launch('statistics', statisticsEnv);
-    const serviceUrls = { ACCESS_URL: urls.access, ISSUES_URL: urls.issues, STATISTICS_URL: urls.statistics };
+    // Its own queue on this system's exchange: a consumer of the same events beside statistics, not a competitor for them.
+    notificationsEnv = withKey('notifications', { ...serviceEnv, DATABASE_SCHEMA: notificationsSchema.schema, EVENTS_QUEUE: amqpNames.queue('notifications.events'), ACCESS_URL: urls.access });
+    const notifications = await launch('notifications', notificationsEnv);
+    const serviceUrls = { ACCESS_URL: urls.access, ISSUES_URL: urls.issues, STATISTICS_URL: urls.statistics, NOTIFICATIONS_URL: urls.notifications };
     agentEnv = { INTERNAL_TRUSTED_KEYS: serviceEnv.INTERNAL_TRUSTED_KEYS, REDIS_URL: serviceEnv.REDIS_URL, ...serviceUrls };
     const agent = await launch('agent', agentEnv);
     upstreams = { ...serviceUrls, AGENT_URL: urls.agent, WEB_URL: web.url };
     const gateway = await launch('gateway', { ...gatewayDefaults, ...serviceEnv, ...upstreams, ...options.gatewayEnv });
-    services = { gateway, access, issues, statistics, agent };
+    services = { gateway, access, issues, statistics, agent, notifications };
   } catch (error) {
     // A start that fails part-way must not leave the services it did start running.
     await Promise.all(started.map((s) => s.stop('SIGKILL')));
     await Promise.all([...roundRobins.map((r) => r.close()), redisRelay.close(), accessRedisRelay.close(), amqpRelay.close()]);
-    await Promise.all([schema.drop(), issuesSchema.drop(), statisticsSchema.drop()]);
+    await Promise.all([schema.drop(), issuesSchema.drop(), statisticsSchema.drop(), notificationsSchema.drop()]);
     throw error;
   }
   const extraProcesses: ServiceProcess[] = [];
@@ -205,7 +213,9 @@ export async function startSystem(
     schema,
     issuesSchema,
     statisticsSchema,
+    notificationsSchema,
     statisticsEnv,
+    notificationsEnv,
     redisRelay,
     accessRedisRelay,
     amqpRelay,
@@ -256,7 +266,7 @@ export async function startSystem(
       await redisRelay.close();
       await accessRedisRelay.close();
       await amqpRelay.close();
-      await Promise.all([schema.drop(), issuesSchema.drop(), statisticsSchema.drop()]);
+      await Promise.all([schema.drop(), issuesSchema.drop(), statisticsSchema.drop(), notificationsSchema.drop()]);
       const connection = await connect(amqpUrl);
       try {
         await amqpNames.cleanup(await connection.createChannel());

@@ -43,13 +43,14 @@ export function usersRepository(c: Sql): UsersRepository {
 
     async create(user) {
       // ON CONFLICT: an email another user has makes no row (null), whoever committed it first.
-      const rows = await prepared<{ id: number }>(
+      const rows = await prepared<User & { revision: number }>(
         c,
         'users.create',
-        `INSERT INTO users (workspace_id, name, role, email, email_key) VALUES ($1, $2, $3::workspace_role, $4, $5) ON CONFLICT (email_key) DO NOTHING RETURNING id`,
+        `INSERT INTO users AS u (workspace_id, name, role, email, email_key) VALUES ($1, $2, $3::workspace_role, $4, $5)
+         ON CONFLICT (email_key) DO NOTHING RETURNING ${USER_COLUMNS}, u.revision`,
         [user.workspaceId, user.name, user.role, user.email ?? null, user.emailKey ?? null],
       );
-      return rows[0]?.id ?? null;
+      return rows[0] ?? null;
     },
 
     async findByEmailKey(emailKey) {
@@ -59,10 +60,15 @@ export function usersRepository(c: Sql): UsersRepository {
 
     async setEmail(userId, email, emailKey) {
       try {
-        await prepared(c, 'users.set-email', `UPDATE users SET email = $2, email_key = $3, updated_at = now() WHERE id = $1`, [userId, email, emailKey]);
-        return true;
+        const rows = await prepared<User & { revision: number }>(
+          c,
+          'users.set-email',
+          `UPDATE users u SET email = $2, email_key = $3, revision = u.revision + 1, updated_at = now() WHERE u.id = $1 RETURNING ${USER_COLUMNS}, u.revision`,
+          [userId, email, emailKey],
+        );
+        return rows[0] ?? null;
       } catch (err) {
-        if (isUniqueViolation(err)) return false;
+        if (isUniqueViolation(err)) return null;
         throw err;
       }
     },

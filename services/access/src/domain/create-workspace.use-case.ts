@@ -3,6 +3,7 @@ import { accessErrors } from './access.errors';
 import { emailKeyOf } from './accounts.rules';
 import { newSetupLink } from './invite-user.use-case';
 import { generateToken } from './tokens';
+import { userCreatedEvent } from './events';
 
 /**
  * Operator command: a workspace, its first admin, and a token for that admin, all or
@@ -14,11 +15,13 @@ export async function createWorkspace(deps: Pick<AccessDeps, 'store' | 'clock' |
   const created = await deps.store.transaction(async (tx) => {
     const workspaceId = await tx.workspaces.create(input.name);
     const email = input.adminEmail;
-    const userId = await tx.users.create({ workspaceId, name: input.adminName, role: 'admin', email, emailKey: email && emailKeyOf(email) });
-    if (userId === null) throw accessErrors.emailTaken();
-    await tx.tokens.create(userId, token);
-    const setupUrl = email ? await newSetupLink(deps, tx, userId) : undefined;
-    return { workspaceId, userId, setupUrl };
+    const admin = await tx.users.create({ workspaceId, name: input.adminName, role: 'admin', email, emailKey: email && emailKeyOf(email) });
+    if (admin === null) throw accessErrors.emailTaken();
+    await tx.tokens.create(admin.id, token);
+    // Made by the operator: no user of the workspace is its author.
+    await tx.outbox.append(userCreatedEvent(admin, null));
+    const setupUrl = email ? await newSetupLink(deps, tx, admin.id) : undefined;
+    return { workspaceId, userId: admin.id, setupUrl };
   });
   return { workspace_id: created.workspaceId, user_id: created.userId, token: token.token, ...(created.setupUrl ? { setup_url: created.setupUrl } : {}) };
 }

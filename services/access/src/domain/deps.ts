@@ -19,11 +19,11 @@ export interface UsersRepository {
   findInWorkspace(workspaceId: number, userId: number): Promise<User | null>;
   findWithWorkspace(userId: number): Promise<UserWithWorkspace | null>;
   exists(userId: number): Promise<boolean>;
-  /** The new user's id; null when another user has the email (emailKey), and nothing is written. */
-  create(user: { workspaceId: number; name: string; role: WorkspaceRole; email?: string; emailKey?: string }): Promise<number | null>;
+  /** The new user (revision 1); null when another user has the email (emailKey), and nothing is written. */
+  create(user: { workspaceId: number; name: string; role: WorkspaceRole; email?: string; emailKey?: string }): Promise<(User & { revision: number }) | null>;
   findByEmailKey(emailKey: string): Promise<SignInUser | null>;
-  /** False when another user has the email, and nothing is written. */
-  setEmail(userId: number, email: string, emailKey: string): Promise<boolean>;
+  /** Sets the email and bumps the revision; returns the user as saved, or null when another user has the email (nothing written). */
+  setEmail(userId: number, email: string, emailKey: string): Promise<(User & { revision: number }) | null>;
   setPassword(userId: number, passwordHash: string): Promise<void>;
   countActiveAdmins(workspaceId: number): Promise<number>;
   /** Applies the changes and bumps the revision; returns the user as saved. */

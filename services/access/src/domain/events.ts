@@ -1,10 +1,35 @@
 import { buildEvent } from '@tracker/events';
 import type { QueueRole } from '@tracker/contracts';
+import type { WorkspaceRole } from '@tracker/kit';
 import type { User } from './model';
 
 /** Integration events (libs/events) of this service, stamped with the aggregate's revision. */
 
-export const userUpdatedEvent = (user: User & { revision: number }, actorId: number, requestId?: string) =>
+/** A user as access events carry it: the fields GET /users answers but the workspace, which the envelope names. */
+const userState = (user: User) => ({
+  id: user.id,
+  name: user.name,
+  role: user.role,
+  active: user.active,
+  email: user.email,
+  created_at: user.createdAt.toISOString(),
+  updated_at: user.updatedAt.toISOString(),
+});
+
+/** `actorId` null: the operator's command line made the user. */
+export const userCreatedEvent = (user: User & { revision: number }, actorId: number | null, requestId?: string) =>
+  buildEvent({
+    type: 'user.created',
+    workspaceId: user.workspaceId,
+    aggregateId: user.id,
+    revision: user.revision,
+    actorId,
+    requestId,
+    data: { user: userState(user) },
+  });
+
+/** `previous`: the old value of each field that changed (name, role, active, email). */
+export const userUpdatedEvent = (user: User & { revision: number }, previous: UserPrevious, actorId: number | null, requestId?: string) =>
   buildEvent({
     type: 'user.updated',
     workspaceId: user.workspaceId,
@@ -12,11 +37,32 @@ export const userUpdatedEvent = (user: User & { revision: number }, actorId: num
     revision: user.revision,
     actorId,
     requestId,
-    data: { user: { id: user.id, name: user.name, role: user.role, active: user.active } },
+    data: { user: userState(user), previous },
   });
 
+export type UserPrevious = Partial<Pick<User, 'name' | 'role' | 'active' | 'email'>>;
+
+/** The old values of the fields of `before` that `after` changed. */
+export function userPrevious(before: User, after: User): UserPrevious {
+  const previous: UserPrevious = {};
+  if (before.name !== after.name) previous.name = before.name;
+  if (before.role !== after.role) previous.role = before.role;
+  if (before.active !== after.active) previous.active = before.active;
+  if (before.email !== after.email) previous.email = before.email;
+  return previous;
+}
+
+/** `previousRole`: the explicit role before; `member`: the user as the permissions read shows them. */
 export const permissionChangedEvent = (
-  grant: { workspaceId: number; queueId: number; userId: number; role: QueueRole | null; revision: number },
+  grant: {
+    workspaceId: number;
+    queueId: number;
+    userId: number;
+    role: QueueRole | null;
+    previousRole: QueueRole | null;
+    member: { name: string; active: boolean; workspaceRole: WorkspaceRole };
+    revision: number;
+  },
   actorId: number,
   requestId?: string,
 ) =>
@@ -27,5 +73,11 @@ export const permissionChangedEvent = (
     revision: grant.revision,
     actorId,
     requestId,
-    data: { queue_id: grant.queueId, user_id: grant.userId, role: grant.role },
+    data: {
+      queue_id: grant.queueId,
+      user_id: grant.userId,
+      role: grant.role,
+      previous_role: grant.previousRole,
+      member: { name: grant.member.name, active: grant.member.active, workspace_role: grant.member.workspaceRole },
+    },
   });

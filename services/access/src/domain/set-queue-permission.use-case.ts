@@ -30,7 +30,19 @@ export async function setQueuePermission(
     const revision = await tx.permissions.saveGrant(queue.id, target.id, input.role);
     await tx.permissions.recordChange({ queueId: queue.id, userId: target.id, actorId: caller.userId, fromRole, toRole: input.role });
     await tx.outbox.append(
-      permissionChangedEvent({ workspaceId: caller.workspaceId, queueId: queue.id, userId: target.id, role: input.role, revision }, caller.userId, input.requestId),
+      permissionChangedEvent(
+        {
+          workspaceId: caller.workspaceId,
+          queueId: queue.id,
+          userId: target.id,
+          role: input.role,
+          previousRole: fromRole,
+          member: { name: target.name, active: target.active, workspaceRole: target.role },
+          revision,
+        },
+        caller.userId,
+        input.requestId,
+      ),
     );
     // Recorded in the same transaction: a failed cache delete after commit is retried, not forgotten.
     const keys = [aclCacheKey(target.id)];

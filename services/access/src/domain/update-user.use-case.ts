@@ -2,7 +2,7 @@ import { type UserPrincipal } from '@tracker/kit';
 import { authCacheKey } from '@tracker/authz';
 import { accessErrors } from './access.errors';
 import type { AccessDeps } from './deps';
-import { userUpdatedEvent } from './events';
+import { userPrevious, userUpdatedEvent } from './events';
 import { endSessions } from './sessions';
 import type { User, UserChanges } from './model';
 import { assertActiveAdmin, assertKeepsAnActiveAdmin, assertWorkspaceAdmin, effectiveChanges } from './users.rules';
@@ -37,7 +37,7 @@ export async function updateUser(
     if (Object.keys(effective).length === 0) return { user: target, staleKeys: [] };
 
     const updated = await tx.users.update(target.id, effective);
-    await tx.outbox.append(userUpdatedEvent(updated, caller.userId, requestId));
+    await tx.outbox.append(userUpdatedEvent(updated, userPrevious(target, updated), caller.userId, requestId));
     // The principals of the user's tokens are now stale. Recorded as cache debts in the same
     // transaction, so a failed cache delete after commit is retried rather than forgotten.
     const keys = (await tx.tokens.hashesOfUser(target.id)).map(authCacheKey);

@@ -24,7 +24,7 @@ export function usersRoutes(router: Router, deps: AccessDeps): void {
   router.post('/api/v1/users', async (req, res) => {
     const caller = principalOf(res);
     assertWorkspaceAdmin(caller);
-    const { user, setupUrl } = await inviteUser(deps, caller, parseBody(UserInvite, req.body));
+    const { user, setupUrl } = await inviteUser(deps, caller, parseBody(UserInvite, req.body), res.locals.requestId);
     const body: InvitedUserJson = { ...userJson(user), setup_url: setupUrl };
     res.status(201).json(body);
   });
@@ -35,7 +35,7 @@ export function usersRoutes(router: Router, deps: AccessDeps): void {
     const userId = parseId('user_id', req.params.user_id);
     // The body is optional: none (read as no bytes), or `{}`, keeps the user's email.
     const { email } = parseBody(SetupLinkRequest, Buffer.isBuffer(req.body) || req.body === undefined ? {} : req.body);
-    const { setupUrl } = await issueSetupLink(deps, caller, userId, email);
+    const { setupUrl } = await issueSetupLink(deps, caller, userId, email, res.locals.requestId);
     res.json({ setup_url: setupUrl });
   });
 

@@ -14,5 +14,6 @@ export function serviceClients(config: AgentConfig): ServiceClients {
     access: client('access', config.upstreams.access),
     issues: client('issues', config.upstreams.issues),
     statistics: client('statistics', config.upstreams.statistics),
+    notifications: client('notifications', config.upstreams.notifications),
   };
 }

@@ -4,6 +4,7 @@ import {
   IDEMPOTENCY,
   IdempotencyKey,
   PATH_PARAMETERS,
+  PublicEventType,
   ISSUE_READ_LIMITS,
   pathParams,
   querySchemaOf,
@@ -32,7 +33,27 @@ interface ToolRow {
   does: string;
   /** `destructive`: removes access, deactivates users or replaces a user's way in (agents should confirm first). */
   effect: 'read' | 'write' | 'destructive';
+  /** The answer's outline, where the operation's full schema would weigh on every agent's context (tools/list) for little. */
+  output?: z.ZodObject;
 }
+
+/**
+ * list_events' answer: each event's envelope with `data` left open. The full schemas of the
+ * nine kinds of event (each object as the API answers it, and `previous`) would add 16 KB
+ * to tools/list; the tool's description says what `data` holds, and the REST document has them.
+ */
+const EVENT_PAGE_OUTLINE = z.object({
+  items: z.array(
+    z.object({
+      id: z.string(),
+      type: PublicEventType,
+      timestamp: z.string(),
+      workspace_id: z.number().int(),
+      data: z.record(z.string(), z.unknown()),
+    }),
+  ),
+  next_cursor: z.string(),
+});
 
 const ROWS: readonly ToolRow[] = [
   { name: 'get_me', operationId: 'getMe', title: 'Who am I', effect: 'read', does: 'Returns the caller (id, name, workspace role) and their workspace.' },
@@ -63,6 +84,7 @@ const ROWS: readonly ToolRow[] = [
   { name: 'get_queue_permissions', operationId: 'listQueuePermissions', title: 'Queue permissions', effect: 'read', does: `Lists every workspace user's role on a queue (explicit and inherited), and the newest ${ISSUE_READ_LIMITS.embedded} permission changes with how many there are (\`history_total\`; list_queue_permission_history pages through all of them).` },
   { name: 'list_queue_permission_history', operationId: 'listQueuePermissionHistory', title: 'List permission history', effect: 'read', does: 'Pages through the permission changes of a queue (grants, changes and revokes of explicit roles), oldest first, as list_comments does.' },
   { name: 'set_queue_permission', operationId: 'setQueuePermission', title: 'Grant a queue role', effect: 'write', does: 'Grants or changes a user\'s explicit role on a queue (read-only, read-write or admin); in force for their very next request.' },
+  { name: 'list_events', operationId: 'listEvents', title: 'List events', effect: 'read', output: EVENT_PAGE_OUTLINE, does: 'Lists what changed in the workspace, oldest first: the events (issue.created, issue.updated, comment.added, worklog.added, queue.*, permission.changed, user.*) after `after`, each with the object as the API shows it and, on changes, `previous` (the old values). Keep `next_cursor` and pass it as `after` next time to get only what happened since; the feed is caught up when `next_cursor` comes back equal to `after`. `types` filters, e.g. "issue.*,comment.added". Only events of what you may read now are listed.' },
   { name: 'revoke_queue_permission', operationId: 'revokeQueuePermission', title: 'Revoke a queue role', effect: 'destructive', does: 'Removes a user\'s explicit role on a queue, so a member loses access to it at once (workspace admins keep their inherited admin role).' },
 ];
 
@@ -75,6 +97,7 @@ const REFUSALS: Partial<Record<ProblemCode, string>> = {
   queue_key_taken: '409 `queue_key_taken`: the workspace has a queue with this key already',
   email_taken: '409 `email_taken`: another user already has this email (emails are unique whatever their case)',
   statistics_unavailable: '503 `statistics_unavailable`: statistics are briefly unavailable, retry after a few seconds',
+  cursor_expired: '410 `cursor_expired`: the cursor is older than the events kept (7 days); call again without `after` to start from the oldest event kept',
   idempotency_key_reused: `422 \`idempotency_key_reused\`: this idempotency_key was used within ${IDEMPOTENCY.replayHours} hours for a different write; use a new key for a new write`,
 };
 
@@ -188,7 +211,7 @@ function buildTool(row: ToolRow): Tool {
     ...(answer === 'search' ? { limit: searchLimit } : {}),
     ...(idempotent ? { idempotency_key: idempotencyKey.optional() } : {}),
   });
-  const response = responseSchemaOf(operation);
+  const response = row.output ?? responseSchemaOf(operation);
   if (!response) throw new Error(`tool ${row.name}: operation ${row.operationId} has no JSON answer`);
   const items = response instanceof z.ZodArray ? response : z.array(response);
   const output =

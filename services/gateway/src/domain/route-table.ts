@@ -1,6 +1,6 @@
 import { API_OPERATIONS, AUTH_ROUTES } from '@tracker/contracts';
 
-export type Upstream = 'access' | 'issues' | 'statistics' | 'agent';
+export type Upstream = 'access' | 'issues' | 'statistics' | 'agent' | 'notifications';
 
 /**
  * Which service owns a public path. Queue permissions belong to
@@ -16,9 +16,19 @@ export const ROUTE_TABLE: ReadonlyArray<readonly [RegExp, Upstream]> = [
   [/^\/api\/v1\/issues(\/.*)?$/, 'issues'],
   [/^\/api\/v1\/statistics$/, 'statistics'],
   [/^\/api\/v1\/dashboards(\/[^/]*|\/[^/]+\/statistics)?$/, 'statistics'],
+  // The public event log: the feed now, the live stream and the webhooks (reserved, RESERVED_ROUTES) next.
+  [/^\/api\/v1\/events(\/.*)?$/, 'notifications'],
+  [/^\/api\/v1\/webhooks(\/.*)?$/, 'notifications'],
   // The agent tool interface: one MCP endpoint (Streamable HTTP).
   [/^\/mcp$/, 'agent'],
 ];
+
+/**
+ * Routes of the table that serve no documented operation yet: reserved for operations on
+ * their way (the webhooks of the notifications service), so that no other service claims
+ * the path meanwhile. Their service answers 404 until then.
+ */
+export const RESERVED_ROUTES: ReadonlyArray<RegExp> = [ROUTE_TABLE.find(([pattern]) => pattern.test('/api/v1/webhooks'))![0]];
 
 export function upstreamFor(path: string): Upstream | null {
   for (const [pattern, upstream] of ROUTE_TABLE) if (pattern.test(path)) return upstream;

@@ -24,6 +24,7 @@ export function apiRoutes(router: Router, deps: GatewayDeps, config: GatewayConf
     issues: proxyTo('issues', config.upstreams.issues, config.upstreamTimeoutMs),
     statistics: proxyTo('statistics', config.upstreams.statistics, config.upstreamTimeoutMs),
     agent: proxyTo('agent', config.upstreams.agent, config.upstreamTimeoutMs),
+    notifications: proxyTo('notifications', config.upstreams.notifications, config.upstreamTimeoutMs),
   };
 
   router.use(['/api/v1', '/mcp'], async (req: Request, res: Response, next: NextFunction) => {

@@ -1,7 +1,7 @@
 import type { QueueCreate } from '@tracker/contracts';
 import type { Once } from '@tracker/kit';
 import type { IssuesDeps } from './deps';
-import { queueEvent } from './events';
+import { queueCreated } from './events';
 import { issuesErrors } from './issues.errors';
 import type { QueueWithRole, RequestContext } from './model';
 import { normalizeQueueKey, STANDARD_STATUSES } from './queues.rules';
@@ -21,7 +21,7 @@ export async function createQueue(deps: IssuesDeps, ctx: RequestContext, input: 
   return deps.store.transaction(async (tx): Promise<QueueWithRole> => {
     const created = await tx.queues.create({ workspaceId: ctx.workspaceId, key, name: input.name, description: input.description, statuses: STANDARD_STATUSES });
     if (!created) throw issuesErrors.queueKeyTaken(key);
-    await tx.outbox.append(queueEvent('queue.created', ctx, created));
+    await tx.outbox.append(queueCreated(ctx, created));
     await deps.directory.registerQueue({ queueId: created.id, workspaceId: ctx.workspaceId, key }, ctx.requestId);
     return { ...created, role: 'admin', roleSource: 'inherited' };
   }, once);

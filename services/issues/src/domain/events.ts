@@ -14,8 +14,13 @@ export const queueState = (q: QueueRecord) => ({
   updated_at: q.updatedAt.toISOString(),
 });
 
-/** The issue as its events carry it: the statistics replica keeps the status category (and the text, to filter by it). */
-export const issueState = (i: IssueRecord) => Object.assign(issueWireFields(i), { status_category: i.status.category });
+/**
+ * The issue as its events carry it: the statistics replica keeps the status category (and
+ * the text, to filter by it); the notifications service's public events carry the issue as
+ * the API answers it, hence its status name, position and author too.
+ */
+export const issueState = (i: IssueRecord) =>
+  Object.assign(issueWireFields(i), { status_category: i.status.category, status_name: i.status.name, position: i.position, created_by: i.createdBy });
 
 const envelope = (ctx: RequestContext, aggregate: { id: number; workspaceId: number; revision: number }) => ({
   workspaceId: aggregate.workspaceId,
@@ -25,8 +30,12 @@ const envelope = (ctx: RequestContext, aggregate: { id: number; workspaceId: num
   requestId: ctx.requestId,
 });
 
-export const queueEvent = (type: 'queue.created' | 'queue.updated', ctx: RequestContext, queue: QueueRecord): EventEnvelope =>
-  buildEvent({ type, ...envelope(ctx, queue), data: { queue: queueState(queue) } });
+export const queueCreated = (ctx: RequestContext, queue: QueueRecord): EventEnvelope =>
+  buildEvent({ type: 'queue.created', ...envelope(ctx, queue), data: { queue: queueState(queue) } });
+
+/** `previous`: the old value of each setting that changed. */
+export const queueUpdated = (ctx: RequestContext, queue: QueueRecord, previous: { name?: string; description?: string }): EventEnvelope =>
+  buildEvent({ type: 'queue.updated', ...envelope(ctx, queue), data: { queue: queueState(queue), previous } });
 
 export const issueCreated = (ctx: RequestContext, issue: IssueRecord): EventEnvelope =>
   buildEvent({ type: 'issue.created', ...envelope(ctx, issue), data: { issue: issueState(issue) } });
@@ -51,6 +60,6 @@ export const worklogAdded = (ctx: RequestContext, issue: IssueRecord, worklog: W
     ...envelope(ctx, issue),
     data: {
       issue: issueState(issue),
-      worklog: { id: worklog.id, author_id: worklog.authorId, minutes: worklog.minutes, created_at: worklog.createdAt.toISOString() },
+      worklog: { id: worklog.id, author_id: worklog.authorId, minutes: worklog.minutes, description: worklog.description, created_at: worklog.createdAt.toISOString() },
     },
   });

@@ -1,7 +1,7 @@
 import type { QueueSettings } from '@tracker/contracts';
 import { accessOf, canAdminister } from '@tracker/authz';
 import type { IssuesDeps } from './deps';
-import { queueEvent } from './events';
+import { queueUpdated } from './events';
 import { issuesErrors } from './issues.errors';
 import type { QueueWithRole, RequestContext } from './model';
 import { queueSettingsChanges } from './queues.rules';
@@ -18,7 +18,8 @@ export async function updateQueue(deps: IssuesDeps, ctx: RequestContext, queueId
     const changes = queueSettingsChanges(current, settings);
     if (Object.keys(changes).length === 0) return current;
     const updated = await tx.queues.update(queueId, changes);
-    await tx.outbox.append(queueEvent('queue.updated', ctx, updated));
+    const previous = Object.fromEntries(Object.keys(changes).map((field) => [field, current[field as keyof typeof changes]]));
+    await tx.outbox.append(queueUpdated(ctx, updated, previous));
     return updated;
   });
   return { ...queue, role: role.role, roleSource: role.role_source };

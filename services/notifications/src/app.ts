@@ -1,0 +1,115 @@
+import type { Redis } from 'ioredis';
+import { Histogram } from 'prom-client';
+import type { Pool } from 'pg';
+import { accessClient, aclReader, createRedis, redisSeenTickets } from '@tracker/authz';
+import { PUBLIC_EVENT_TYPES } from '@tracker/contracts';
+import { consumerMetrics } from '@tracker/events';
+import { createLogger, createMetrics, createPool, createServiceApp, internalClient, type Logger, type Metrics } from '@tracker/kit';
+import type { NotificationsConfig } from './config';
+import { startConsumers } from './consumers';
+import type { OnRecorded } from './consumers/public-events.consumer';
+import { eventsRepository } from './data-access/events.repository';
+import type { NotificationsDeps } from './domain/deps';
+import { keepEventsPruned } from './domain/prune-events.use-case';
+import { eventsRoutes } from './routes/events.route';
+
+export interface NotificationsService {
+  app: ReturnType<typeof createServiceApp>;
+  deps: NotificationsDeps;
+  pool: Pool;
+  redis: Redis;
+  logger: Logger;
+  metrics: Metrics;
+  /** The event consumer (src/consumers/index.ts); main starts it, tests may too. */
+  startConsumers: () => ReturnType<typeof startConsumers>;
+  /** Deletes the events past their retention every EVENT_PRUNE_INTERVAL_MS (main). */
+  keepPruned: () => ReturnType<typeof keepEventsPruned>;
+  close: () => Promise<void>;
+}
+
+/** How long events take from their change to the log: seconds, from sub-second to a backlog of hours. */
+const LAG_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 1800, 3600, 21_600];
+
+export function createNotificationsService(
+  config: NotificationsConfig,
+  options: { isShuttingDown?: () => boolean; logger?: Logger; clock?: () => Date } = {},
+): NotificationsService {
+  const logger = options.logger ?? createLogger('notifications', config.log.level);
+  const pool = createPool(config.database, logger);
+  const redis = createRedis(config.redis.url, logger);
+  const access = accessClient(internalClient({ baseUrl: config.access.url, audience: 'access', keys: config.internal, timeoutMs: config.access.timeoutMs }));
+  const clock = options.clock ?? (() => new Date());
+  const deps: NotificationsDeps = {
+    log: eventsRepository(pool),
+    grants: aclReader(redis, access, logger, config.internal.trusted),
+    clock,
+    retention: { hours: config.retention.hours },
+    feed: { scanMax: config.feed.scanMax },
+  };
+  const metrics = createMetrics('notifications');
+  const app = createServiceApp({
+    name: 'notifications',
+    logger,
+    metrics,
+    keys: config.internal,
+    seenTickets: redisSeenTickets(redis, logger),
+    isShuttingDown: options.isShuttingDown,
+    readiness: {
+      database: () => pool.query('SELECT 1'),
+      // The broker, Redis and the access service are not checked: the consumer reconnects by
+      // itself, and without Redis rights come from the access service (slower, as correct).
+    },
+    routes: (router) => {
+      eventsRoutes(router, deps);
+    },
+  });
+
+  const registers = [metrics.registry];
+  const ingested = metrics.counter('tracker_notifications_events_ingested_total', 'Public events recorded in the log, by type.', ['type']);
+  const skipped = metrics.counter(
+    'tracker_notifications_events_skipped_total',
+    'Events not recorded, by reason: duplicate (recorded before), expired (older than the log keeps), incomplete (from a publisher too old).',
+    ['reason'],
+  );
+  const lag = new Histogram({
+    name: 'tracker_notifications_ingest_lag_seconds',
+    help: 'From an event\'s timestamp (its change) to its recording in the log.',
+    buckets: LAG_BUCKETS,
+    registers,
+  });
+  // Known types start at 0, so a rate over them is defined before the first event of each.
+  for (const type of PUBLIC_EVENT_TYPES) ingested.inc({ type }, 0);
+  const onRecorded: OnRecorded = ({ type, occurredAt, outcome }) => {
+    if (outcome !== 'recorded') return void skipped.inc({ reason: outcome });
+    ingested.inc({ type });
+    lag.observe(Math.max(0, (clock().getTime() - Date.parse(occurredAt)) / 1000));
+  };
+  metrics.gauge('tracker_notifications_oldest_event_age_seconds', 'Age of the oldest event kept (about the retention once it is full; more means pruning is failing).', async () => {
+    const oldest = await deps.log.oldestRecordedAt();
+    return oldest ? [{ value: Math.max(0, (clock().getTime() - oldest.getTime()) / 1000) }] : [];
+  });
+  const events = consumerMetrics(metrics);
+
+  const close = async () => {
+    redis.disconnect();
+    if (!pool.ended) await pool.end();
+  };
+  return {
+    app,
+    deps,
+    pool,
+    redis,
+    logger,
+    metrics,
+    startConsumers: () => {
+      const started = startConsumers(
+        { log: deps.log, clock, retention: deps.retention, logger, onRecorded },
+        { ...config.events, trusted: config.internal.trusted, key: config.internal.key, onOutcome: events.onOutcome },
+      );
+      events.watch(started.watched);
+      return started;
+    },
+    keepPruned: () => keepEventsPruned(deps, logger, { intervalMs: config.retention.pruneIntervalMs }),
+    close,
+  };
+}
