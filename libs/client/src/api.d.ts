@@ -570,6 +570,128 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The workspace's webhooks, oldest first
+         * @description Rights needed: workspace `admin` (a member is 403).
+         */
+        get: operations["listWebhooks"];
+        put?: never;
+        /**
+         * Have events POSTed to a URL as they happen; a workspace holds at most 25 webhooks (422 beyond)
+         * @description Rights needed: workspace `admin` (a member is 403).
+         *
+         *     Events that happen from now on and match `events` (and `queue_ids`) are delivered. Failed deliveries are retried with backoff over about three days; when the last retry fails the webhook is disabled, with a `disabled_reason`. Delivery is a signed JSON POST (Standard Webhooks 1.0: `webhook-id` is the event id, the same on every attempt; `webhook-timestamp`; `webhook-signature` `v1,` base64 HMAC-SHA256 of `id.timestamp.body` with the secret). Only a 2xx answer within 10 s succeeds; redirects are not followed; a 410 disables the webhook. The URL is checked now and at every connection: one that resolves to a loopback, private, link-local, multicast or metadata address is 422 `validation_failed` naming `url`. The answer's `secret` is shown this once. No `Idempotency-Key` is taken: a repeat makes a second webhook; DELETE the one not kept.
+         */
+        post: operations["createWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks/{webhook_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One webhook
+         * @description Rights needed: workspace `admin` (a member is 403).
+         */
+        get: operations["getWebhook"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a webhook: nothing more is sent, and its delivery log goes with it
+         * @description Rights needed: workspace `admin` (a member is 403).
+         */
+        delete: operations["deleteWebhook"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a webhook's URL, events, queues or description, or switch it off and on
+         * @description Rights needed: workspace `admin` (a member is 403).
+         *
+         *     A new `url` is checked as at creation. `active: true` clears `disabled_reason`; the deliveries still pending go on, and events that happened while it was inactive are not sent (read them from GET /api/v1/events).
+         */
+        patch: operations["updateWebhook"];
+        trace?: never;
+    };
+    "/api/v1/webhooks/{webhook_id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A webhook's delivery log, newest first, a page at a time
+         * @description Rights needed: workspace `admin` (a member is 403).
+         *
+         *     Each delivery shows its state and its newest attempts: when, the status answered, how long it took and what went wrong. The log keeps what the event log keeps (7 days); pending deliveries stay until they end.
+         */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks/{webhook_id}/ping": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a `webhook.ping` event now, to try the endpoint
+         * @description Rights needed: workspace `admin` (a member is 403).
+         *
+         *     The ping is one attempt, made even while the webhook is inactive; follow it in the delivery log. Its `data` holds `webhook_id`. Delivery is a signed JSON POST (Standard Webhooks 1.0: `webhook-id` is the event id, the same on every attempt; `webhook-timestamp`; `webhook-signature` `v1,` base64 HMAC-SHA256 of `id.timestamp.body` with the secret). Only a 2xx answer within 10 s succeeds; redirects are not followed; a 410 disables the webhook. No `Idempotency-Key` is taken: a repeat pings again.
+         */
+        post: operations["pingWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks/{webhook_id}/deliveries/{delivery_id}/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a delivery again now, with the same `webhook-id`
+         * @description Rights needed: workspace `admin` (a member is 403).
+         *
+         *     One attempt more, whatever the delivery's state (a pending one is sent now), even while the webhook is inactive; a failure is recorded and not retried again. No `Idempotency-Key` is taken: a repeat sends once more.
+         */
+        post: operations["retryWebhookDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/openapi.json": {
         parameters: {
             query?: never;
@@ -921,6 +1043,64 @@ export interface components {
             name: string;
             /** @description The widgets, at most 30. All their filters together name at most 1000 ids (queue_ids, status_ids and assignee_ids), and all their titles, searches and labels together hold at most 4000 characters. */
             widgets: components["schemas"]["Widget"][];
+        };
+        /** @description A new webhook: where to send which events. */
+        WebhookCreate: {
+            /**
+             * @description Where to POST the events: an `http` or `https` URL of at most 2048 characters, without a user name or password. Its host must resolve to public addresses: loopback, private, link-local, multicast and metadata addresses are refused (422) unless the service's `WEBHOOK_ALLOWED_TARGETS` lists them.
+             * @example https://hooks.example.com/tracker
+             */
+            url: string;
+            /**
+             * @description Which events to send: types (`issue.created`, `issue.updated`, `comment.added`, `worklog.added`, `queue.created`, `queue.updated`, `permission.changed`, `user.created`, `user.updated`) and patterns ending in `*` (`issue.*`, or `*` for every type, those added later too). 1 to 20 items.
+             * @example [
+             *       "issue.*",
+             *       "comment.added"
+             *     ]
+             */
+            events: string[];
+            /**
+             * @description Only events of these queues (1 to 100 ids; events of no queue, `user.*`, are then not sent), or `null` for every queue and the workspace's own events.
+             * @example [
+             *       1
+             *     ]
+             */
+            queue_ids?: number[] | null;
+            /**
+             * @description What the webhook is for, at most 500 characters, or `null`.
+             * @example Sync to the CRM
+             */
+            description?: string | null;
+        };
+        /** @description Send only the fields to change. */
+        WebhookUpdate: {
+            /**
+             * @description Where to POST the events: an `http` or `https` URL of at most 2048 characters, without a user name or password. Its host must resolve to public addresses: loopback, private, link-local, multicast and metadata addresses are refused (422) unless the service's `WEBHOOK_ALLOWED_TARGETS` lists them.
+             * @example https://hooks.example.com/tracker
+             */
+            url?: string;
+            /**
+             * @description Which events to send: types (`issue.created`, `issue.updated`, `comment.added`, `worklog.added`, `queue.created`, `queue.updated`, `permission.changed`, `user.created`, `user.updated`) and patterns ending in `*` (`issue.*`, or `*` for every type, those added later too). 1 to 20 items.
+             * @example [
+             *       "issue.*",
+             *       "comment.added"
+             *     ]
+             */
+            events?: string[];
+            /**
+             * @description Only events of these queues (1 to 100 ids; events of no queue, `user.*`, are then not sent), or `null` for every queue and the workspace's own events.
+             * @example [
+             *       1
+             *     ]
+             */
+            queue_ids?: number[] | null;
+            /**
+             * @description What the webhook is for, at most 500 characters, or `null`.
+             * @example Sync to the CRM
+             */
+            description?: string | null;
+            /** @description `false` stops deliveries (`disabled_reason` then says who stopped them); `true` starts them again, with the events that happen from then on and the deliveries still pending. */
+            active?: boolean;
         };
         /** @description The caller and their workspace. */
         Me: {
@@ -1752,6 +1932,124 @@ export interface components {
             inherited_role: "admin" | null;
             /** @description The queue. */
             queue_id: number;
+        };
+        /** @description A webhook, as listed: never its secret. */
+        Webhook: {
+            /** @description The webhook id. */
+            id: number;
+            /** @description Where the events are POSTed. */
+            url: string;
+            /** @description The types and patterns of the events sent, as given. */
+            events: string[];
+            /** @description The queues whose events are sent, or `null` for all. */
+            queue_ids: number[] | null;
+            /** @description What the webhook is for. */
+            description: string | null;
+            /** @description Whether events are being delivered. */
+            active: boolean;
+            /** @description Why the webhook is inactive: switched off by an admin, the endpoint answered 410 Gone, or its deliveries kept failing through every retry. `null` while active. */
+            disabled_reason: string | null;
+            /**
+             * Format: date-time
+             * @description When the webhook was made (UTC).
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When it last changed (UTC), by an admin or by being disabled.
+             */
+            updated_at: string;
+        };
+        /** @description The new webhook, and its signing secret (`secret`), shown this once. */
+        WebhookCreated: {
+            /** @description The webhook id. */
+            id: number;
+            /** @description Where the events are POSTed. */
+            url: string;
+            /** @description The types and patterns of the events sent, as given. */
+            events: string[];
+            /** @description The queues whose events are sent, or `null` for all. */
+            queue_ids: number[] | null;
+            /** @description What the webhook is for. */
+            description: string | null;
+            /** @description Whether events are being delivered. */
+            active: boolean;
+            /** @description Why the webhook is inactive: switched off by an admin, the endpoint answered 410 Gone, or its deliveries kept failing through every retry. `null` while active. */
+            disabled_reason: string | null;
+            /**
+             * Format: date-time
+             * @description When the webhook was made (UTC).
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When it last changed (UTC), by an admin or by being disabled.
+             */
+            updated_at: string;
+            /**
+             * @description The signing secret (`whsec_` then base64), shown this once: store it with the receiver, which checks every delivery's `webhook-signature` with it (Standard Webhooks 1.0).
+             * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
+             */
+            secret: string;
+        };
+        /** @description The deleted webhook. */
+        WebhookDeleted: {
+            /** @description The id of the deleted webhook. */
+            id: number;
+            /**
+             * @description Always `true`: nothing more is delivered, pending deliveries included, and its log is gone.
+             * @constant
+             */
+            deleted: true;
+        };
+        /** @description One attempt to deliver an event: what the endpoint answered, and how fast. */
+        DeliveryAttempt: {
+            /**
+             * Format: date-time
+             * @description When the attempt started (UTC).
+             */
+            attempted_at: string;
+            /** @description The HTTP status the endpoint answered, or `null` when it gave none (refused, unreachable, timed out). */
+            status_code: number | null;
+            /** @description How long the attempt took, in milliseconds. */
+            duration_ms: number;
+            /** @description What went wrong, when it did not succeed: the status, a refused address, a timeout, a connection error. */
+            error: string | null;
+        };
+        /** @description One event sent, or to be sent, to a webhook, with its newest attempts. */
+        Delivery: {
+            /** @description The delivery id (what POST …/deliveries/{delivery_id}/retry names). */
+            id: number;
+            /**
+             * Format: uuid
+             * @description The event sent: the `webhook-id` header of every attempt, the same on each.
+             */
+            event_id: string;
+            /** @description The event's type (`webhook.ping` for a ping). */
+            event_type: string;
+            /**
+             * @description `pending` (waiting for its next attempt), `succeeded` (an attempt got a 2xx) or `failed` (no more attempts: every retry failed, the endpoint answered 410, or a manual retry or ping failed).
+             * @enum {string}
+             */
+            status: "pending" | "succeeded" | "failed";
+            /** @description How many attempts were made. */
+            attempt_count: number;
+            /** @description When the next attempt is due (UTC) while pending; `null` otherwise. */
+            next_attempt_at: string | null;
+            /**
+             * Format: date-time
+             * @description When the event was queued for this webhook (UTC).
+             */
+            created_at: string;
+            /** @description The newest 20 attempts at most, newest first. */
+            attempts: components["schemas"]["DeliveryAttempt"][];
+        };
+        /** @description A page of a webhook's delivery log. */
+        DeliveryPage: {
+            /** @description Deliveries, newest first, at most `limit`. */
+            items: components["schemas"]["Delivery"][];
+            /** @description The `before_id` of the next page; null on the last page. */
+            next_before_id: number | null;
         };
         /** @description One failing field of a 422 `validation_failed`. */
         FieldError: {
@@ -3134,6 +3432,16 @@ export interface components {
          * @example 1
          */
         TokenId: number;
+        /**
+         * @description A webhook id of the caller's workspace (an integer from 1 to 2147483647).
+         * @example 1
+         */
+        WebhookId: number;
+        /**
+         * @description A delivery id of the webhook, as its delivery log lists it (an integer from 1 to 9007199254740991).
+         * @example 1
+         */
+        DeliveryId: number;
     };
     requestBodies: never;
     headers: {
@@ -5808,6 +6116,494 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             408: components["responses"]["RequestTimeout"];
             410: components["responses"]["CursorExpired"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listWebhooks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The webhooks, without their secrets. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": 1,
+                     *         "url": "https://hooks.example.com/tracker",
+                     *         "events": [
+                     *           "issue.*",
+                     *           "comment.added"
+                     *         ],
+                     *         "queue_ids": [
+                     *           1
+                     *         ],
+                     *         "description": "Sync to the CRM",
+                     *         "active": true,
+                     *         "disabled_reason": null,
+                     *         "created_at": "2026-11-02T10:40:00.000Z",
+                     *         "updated_at": "2026-11-02T10:40:00.000Z"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["Webhook"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description A new webhook: where to send which events. */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "url": "https://hooks.example.com/tracker",
+                 *       "events": [
+                 *         "issue.*",
+                 *         "comment.added"
+                 *       ],
+                 *       "queue_ids": [
+                 *         1
+                 *       ],
+                 *       "description": "Sync to the CRM"
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookCreate"];
+            };
+        };
+        responses: {
+            /** @description The new webhook, with its signing secret in `secret`, shown this once. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 1,
+                     *       "url": "https://hooks.example.com/tracker",
+                     *       "events": [
+                     *         "issue.*",
+                     *         "comment.added"
+                     *       ],
+                     *       "queue_ids": [
+                     *         1
+                     *       ],
+                     *       "description": "Sync to the CRM",
+                     *       "active": true,
+                     *       "disabled_reason": null,
+                     *       "created_at": "2026-11-02T10:40:00.000Z",
+                     *       "updated_at": "2026-11-02T10:40:00.000Z",
+                     *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookCreated"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description A webhook id of the caller's workspace (an integer from 1 to 2147483647).
+                 * @example 1
+                 */
+                webhook_id: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The webhook, without its secret. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 1,
+                     *       "url": "https://hooks.example.com/tracker",
+                     *       "events": [
+                     *         "issue.*",
+                     *         "comment.added"
+                     *       ],
+                     *       "queue_ids": [
+                     *         1
+                     *       ],
+                     *       "description": "Sync to the CRM",
+                     *       "active": true,
+                     *       "disabled_reason": null,
+                     *       "created_at": "2026-11-02T10:40:00.000Z",
+                     *       "updated_at": "2026-11-02T10:40:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Webhook"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description A webhook id of the caller's workspace (an integer from 1 to 2147483647).
+                 * @example 1
+                 */
+                webhook_id: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The deleted webhook's id. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 1,
+                     *       "deleted": true
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookDeleted"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description A webhook id of the caller's workspace (an integer from 1 to 2147483647).
+                 * @example 1
+                 */
+                webhook_id: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        /** @description Send only the fields to change. */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "events": [
+                 *         "issue.*",
+                 *         "comment.added",
+                 *         "worklog.added"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookUpdate"];
+            };
+        };
+        responses: {
+            /** @description The webhook after the change. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 1,
+                     *       "url": "https://hooks.example.com/tracker",
+                     *       "events": [
+                     *         "issue.*",
+                     *         "comment.added",
+                     *         "worklog.added"
+                     *       ],
+                     *       "queue_ids": [
+                     *         1
+                     *       ],
+                     *       "description": "Sync to the CRM",
+                     *       "active": true,
+                     *       "disabled_reason": null,
+                     *       "created_at": "2026-11-02T10:40:00.000Z",
+                     *       "updated_at": "2026-11-02T10:41:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Webhook"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only deliveries in this state. Absent: all.
+                 * @example failed
+                 */
+                status?: "pending" | "succeeded" | "failed";
+                /**
+                 * @description Where the page starts: absent for the newest, then `next_before_id` of the previous page.
+                 * @example 120
+                 */
+                before_id?: number;
+                /**
+                 * @description Deliveries per page, 1 to 100 (default 50).
+                 * @example 50
+                 */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description A webhook id of the caller's workspace (an integer from 1 to 2147483647).
+                 * @example 1
+                 */
+                webhook_id: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description At most `limit` deliveries before `before_id`, newest first, and where the next page starts. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "id": 1,
+                     *           "event_id": "0d1e2f3a-4b5c-4d6e-8f70-8192a3b4c5d6",
+                     *           "event_type": "webhook.ping",
+                     *           "status": "failed",
+                     *           "attempt_count": 1,
+                     *           "next_attempt_at": null,
+                     *           "created_at": "2026-11-02T10:42:00.000Z",
+                     *           "attempts": [
+                     *             {
+                     *               "attempted_at": "2026-11-02T10:42:00.000Z",
+                     *               "status_code": 503,
+                     *               "duration_ms": 84,
+                     *               "error": "The endpoint answered 503."
+                     *             }
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "next_before_id": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DeliveryPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    pingWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description A webhook id of the caller's workspace (an integer from 1 to 2147483647).
+                 * @example 1
+                 */
+                webhook_id: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The ping's delivery, pending. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 1,
+                     *       "event_id": "0d1e2f3a-4b5c-4d6e-8f70-8192a3b4c5d6",
+                     *       "event_type": "webhook.ping",
+                     *       "status": "pending",
+                     *       "attempt_count": 0,
+                     *       "next_attempt_at": "2026-11-02T10:42:00.000Z",
+                     *       "created_at": "2026-11-02T10:42:00.000Z",
+                     *       "attempts": []
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Delivery"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    retryWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description A webhook id of the caller's workspace (an integer from 1 to 2147483647).
+                 * @example 1
+                 */
+                webhook_id: components["parameters"]["WebhookId"];
+                /**
+                 * @description A delivery id of the webhook, as its delivery log lists it (an integer from 1 to 9007199254740991).
+                 * @example 1
+                 */
+                delivery_id: components["parameters"]["DeliveryId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The delivery, pending its attempt. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 1,
+                     *       "event_id": "0d1e2f3a-4b5c-4d6e-8f70-8192a3b4c5d6",
+                     *       "event_type": "webhook.ping",
+                     *       "status": "pending",
+                     *       "attempt_count": 1,
+                     *       "next_attempt_at": "2026-11-02T10:43:00.000Z",
+                     *       "created_at": "2026-11-02T10:42:00.000Z",
+                     *       "attempts": [
+                     *         {
+                     *           "attempted_at": "2026-11-02T10:42:00.000Z",
+                     *           "status_code": 503,
+                     *           "duration_ms": 84,
+                     *           "error": "The endpoint answered 503."
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Delivery"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];

@@ -26,6 +26,7 @@ import { PROBLEM_CODES, problemType, type ProblemCode } from './problem';
 import { STANDARD_STATUSES, type Queue, type QueueCreate, type QueueSettings, type Status } from './queues';
 import type { DashboardStatistics, StatisticsResult } from './statistics';
 import type { Me, User, UserChanges } from './users';
+import type { Delivery, DeliveryPage, Webhook, WebhookCreate, WebhookCreated, WebhookUpdate } from './webhooks';
 
 /**
  * The examples of the published OpenAPI document, all in one place: request bodies, the
@@ -241,6 +242,8 @@ export const REQUEST_EXAMPLES = {
     name: 'Website',
     widgets: [{ type: 'stats', title: 'Website', filters: { queue_ids: [1] } }, { type: 'assignees', title: 'Who works on what' }],
   } satisfies In<typeof DashboardInput>,
+  createWebhook: { url: 'https://hooks.example.com/tracker', events: ['issue.*', 'comment.added'], queue_ids: [1], description: 'Sync to the CRM' } satisfies In<typeof WebhookCreate>,
+  updateWebhook: { events: ['issue.*', 'comment.added', 'worklog.added'] } satisfies In<typeof WebhookUpdate>,
 };
 
 /** What POST /statistics answers for WEB's two issues (and dashboard 1's only widget). */
@@ -252,6 +255,29 @@ const statisticsOfWeb: StatisticsResult = {
   time: { estimate_minutes: 210, spent_minutes: 75 },
   queues: [{ queue_id: 1, key: 'WEB', open: 1, progress: 1, done: 0, total: 2, estimate_minutes: 210, spent_minutes: 75 }],
   assignees: [{ assignee_id: 1, open: 1, progress: 1, done: 0, total: 2, estimate_minutes: 210, spent_minutes: 75 }],
+};
+
+/** Webhook 1, made by createWebhook's example; the ping is its first delivery. */
+const webhook1: Webhook = {
+  id: 1,
+  url: 'https://hooks.example.com/tracker',
+  events: ['issue.*', 'comment.added'],
+  queue_ids: [1],
+  description: 'Sync to the CRM',
+  active: true,
+  disabled_reason: null,
+  created_at: at('10:40'),
+  updated_at: at('10:40'),
+};
+const ping: Delivery = {
+  id: 1,
+  event_id: '0d1e2f3a-4b5c-4d6e-8f70-8192a3b4c5d6',
+  event_type: 'webhook.ping',
+  status: 'failed',
+  attempt_count: 1,
+  next_attempt_at: null,
+  created_at: at('10:42'),
+  attempts: [{ attempted_at: at('10:42'), status_code: 503, duration_ms: 84, error: 'The endpoint answered 503.' }],
 };
 
 /** The success answer of each operation, coherent with the world and the request examples. */
@@ -341,6 +367,14 @@ export const RESPONSE_EXAMPLES = {
     ],
     next_cursor: 'c1_MTI2',
   } satisfies EventPage,
+  createWebhook: { ...webhook1, secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' } satisfies WebhookCreated,
+  listWebhooks: [webhook1] satisfies Webhook[],
+  getWebhook: webhook1,
+  updateWebhook: { ...webhook1, events: ['issue.*', 'comment.added', 'worklog.added'], updated_at: at('10:41') } satisfies Webhook,
+  pingWebhook: { ...ping, status: 'pending', attempt_count: 0, next_attempt_at: at('10:42'), attempts: [] } satisfies Delivery,
+  listWebhookDeliveries: { items: [ping], next_before_id: null } satisfies DeliveryPage,
+  retryWebhookDelivery: { ...ping, status: 'pending', next_attempt_at: at('10:43') } satisfies Delivery,
+  deleteWebhook: { id: 1, deleted: true },
   getOpenApiDocument: { openapi: '3.1.0', info: { title: 'Tracker API', version: '1.0.0' }, paths: {} },
 };
 

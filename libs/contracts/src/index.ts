@@ -15,3 +15,4 @@ export * from './queues';
 export * from './roles';
 export * from './statistics';
 export * from './users';
+export * from './webhooks';

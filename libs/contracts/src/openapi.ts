@@ -58,6 +58,7 @@ import { FieldError, PROBLEM_CODES, Problems, type ProblemCode } from './problem
 import { PATH_PARAMETERS, type PathParam } from './path-params';
 import { Queue, QueueCreate, QueueSettings, Status } from './queues';
 import { DashboardStatistics, StatisticsAssignee, StatisticsProgress, StatisticsQueue, StatisticsResult } from './statistics';
+import { DeliveriesQuery, Delivery, DeliveryAttempt, DeliveryPage, PING_EVENT_TYPE, Webhook, WebhookCreate, WebhookCreated, WebhookDeleted, WEBHOOK_LIMITS, WebhookUpdate } from './webhooks';
 import { Me, User, UserChanges } from './users';
 
 /**
@@ -112,6 +113,8 @@ const REQUEST_SCHEMAS = {
     DashboardInput,
     `At most ${DASHBOARD_LIMITS.widgets} widgets, whose filters name at most ${DASHBOARD_LIMITS.ids} ids and whose titles, searches and labels hold at most ${DASHBOARD_LIMITS.text} characters, all together.`,
   ],
+  WebhookCreate: [WebhookCreate, 'A new webhook: where to send which events.'],
+  WebhookUpdate: [WebhookUpdate, 'Send only the fields to change.'],
 } satisfies Record<string, [z.ZodObject, string]>;
 export type RequestSchemaName = keyof typeof REQUEST_SCHEMAS;
 
@@ -119,6 +122,7 @@ export type RequestSchemaName = keyof typeof REQUEST_SCHEMAS;
 const QUERY_SCHEMAS = {
   ListPage,
   EventsQuery,
+  DeliveriesQuery,
 } satisfies Record<string, z.ZodObject>;
 export type QuerySchemaName = keyof typeof QUERY_SCHEMAS;
 
@@ -172,6 +176,12 @@ const RESPONSE_SCHEMAS = {
   ],
   PermissionChangePage: [PermissionChangePage, 'A page of a queue\'s permission history.'],
   QueuePermission: [QueuePermission, 'A user\'s permission on a queue after a change.'],
+  Webhook: [Webhook, 'A webhook, as listed: never its secret.'],
+  WebhookCreated: [WebhookCreated, 'The new webhook, and its signing secret (`secret`), shown this once.'],
+  WebhookDeleted: [WebhookDeleted, 'The deleted webhook.'],
+  DeliveryAttempt: [DeliveryAttempt, 'One attempt to deliver an event: what the endpoint answered, and how fast.'],
+  Delivery: [Delivery, 'One event sent, or to be sent, to a webhook, with its newest attempts.'],
+  DeliveryPage: [DeliveryPage, 'A page of a webhook\'s delivery log.'],
   FieldError: [FieldError, 'One failing field of a 422 `validation_failed`.'],
   EventIssue: [EventIssue, `An issue as an event carries it: as GET /api/v1/issues/{key} answers it without the embedded lists; a description that would take the event past ${EVENT_LIMITS.payloadBytes / 1024} KiB is cut and marked.`],
   EventComment: [EventComment, 'A comment as an event carries it: as the API answers it, with its issue\'s key.'],
@@ -378,7 +388,7 @@ const problemResponses = () =>
     ]),
   );
 
-const PARAMETER_NAMES: Record<PathParam, string> = { key: 'IssueKey', queue_id: 'QueueId', user_id: 'UserId', dashboard_id: 'DashboardId', token_id: 'TokenId' };
+const PARAMETER_NAMES: Record<PathParam, string> = { key: 'IssueKey', queue_id: 'QueueId', user_id: 'UserId', dashboard_id: 'DashboardId', token_id: 'TokenId', webhook_id: 'WebhookId', delivery_id: 'DeliveryId' };
 const parameterComponents = () =>
   Object.fromEntries(
     (Object.keys(PARAMETER_NAMES) as PathParam[]).map((param) => {
@@ -441,6 +451,76 @@ const NOT_REPLAYED = 'No `Idempotency-Key` is taken:';
 
 const WRITE_ONCE = `Safe to retry: send \`${IDEMPOTENCY_KEY_HEADER}\` and a repeat of the same request within ${IDEMPOTENCY.replayHours} hours gets the first answer again (\`${IDEMPOTENT_REPLAYED_HEADER}: true\`) instead of writing twice.`;
 const EMPTY_LISTS = 'An empty id list (`"queue_ids": []`, `status_ids`, `assignee_ids`) selects nothing; an absent one does not filter. Labels match exactly (case-sensitively).';
+
+/** Who manages webhooks, in every webhook operation. */
+const WEBHOOK_RIGHTS = 'workspace `admin` (a member is 403)';
+/** How a webhook delivery goes, in the operations that queue one. */
+const DELIVERY =
+  'Delivery is a signed JSON POST (Standard Webhooks 1.0: `webhook-id` is the event id, the same on every attempt; `webhook-timestamp`; `webhook-signature` `v1,` base64 HMAC-SHA256 of `id.timestamp.body` with the secret). ' +
+  'Only a 2xx answer within 10 s succeeds; redirects are not followed; a 410 disables the webhook.';
+
+/** /api/v1/webhooks: workspace admins manage where events are pushed, and see and retry each delivery. */
+function webhookOperations(): ApiOperation[] {
+  const common = { tag: 'Webhooks', service: 'notifications', rights: WEBHOOK_RIGHTS } as const;
+  return [
+    {
+      ...common, method: 'post', path: '/api/v1/webhooks', operationId: 'createWebhook',
+      summary: `Have events POSTed to a URL as they happen; a workspace holds at most ${WEBHOOK_LIMITS.perWorkspace} webhooks (422 beyond)`,
+      notes:
+        'Events that happen from now on and match `events` (and `queue_ids`) are delivered. Failed deliveries are retried with backoff over about three days; when the last retry fails the webhook is disabled, with a `disabled_reason`. ' +
+        `${DELIVERY} The URL is checked now and at every connection: one that resolves to a loopback, private, link-local, multicast or metadata address is 422 \`validation_failed\` naming \`url\`. ` +
+        `The answer's \`secret\` is shown this once. ${NOT_REPLAYED} a repeat makes a second webhook; DELETE the one not kept.`,
+      body: 'WebhookCreate', errors: ['forbidden'],
+      success: { status: 201, description: 'The new webhook, with its signing secret in `secret`, shown this once.', schema: 'WebhookCreated' },
+    },
+    {
+      ...common, method: 'get', path: '/api/v1/webhooks', operationId: 'listWebhooks',
+      summary: 'The workspace\'s webhooks, oldest first',
+      errors: ['forbidden'],
+      success: { status: 200, description: 'The webhooks, without their secrets.', schema: 'Webhook', list: true, maxItems: WEBHOOK_LIMITS.perWorkspace },
+    },
+    {
+      ...common, method: 'get', path: '/api/v1/webhooks/{webhook_id}', operationId: 'getWebhook',
+      summary: 'One webhook',
+      errors: ['forbidden', 'not_found'],
+      success: { status: 200, description: 'The webhook, without its secret.', schema: 'Webhook' },
+    },
+    {
+      ...common, method: 'patch', path: '/api/v1/webhooks/{webhook_id}', operationId: 'updateWebhook',
+      summary: 'Change a webhook\'s URL, events, queues or description, or switch it off and on',
+      notes: 'A new `url` is checked as at creation. `active: true` clears `disabled_reason`; the deliveries still pending go on, and events that happened while it was inactive are not sent (read them from GET /api/v1/events).',
+      body: 'WebhookUpdate', errors: ['forbidden', 'not_found'],
+      success: { status: 200, description: 'The webhook after the change.', schema: 'Webhook' },
+    },
+    {
+      ...common, method: 'get', path: '/api/v1/webhooks/{webhook_id}/deliveries', operationId: 'listWebhookDeliveries',
+      summary: 'A webhook\'s delivery log, newest first, a page at a time', query: 'DeliveriesQuery',
+      notes: 'Each delivery shows its state and its newest attempts: when, the status answered, how long it took and what went wrong. The log keeps what the event log keeps (7 days); pending deliveries stay until they end.',
+      errors: ['forbidden', 'not_found'],
+      success: { status: 200, description: 'At most `limit` deliveries before `before_id`, newest first, and where the next page starts.', schema: 'DeliveryPage' },
+    },
+    {
+      ...common, method: 'post', path: '/api/v1/webhooks/{webhook_id}/ping', operationId: 'pingWebhook',
+      summary: `Send a \`${PING_EVENT_TYPE}\` event now, to try the endpoint`,
+      notes: `The ping is one attempt, made even while the webhook is inactive; follow it in the delivery log. Its \`data\` holds \`webhook_id\`. ${DELIVERY} ${NOT_REPLAYED} a repeat pings again.`,
+      errors: ['forbidden', 'not_found'],
+      success: { status: 201, description: 'The ping\'s delivery, pending.', schema: 'Delivery' },
+    },
+    {
+      ...common, method: 'post', path: '/api/v1/webhooks/{webhook_id}/deliveries/{delivery_id}/retry', operationId: 'retryWebhookDelivery',
+      summary: 'Send a delivery again now, with the same `webhook-id`',
+      notes: `One attempt more, whatever the delivery's state (a pending one is sent now), even while the webhook is inactive; a failure is recorded and not retried again. ${NOT_REPLAYED} a repeat sends once more.`,
+      errors: ['forbidden', 'not_found'],
+      success: { status: 200, description: 'The delivery, pending its attempt.', schema: 'Delivery' },
+    },
+    {
+      ...common, method: 'delete', path: '/api/v1/webhooks/{webhook_id}', operationId: 'deleteWebhook',
+      summary: 'Delete a webhook: nothing more is sent, and its delivery log goes with it',
+      errors: ['forbidden', 'not_found'],
+      success: { status: 200, description: 'The deleted webhook\'s id.', schema: 'WebhookDeleted' },
+    },
+  ];
+}
 
 /**
  * Every operation of /api/v1: the core operations (docs/decisions.md), those beyond them
@@ -663,6 +743,7 @@ export const API_OPERATIONS: readonly ApiOperation[] = [
     errors: ['cursor_expired'],
     success: { status: 200, description: 'The events after `after` (from the oldest kept without it), oldest first, and the cursor to go on from.', schema: 'EventPage' },
   },
+  ...webhookOperations(),
   {
     method: 'get', path: OPENAPI_PATH, operationId: 'getOpenApiDocument', tag: 'Schema', service: 'gateway', public: true,
     summary: 'This OpenAPI 3.1 document', rights: 'none: served without a token',
@@ -671,7 +752,7 @@ export const API_OPERATIONS: readonly ApiOperation[] = [
 ];
 
 /** Operations beyond the core operations (docs/decisions.md): the issue list pages, a dashboard's statistics in one request, the permission history pages and the event feed. */
-export const EXTENSION_OPERATIONS = ['listComments', 'listWorklogs', 'listHistory', 'listLinks', 'listSubtasks', 'getDashboardStatistics', 'listQueuePermissionHistory', 'listEvents'] as const;
+export const EXTENSION_OPERATIONS = ['listComments', 'listWorklogs', 'listHistory', 'listLinks', 'listSubtasks', 'getDashboardStatistics', 'listQueuePermissionHistory', 'listEvents', 'createWebhook', 'listWebhooks', 'getWebhook', 'updateWebhook', 'listWebhookDeliveries', 'pingWebhook', 'retryWebhookDelivery', 'deleteWebhook'] as const;
 
 /** Refusals any authenticated operation may answer (gateway and service alike). */
 const COMMON_ERRORS: ProblemCode[] = [
@@ -863,11 +944,13 @@ const TAGS: Record<string, string> = {
   Statistics: 'Counts and times over the issues a Filters body selects.',
   Dashboards: 'Shared dashboards: named lists of widgets, each a Filters body and what to show of the issues it selects.',
   Events: 'What changed in the workspace: the public events of issues, comments, worklogs, queues, permissions and users, in a feed read with a cursor.',
+  Webhooks: 'Events pushed to an integration\'s URL as they happen, signed the Standard Webhooks 1.0 way, retried for about three days, each attempt in a delivery log.',
   Schema: 'This OpenAPI document.',
 };
 
 /** Additions to v1, newest first (the same list, dated, is docs/api-changelog.md). */
 export const CHANGES_WITHIN_V1 = [
+  '2026-11-29: webhooks. POST, GET, PATCH and DELETE /api/v1/webhooks let workspace admins have events POSTed to a URL, signed the Standard Webhooks 1.0 way (`webhook-id`, `webhook-timestamp`, `webhook-signature`) with a secret shown once and retried for about three days; GET /api/v1/webhooks/{webhook_id}/deliveries is the delivery log, POST …/deliveries/{delivery_id}/retry sends one again and POST …/ping sends a `webhook.ping` event.',
   '2026-11-29: GET /api/v1/events, the event feed: the workspace\'s public events (`issue.created`, `issue.updated`, `comment.added`, `worklog.added`, `queue.created`, `queue.updated`, `permission.changed`, `user.created`, `user.updated`) after a cursor, each shown to whoever may read its object now; new problem code `cursor_expired` (410).',
   '2026-11-29: people\'s accounts. Users carry `email`, their sign-in name; POST /api/v1/users invites a colleague and answers their setup link, POST /api/v1/users/{user_id}/setup-link issues a new one; GET and POST /api/v1/tokens and DELETE /api/v1/tokens/{token_id} list, make (with a signed-in page\'s token) and revoke the caller\'s personal tokens; new problem codes `email_taken` (409) and `session_required` (403).',
   '2026-11-29: GET /api/v1/queues/{queue_id}/permissions embeds the newest 50 permission changes, no longer all of them, with `history_total`; GET /api/v1/queues/{queue_id}/permissions/history pages through all of them.',

@@ -140,13 +140,15 @@ describe('the examples of the OpenAPI document', () => {
     expect(new Set(keys).size).toBe(keys.length);
   });
 
-  test("then the path examples name the example world: issue WEB-1, queue 1, user 2, dashboard 1, Ada's token 1", () => {
+  test("then the path examples name the example world: issue WEB-1, queue 1, user 2, dashboard 1, Ada's token 1, webhook 1 and its delivery 1", () => {
     expect(Object.fromEntries(Object.values(doc.components.parameters as Record<string, any>).map((p) => [p.name, p.example]))).toEqual({
       key: 'WEB-1',
       queue_id: 1,
       user_id: 2,
       dashboard_id: 1,
       token_id: 1,
+      webhook_id: 1,
+      delivery_id: 1,
     });
   });
 

@@ -41,10 +41,24 @@ const DASHBOARD_STATISTICS = 'GET /api/v1/dashboards/{dashboard_id}/statistics';
 /** And the pages of what a queue's permissions read embeds only the newest of. */
 const PERMISSION_HISTORY = 'GET /api/v1/queues/{queue_id}/permissions/history';
 const EVENT_FEED = 'GET /api/v1/events';
-const CREATIONS = ['POST /api/v1/queues', 'POST /api/v1/issues', 'POST /api/v1/issues/{key}/comments', 'POST /api/v1/issues/{key}/worklogs', 'POST /api/v1/dashboards', 'POST /api/v1/users', 'POST /api/v1/tokens'];
+/** And the webhooks (services/notifications/README.md). */
+const WEBHOOKS = [
+  'POST /api/v1/webhooks',
+  'GET /api/v1/webhooks',
+  'GET /api/v1/webhooks/{webhook_id}',
+  'PATCH /api/v1/webhooks/{webhook_id}',
+  'DELETE /api/v1/webhooks/{webhook_id}',
+  'GET /api/v1/webhooks/{webhook_id}/deliveries',
+  'POST /api/v1/webhooks/{webhook_id}/deliveries/{delivery_id}/retry',
+  'POST /api/v1/webhooks/{webhook_id}/ping',
+];
+const CREATIONS = [
+  'POST /api/v1/queues', 'POST /api/v1/issues', 'POST /api/v1/issues/{key}/comments', 'POST /api/v1/issues/{key}/worklogs', 'POST /api/v1/dashboards', 'POST /api/v1/users', 'POST /api/v1/tokens',
+  'POST /api/v1/webhooks', 'POST /api/v1/webhooks/{webhook_id}/ping',
+];
 
 const REQUEST_SCHEMA_NAMES = [
-  'QueueCreate', 'QueueSettings', 'QueuePermissionInput', 'UserChanges', 'UserInvite', 'SetupLinkRequest', 'TokenCreate', 'IssueCreate', 'IssueUpdate', 'CommentCreate', 'WorklogCreate', 'Filters', 'Widget', 'DashboardInput',
+  'QueueCreate', 'QueueSettings', 'QueuePermissionInput', 'UserChanges', 'UserInvite', 'SetupLinkRequest', 'TokenCreate', 'IssueCreate', 'IssueUpdate', 'CommentCreate', 'WorklogCreate', 'Filters', 'Widget', 'DashboardInput', 'WebhookCreate', 'WebhookUpdate',
 ];
 
 const documented = () =>
@@ -94,10 +108,10 @@ describe('the OpenAPI document', () => {
     expect((await validateOpenApi(broken)).valid).toBe(false);
   });
 
-  test("then it documents exactly the core operations, the issue list pages, a dashboard's statistics, the permission history pages, the event feed and the document itself", () => {
-    expect(documented().map((o) => o.name).sort()).toEqual([...CORE_OPERATIONS, ...LIST_ENDPOINTS, DASHBOARD_STATISTICS, PERMISSION_HISTORY, EVENT_FEED, 'GET /api/v1/openapi.json'].sort());
+  test("then it documents exactly the core operations, the issue list pages, a dashboard's statistics, the permission history pages, the event feed, the webhooks and the document itself", () => {
+    expect(documented().map((o) => o.name).sort()).toEqual([...CORE_OPERATIONS, ...LIST_ENDPOINTS, DASHBOARD_STATISTICS, PERMISSION_HISTORY, EVENT_FEED, ...WEBHOOKS, 'GET /api/v1/openapi.json'].sort());
     const extensions = API_OPERATIONS.filter((o) => (EXTENSION_OPERATIONS as readonly string[]).includes(o.operationId));
-    expect(extensions.map((o) => `${o.method.toUpperCase()} ${o.path}`).sort()).toEqual([...LIST_ENDPOINTS, DASHBOARD_STATISTICS, PERMISSION_HISTORY, EVENT_FEED].sort());
+    expect(extensions.map((o) => `${o.method.toUpperCase()} ${o.path}`).sort()).toEqual([...LIST_ENDPOINTS, DASHBOARD_STATISTICS, PERMISSION_HISTORY, EVENT_FEED, ...WEBHOOKS].sort());
   });
 
   test('then the list pages take after_id and limit in the query, and answer items, total and next_after_id', () => {
@@ -359,8 +373,8 @@ describe('HistoryEntry', () => {
 describe('the headers and conditional requests of the document', () => {
   const POSTS = ['createQueue', 'createIssue', 'addComment', 'addWorklog', 'createDashboard', 'searchIssues', 'getStatistics'];
   const WRITES = ['createQueue', 'createIssue', 'addComment', 'addWorklog', 'createDashboard'];
-  /** The POSTs of accounts: the access service takes no Idempotency-Key, so the document offers none. */
-  const ACCOUNT_POSTS = ['inviteUser', 'issueSetupLink', 'createToken'];
+  /** The POSTs of accounts and webhooks: their services take no Idempotency-Key (a replay would have to keep the secret answered), so the document offers none. */
+  const ACCOUNT_POSTS = ['inviteUser', 'issueSetupLink', 'createToken', 'createWebhook', 'pingWebhook', 'retryWebhookDelivery'];
   const byId = (id: string) => operations().find((o) => o.operation.operationId === id)!.operation;
   const headerParameter = (operation: any, name: string) => (operation.parameters ?? []).map(resolveRef).find((p: any) => p.in === 'header' && p.name === name);
 
