@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { Histogram } from 'prom-client';
 import type { Pool } from 'pg';
@@ -8,10 +9,17 @@ import { createLogger, createMetrics, createPool, createServiceApp, internalClie
 import type { NotificationsConfig } from './config';
 import { startConsumers } from './consumers';
 import type { OnRecorded } from './consumers/public-events.consumer';
+import { deliveriesRepository } from './data-access/deliveries.repository';
 import { eventsRepository } from './data-access/events.repository';
+import { webhooksRepository } from './data-access/webhooks.repository';
+import { createWebhookSender } from './delivery/webhook-sender';
 import type { NotificationsDeps } from './domain/deps';
 import { keepEventsPruned } from './domain/prune-events.use-case';
+import { openSecret, sealSecret } from './domain/secret-box';
+import { newWebhookSecret, webhookHeaders } from './domain/webhook-signature.rules';
+import { startDeliveryWorker } from './jobs/deliver-webhooks';
 import { eventsRoutes } from './routes/events.route';
+import { webhooksRoutes } from './routes/webhooks.route';
 
 export interface NotificationsService {
   app: ReturnType<typeof createServiceApp>;
@@ -22,8 +30,10 @@ export interface NotificationsService {
   metrics: Metrics;
   /** The event consumer (src/consumers/index.ts); main starts it, tests may too. */
   startConsumers: () => ReturnType<typeof startConsumers>;
-  /** Deletes the events past their retention every EVENT_PRUNE_INTERVAL_MS (main). */
+  /** Deletes the events and deliveries past their retention every EVENT_PRUNE_INTERVAL_MS (main). */
   keepPruned: () => ReturnType<typeof keepEventsPruned>;
+  /** The webhook delivery worker (src/jobs/deliver-webhooks.ts); main starts it, tests may too. */
+  startDelivering: () => ReturnType<typeof startDeliveryWorker>;
   close: () => Promise<void>;
 }
 
@@ -39,12 +49,22 @@ export function createNotificationsService(
   const redis = createRedis(config.redis.url, logger);
   const access = accessClient(internalClient({ baseUrl: config.access.url, audience: 'access', keys: config.internal, timeoutMs: config.access.timeoutMs }));
   const clock = options.clock ?? (() => new Date());
+  const sender = createWebhookSender({ allowed: config.webhooks.allowed, timeoutMs: config.webhooks.timeoutMs });
   const deps: NotificationsDeps = {
     log: eventsRepository(pool),
     grants: aclReader(redis, access, logger, config.internal.trusted),
     clock,
     retention: { hours: config.retention.hours },
     feed: { scanMax: config.feed.scanMax },
+    webhooks: webhooksRepository(pool),
+    deliveries: deliveriesRepository(pool),
+    targets: sender,
+    secrets: {
+      generate: newWebhookSecret,
+      seal: (secret) => sealSecret(config.webhooks.secretsKey, secret),
+      open: (sealed) => openSecret(config.webhooks.secretsKey, sealed),
+    },
+    newId: randomUUID,
   };
   const metrics = createMetrics('notifications');
   const app = createServiceApp({
@@ -61,6 +81,7 @@ export function createNotificationsService(
     },
     routes: (router) => {
       eventsRoutes(router, deps);
+      webhooksRoutes(router, deps);
     },
   });
 
@@ -90,6 +111,26 @@ export function createNotificationsService(
   });
   const events = consumerMetrics(metrics);
 
+  const attempts = metrics.counter(
+    'tracker_notifications_webhook_attempts_total',
+    'Webhook delivery attempts, by outcome: succeeded (2xx), retrying (failed, another attempt is due), failed (no attempt left: 410, the schedule ran out, a ping or manual retry failed).',
+    ['outcome'],
+  );
+  for (const outcome of ['succeeded', 'retrying', 'failed']) attempts.inc({ outcome }, 0);
+  const disabled = metrics.counter('tracker_notifications_webhooks_disabled_total', 'Webhooks switched off by their deliveries: the endpoint answered 410, or a delivery failed every retry.', []);
+  const attemptSeconds = new Histogram({
+    name: 'tracker_notifications_webhook_attempt_seconds',
+    help: 'How long a delivery attempt took, from the connection to the end of the answer (at most the timeout).',
+    buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    registers,
+  });
+  metrics.gauge('tracker_notifications_webhook_deliveries_due', 'Deliveries due and not being attempted: a backlog that grows means the workers fall behind.', async () => [
+    { value: (await deps.deliveries.backlog()).due },
+  ]);
+  metrics.gauge('tracker_notifications_webhook_delivery_lag_seconds', 'How long the oldest delivery due has waited past its time (0 when none waits).', async () => [
+    { value: (await deps.deliveries.backlog()).oldestDueSeconds },
+  ]);
+
   const close = async () => {
     redis.disconnect();
     if (!pool.ended) await pool.end();
@@ -110,6 +151,25 @@ export function createNotificationsService(
       return started;
     },
     keepPruned: () => keepEventsPruned(deps, logger, { intervalMs: config.retention.pruneIntervalMs }),
+    startDelivering: () =>
+      startDeliveryWorker(
+        {
+          deliveries: deps.deliveries,
+          secrets: deps.secrets,
+          sender,
+          sign: webhookHeaders,
+          clock,
+          random: Math.random,
+          logger,
+          onAttempt: ({ status, disable, durationMs }) => {
+            attempts.inc({ outcome: status === 'pending' ? 'retrying' : status });
+            attemptSeconds.observe(durationMs / 1000);
+            if (disable) disabled.inc();
+          },
+        },
+        // A claim outlasts the longest attempt, so no other worker sends it meanwhile.
+        { ...config.delivery, leaseMs: config.webhooks.timeoutMs + 20_000 },
+      ),
     close,
   };
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { databaseConfigOf, databaseEnv, DEFAULT_AMQP_URL, loadConfig, port, redisEnv, serviceConfigOf, serviceEnv, url } from '@tracker/kit';
+import { parseRetrySchedule } from './domain/webhook.rules';
 
 const amqpName = z.string().regex(/^[A-Za-z0-9._-]{1,200}$/, 'must be 1 to 200 letters, digits, ".", "_" or "-"');
 const ms = (min: number, max: number, fallback: number) => z.coerce.number().int().min(min).max(max).default(fallback);
@@ -28,6 +29,17 @@ const Env = serviceEnv('notifications', {
   EVENT_PRUNE_INTERVAL_MS: ms(100, 3_600_000, 60_000),
   /** The most events one feed request looks at (those the caller may not read included), so a request's cost is bounded. */
   FEED_SCAN_MAX: z.coerce.number().int().min(500).max(1_000_000).default(10_000),
+  /** Seconds before each retry of a failed delivery, comma-separated (about three days in all by default); after the last the webhook is disabled. */
+  WEBHOOK_RETRY_SCHEDULE: z
+    .string()
+    .default('5,300,1800,7200,18000,36000,50400,72000,86400')
+    .transform((text, ctx) => parseRetrySchedule(text) ?? (ctx.addIssue({ code: 'custom', message: 'must be 1 to 30 whole numbers of seconds from 1 to 604800, comma-separated' }), z.NEVER)),
+  /** Delivery attempts in flight on one replica at most: many, so that a few dead endpoints (each holding its own few) never hold up the rest. */
+  WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(2000).default(200),
+  /** Delivery attempts in flight per webhook at most, across every replica: what one endpoint takes at once. */
+  WEBHOOK_CONCURRENCY_PER_ENDPOINT: z.coerce.number().int().min(1).max(100).default(4),
+  /** How often each replica looks for deliveries due (a delivery waits at most this long after its event is recorded). */
+  WEBHOOK_POLL_INTERVAL_MS: ms(10, 60_000, 250),
 }).transform((env) => ({
   ...serviceConfigOf(env),
   database: databaseConfigOf(env),
@@ -43,6 +55,12 @@ const Env = serviceEnv('notifications', {
   },
   retention: { hours: env.EVENT_RETENTION_HOURS, pruneIntervalMs: env.EVENT_PRUNE_INTERVAL_MS },
   feed: { scanMax: env.FEED_SCAN_MAX },
+  delivery: {
+    retryScheduleSeconds: env.WEBHOOK_RETRY_SCHEDULE,
+    concurrency: env.WEBHOOK_CONCURRENCY,
+    perEndpoint: env.WEBHOOK_CONCURRENCY_PER_ENDPOINT,
+    pollMs: env.WEBHOOK_POLL_INTERVAL_MS,
+  },
 }));
 
 export type NotificationsConfig = z.output<typeof Env>;

@@ -3,15 +3,18 @@ import { createNotificationsService } from './app';
 import { loadNotificationsConfig } from './config';
 
 /**
- * The notifications service: the event consumer keeping the public event log, the pruning
- * of events past their retention, and the HTTP API (the feed). On SIGTERM: stop taking
- * requests and drain them, stop the consumer (it waits for the handlers in flight) and the
- * pruning, then close Redis and the database.
+ * The notifications service: the event consumer keeping the public event log (and queueing
+ * each event's webhook deliveries), the delivery worker, the pruning of events and
+ * deliveries past their retention, and the HTTP API (the feed and the webhooks). On
+ * SIGTERM: stop taking requests and drain them, stop the consumer (it waits for the
+ * handlers in flight), the worker (it waits for the attempts in flight, at most the
+ * webhook timeout) and the pruning, then close Redis and the database.
  */
 void runService('notifications', (lifecycle) => {
   const config = loadNotificationsConfig();
   const service = createNotificationsService(config, lifecycle);
   const consumers = service.startConsumers();
   const pruning = service.keepPruned();
-  return { service, config, closers: [() => Promise.all([consumers.stop(), pruning.stop()]), service.close] };
+  const delivering = service.startDelivering();
+  return { service, config, closers: [() => Promise.all([consumers.stop(), pruning.stop(), delivering.stop()]), service.close] };
 });

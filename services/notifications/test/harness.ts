@@ -54,7 +54,7 @@ export interface NotificationsHarness {
   workspace: () => Workspace;
   member: (workspaceId: number, role?: 'admin' | 'member') => Member;
   grant: (member: Member, queueId: number, role: QueueRole | null) => void;
-  call: (method: string, path: string, options?: { as?: Member | null; headers?: Record<string, string> }) => Promise<Reply>;
+  call: (method: string, path: string, options?: { as?: Member | null; headers?: Record<string, string>; body?: unknown }) => Promise<Reply>;
   /** Records events straight through the use case the consumer runs (no broker), in one batch. */
   record: (events: EventEnvelope[]) => Promise<string[]>;
   /** Publishes events to the test exchange with their routing keys, tagged as their publisher's relay does (raw text untagged), confirmed by the broker. */
@@ -64,7 +64,9 @@ export interface NotificationsHarness {
   close: () => Promise<void>;
 }
 
-export async function startNotifications(options: { consumer?: boolean; env?: Record<string, string>; clock?: () => Date } = {}): Promise<NotificationsHarness> {
+export async function startNotifications(
+  options: { consumer?: boolean; delivering?: boolean; env?: Record<string, string>; clock?: () => Date } = {},
+): Promise<NotificationsHarness> {
   const schema = await createTestSchema('notifications', MIGRATIONS);
   const access = await startFakeAccess('notifications');
   const amqp = options.consumer ? amqpTestNames('notifications') : null;
@@ -107,6 +109,7 @@ export async function startNotifications(options: { consumer?: boolean; env?: Re
     channel.on('error', () => undefined);
   }
 
+  const worker = options.delivering ? service.startDelivering() : null;
   const signedCall = signedClient(url, 'notifications');
   const handledCount = (eventId: string) => logs.filter((l) => (l.msg === 'event' || l.outcome === 'incomplete') && l.eventId === eventId).length;
 
@@ -149,6 +152,7 @@ export async function startNotifications(options: { consumer?: boolean; env?: Re
     async close() {
       await running.shutdown();
       await consumers?.stop();
+      await worker?.stop();
       if (channel && amqp) await amqp.cleanup(channel).catch(() => undefined);
       await connection?.close().catch(() => undefined);
       await service.close();

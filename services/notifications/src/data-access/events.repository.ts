@@ -26,16 +26,29 @@ export function eventsRepository(pool: Pool): EventLog {
           `SELECT pg_advisory_xact_lock(${WORKSPACE_LOCK}, w) FROM (SELECT w FROM unnest($1::int[]) AS w ORDER BY w) AS ordered`,
           [workspaces],
         );
+        // The events, and their deliveries to the workspace's active webhooks whose events and queues select them.
         const rows = await prepared<{ id: string }>(
           c,
           'events.record',
-          `INSERT INTO events (id, workspace_id, type, queue_id, audience, occurred_at, recorded_at, payload)
-           SELECT e.id, e.workspace_id, e.type, e.queue_id, e.audience::event_audience, e.occurred_at, clock_timestamp(), e.payload
-             FROM unnest($1::uuid[], $2::int[], $3::text[], $4::int[], $5::text[], $6::timestamptz[], $7::text[])
-                  WITH ORDINALITY AS e(id, workspace_id, type, queue_id, audience, occurred_at, payload, n)
-            ORDER BY e.n
-           ON CONFLICT (id) DO NOTHING
-           RETURNING id`,
+          `WITH recorded AS (
+             INSERT INTO events (id, workspace_id, type, queue_id, audience, occurred_at, recorded_at, payload)
+             SELECT e.id, e.workspace_id, e.type, e.queue_id, e.audience::event_audience, e.occurred_at, clock_timestamp(), e.payload
+               FROM unnest($1::uuid[], $2::int[], $3::text[], $4::int[], $5::text[], $6::timestamptz[], $7::text[])
+                    WITH ORDINALITY AS e(id, workspace_id, type, queue_id, audience, occurred_at, payload, n)
+              ORDER BY e.n
+             ON CONFLICT (id) DO NOTHING
+             RETURNING seq, id, workspace_id, type, queue_id, payload
+           ), queued AS (
+             INSERT INTO deliveries (webhook_id, event_id, event_type, payload, status, next_attempt_at, created_at)
+             SELECT w.id, r.id, r.type, r.payload, 'pending', clock_timestamp(), clock_timestamp()
+               FROM recorded r
+               JOIN webhooks w ON w.workspace_id = r.workspace_id AND w.active
+              WHERE (cardinality(w.queue_ids) = 0 OR r.queue_id = ANY(w.queue_ids))
+                AND EXISTS (SELECT 1 FROM unnest(w.events) AS p WHERE p = r.type OR (right(p, 1) = '*' AND starts_with(r.type, left(p, -1))))
+              ORDER BY r.seq, w.id
+             ON CONFLICT (webhook_id, event_id) DO NOTHING
+           )
+           SELECT id FROM recorded`,
           [
             events.map((e) => e.id),
             events.map((e) => e.workspaceId),

@@ -30,3 +30,63 @@ export interface FeedPage {
   items: string[];
   next: Position;
 }
+
+/** A webhook as this service keeps it (its secret stays sealed in the store). */
+export interface WebhookRecord {
+  id: number;
+  workspaceId: number;
+  url: string;
+  /** Types and patterns, as given. */
+  events: string[];
+  /** Only these queues' events; null: every event. */
+  queueIds: number[] | null;
+  description: string | null;
+  active: boolean;
+  disabledReason: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export type DeliveryStatus = 'pending' | 'succeeded' | 'failed';
+
+export interface AttemptRecord {
+  attemptedAt: Date;
+  statusCode: number | null;
+  durationMs: number;
+  error: string | null;
+}
+
+/** One event to one webhook, with its newest attempts (newest first). */
+export interface DeliveryRecord {
+  id: number;
+  webhookId: number;
+  eventId: string;
+  eventType: string;
+  status: DeliveryStatus;
+  attemptCount: number;
+  nextAttemptAt: Date | null;
+  createdAt: Date;
+  attempts: AttemptRecord[];
+}
+
+/** A delivery a worker has claimed for one attempt, with what it takes to send it. */
+export interface ClaimedDelivery {
+  id: number;
+  webhookId: number;
+  url: string;
+  secretSealed: string;
+  eventId: string;
+  payload: string;
+  /** Attempts made before this one. */
+  attemptCount: number;
+  /** A ping or a manual retry: this attempt is the only one. */
+  once: boolean;
+}
+
+/** What one attempt came to (docs/decisions.md, webhooks): the delivery's next state, and whether the webhook is switched off. */
+export interface AttemptOutcome {
+  status: DeliveryStatus;
+  nextAttemptAt: Date | null;
+  /** Why the webhook is now inactive; null: it stays as it is. */
+  disable: string | null;
+}

@@ -1,28 +1,33 @@
 import type { Logger } from '@tracker/kit';
-import type { EventLog } from './deps';
+import type { DeliveryStore, EventLog } from './deps';
 
 export interface PruneDeps {
   log: EventLog;
+  deliveries: DeliveryStore;
   clock: () => Date;
   retention: { hours: number };
 }
 
 /**
- * Deletes the events recorded more than `retention.hours` ago, batch after batch until a
- * batch comes back short (at most `maxBatches` a round, to bound a round's work); returns
- * how many went. Each workspace's horizon moves with its deleted events, so a cursor
- * before them is refused (410) rather than silently skipping them.
+ * Deletes the events recorded more than `retention.hours` ago, and the finished webhook
+ * deliveries made as long ago (pending ones stay until they end), batch after batch until a
+ * batch comes back short (at most `maxBatches` a round each, to bound a round's work);
+ * returns how many of each went. Each workspace's horizon moves with its deleted events,
+ * so a cursor before them is refused (410) rather than silently skipping them.
  */
-export async function pruneEvents(deps: PruneDeps, options: { batch?: number; maxBatches?: number } = {}): Promise<number> {
+export async function pruneEvents(deps: PruneDeps, options: { batch?: number; maxBatches?: number } = {}): Promise<{ events: number; deliveries: number }> {
   const { batch = 1000, maxBatches = 100 } = options;
   const before = new Date(deps.clock().getTime() - deps.retention.hours * 3_600_000);
-  let pruned = 0;
-  for (let n = 0; n < maxBatches; n++) {
-    const count = await deps.log.prune(before, batch);
-    pruned += count;
-    if (count < batch) break;
-  }
-  return pruned;
+  const inBatches = async (prune: (before: Date, batch: number) => Promise<number>) => {
+    let pruned = 0;
+    for (let n = 0; n < maxBatches; n++) {
+      const count = await prune(before, batch);
+      pruned += count;
+      if (count < batch) break;
+    }
+    return pruned;
+  };
+  return { events: await inBatches(deps.log.prune), deliveries: await inBatches(deps.deliveries.prune) };
 }
 
 /**
@@ -33,8 +38,8 @@ export function keepEventsPruned(deps: PruneDeps, logger: Pick<Logger, 'warn' | 
   let round: Promise<void> | null = null;
   const timer = setInterval(() => {
     round ??= pruneEvents(deps)
-      .then((count) => {
-        if (count > 0) logger.info({ count, retentionHours: deps.retention.hours }, 'events past their retention deleted');
+      .then((pruned) => {
+        if (pruned.events + pruned.deliveries > 0) logger.info({ ...pruned, retentionHours: deps.retention.hours }, 'events and deliveries past their retention deleted');
       })
       .catch((err: unknown) => logger.warn({ err }, 'pruning the event log failed; next try later'))
       .finally(() => (round = null));
