@@ -1,5 +1,7 @@
+import { createSecretKey, type KeyObject } from 'node:crypto';
 import { z } from 'zod';
 import { databaseConfigOf, databaseEnv, DEFAULT_AMQP_URL, loadConfig, port, redisEnv, serviceConfigOf, serviceEnv, url } from '@tracker/kit';
+import { parseAllowedTargets } from './domain/targets.rules';
 import { parseRetrySchedule } from './domain/webhook.rules';
 
 const amqpName = z.string().regex(/^[A-Za-z0-9._-]{1,200}$/, 'must be 1 to 200 letters, digits, ".", "_" or "-"');
@@ -40,7 +42,22 @@ const Env = serviceEnv('notifications', {
   WEBHOOK_CONCURRENCY_PER_ENDPOINT: z.coerce.number().int().min(1).max(100).default(4),
   /** How often each replica looks for deliveries due (a delivery waits at most this long after its event is recorded). */
   WEBHOOK_POLL_INTERVAL_MS: ms(10, 60_000, 250),
-}).transform((env) => ({
+  /** Seals the webhook secrets at rest (domain/secret-box.ts): base64 of 32 random bytes; unset outside production: a development key. */
+  WEBHOOK_SECRETS_KEY: z.string().optional(),
+  /** Hosts, IPs and CIDRs webhooks may reach although private or special (domain/targets.rules.ts); default none. */
+  WEBHOOK_ALLOWED_TARGETS: z
+    .string()
+    .max(10_000)
+    .default('')
+    .transform((text, ctx) => {
+      const parsed = parseAllowedTargets(text);
+      if (parsed.ok) return parsed.allowed;
+      for (const message of parsed.errors) ctx.addIssue({ code: 'custom', message });
+      return z.NEVER;
+    }),
+  /** One delivery's bound, connection, answer and body included. */
+  WEBHOOK_TIMEOUT_MS: ms(1000, 30_000, 10_000),
+}).transform((env, ctx) => ({
   ...serviceConfigOf(env),
   database: databaseConfigOf(env),
   redis: { url: env.REDIS_URL },
@@ -61,8 +78,39 @@ const Env = serviceEnv('notifications', {
     perEndpoint: env.WEBHOOK_CONCURRENCY_PER_ENDPOINT,
     pollMs: env.WEBHOOK_POLL_INTERVAL_MS,
   },
+  webhooks: { allowed: env.WEBHOOK_ALLOWED_TARGETS, secretsKey: webhookSecretsKeyOf(env, ctx), timeoutMs: env.WEBHOOK_TIMEOUT_MS },
 }));
 
 export type NotificationsConfig = z.output<typeof Env>;
 
 export const loadNotificationsConfig = (env: NodeJS.ProcessEnv = process.env) => loadConfig(Env, env);
+
+/** The development WEBHOOK_SECRETS_KEY (SHA-256 of a fixed text): used where it is unset outside production, refused in production. */
+export const DEV_WEBHOOK_SECRETS_KEY = 'W/o28MLF2hSQLmThzE9aGW87t+ObXwhZjKID20N8dGM=';
+
+/**
+ * WEBHOOK_SECRETS_KEY as a key (a KeyObject, which the frozen config leaves as it is): base64
+ * or base64url of 32 bytes. In production it is required, the development key is refused,
+ * and so is one of under 16 distinct bytes, as libs/kit refuses development signing keys.
+ */
+function webhookSecretsKeyOf(env: { NODE_ENV: string; WEBHOOK_SECRETS_KEY?: string }, ctx: z.RefinementCtx): KeyObject {
+  const path = ['WEBHOOK_SECRETS_KEY'];
+  const production = env.NODE_ENV === 'production';
+  const text = env.WEBHOOK_SECRETS_KEY ?? (production ? undefined : DEV_WEBHOOK_SECRETS_KEY);
+  const fallback = createSecretKey(Buffer.from(DEV_WEBHOOK_SECRETS_KEY, 'base64'));
+  if (text === undefined) {
+    ctx.addIssue({ code: 'custom', path, message: 'must be set in production (base64 of 32 random bytes)' });
+    return fallback;
+  }
+  const bytes = Buffer.from(text, 'base64');
+  if (!/^[A-Za-z0-9+/_-]{43}=?$/.test(text) || bytes.length !== 32) {
+    ctx.addIssue({ code: 'custom', path, message: 'must be the base64 of 32 bytes' });
+  } else if (production && bytes.equals(Buffer.from(DEV_WEBHOOK_SECRETS_KEY, 'base64'))) {
+    ctx.addIssue({ code: 'custom', path, message: 'is the development key' });
+  } else if (production && new Set(bytes).size < 16) {
+    ctx.addIssue({ code: 'custom', path, message: 'is not random enough' });
+  } else {
+    return createSecretKey(bytes);
+  }
+  return fallback;
+}
