@@ -107,7 +107,7 @@ describe('managing webhooks', () => {
     ['no events', { url: URL_OK, events: [] }, 'events'],
     ['an empty queue list', { url: URL_OK, events: ['*'], queue_ids: [] }, 'queue_ids'],
     ['a queue id that is not one', { url: URL_OK, events: ['*'], queue_ids: [0] }, 'queue_ids.0'],
-    ['an unknown field', { url: URL_OK, events: ['*'], secret: 'mine' }, '(body)'],
+    ['an unknown field', { url: URL_OK, events: ['*'], secret: 'mine' }, 'secret'],
     ['no url', { events: ['*'] }, 'url'],
     ['an ftp url', { url: 'ftp://93.184.215.14/x', events: ['*'] }, 'url'],
     ['a url with a password', { url: 'https://user:pw@93.184.215.14/x', events: ['*'] }, 'url'],
@@ -193,6 +193,15 @@ describe('the delivery log, ping and retry', () => {
     expect((await h.call('POST', `/api/v1/webhooks/${a.id}/deliveries/${ping.id + 1000}/retry`, { as: ws.admin })).status).toBe(404);
     const retried = await h.call('POST', `/api/v1/webhooks/${a.id}/deliveries/${ping.id}/retry`, { as: ws.admin });
     expect([retried.status, retried.body.id, retried.body.status]).toEqual([200, ping.id, 'pending']);
+  });
+
+  test('a ping or retry with a body field is 422: they take none', async () => {
+    const ws = h.workspace();
+    const hook = await made(ws.admin);
+    const res = await h.call('POST', `/api/v1/webhooks/${hook.id}/ping`, { as: ws.admin, body: { event: 'issue.created' } });
+    expect([res.status, res.body.errors]).toEqual([422, [{ path: 'event', message: 'unknown field' }]]);
+    expect((await h.call('POST', `/api/v1/webhooks/${hook.id}/ping`, { as: ws.admin, body: {} })).status).toBe(201);
+    expect((await h.call('GET', `/api/v1/webhooks/${hook.id}/deliveries`, { as: ws.admin })).body.items).toHaveLength(1);
   });
 
   test.each([

@@ -1,4 +1,5 @@
 import type { Router } from 'express';
+import { z } from 'zod';
 import { contextOf } from '@tracker/authz';
 import { WebhookCreate, WebhookUpdate } from '@tracker/contracts';
 import { parseBody, parseId } from '@tracker/kit';
@@ -7,6 +8,10 @@ import { createWebhook, deleteWebhook, getWebhook, listWebhooks, updateWebhook }
 import { listDeliveries, pingWebhook, retryDelivery } from '../domain/webhook-deliveries.use-case';
 import { parseDeliveriesQuery, parseDeliveryId } from './deliveries-query';
 import { deliveryJson, webhookJson } from './json';
+
+/** Ping and retry take no body: none (a request without one reaches the route as an empty buffer), or `{}`. */
+const NoBody = z.strictObject({});
+const takeNoBody = (body: unknown) => parseBody(NoBody, Buffer.isBuffer(body) || body === undefined ? {} : body);
 
 export function webhooksRoutes(router: Router, deps: NotificationsDeps): void {
   router.post('/api/v1/webhooks', async (req, res) => {
@@ -44,12 +49,14 @@ export function webhooksRoutes(router: Router, deps: NotificationsDeps): void {
 
   router.post('/api/v1/webhooks/:webhook_id/ping', async (req, res) => {
     const id = parseId('webhook_id', req.params.webhook_id);
+    takeNoBody(req.body);
     res.status(201).json(deliveryJson(await pingWebhook(deps, contextOf(res), id)));
   });
 
   router.post('/api/v1/webhooks/:webhook_id/deliveries/:delivery_id/retry', async (req, res) => {
     const id = parseId('webhook_id', req.params.webhook_id);
     const deliveryId = parseDeliveryId(req.params.delivery_id);
+    takeNoBody(req.body);
     res.json(deliveryJson(await retryDelivery(deps, contextOf(res), id, deliveryId)));
   });
 }
