@@ -104,6 +104,8 @@ export async function startSystem(
     amqpUrl?: string;
     /** Replicas of every service; by default replicasFromEnv(). */
     replicas?: number;
+    /** More environment for the notifications service (a short WEBHOOK_RETRY_SCHEDULE, say). */
+    notificationsEnv?: Record<string, string>;
   } = {},
 ): Promise<System> {
   const amqpUrl = options.amqpUrl ?? testAmqpUrl();
@@ -172,7 +174,15 @@ export async function startSystem(
     statisticsEnv = withKey('statistics', { ...serviceEnv, DATABASE_SCHEMA: statisticsSchema.schema, ACCESS_URL: urls.access, ISSUES_URL: urls.issues, REPLICA_CHECK_INTERVAL_MS: '500' });
     const statistics = await launch('statistics', statisticsEnv);
     // Its own queue on this system's exchange: a consumer of the same events beside statistics, not a competitor for them.
-    notificationsEnv = withKey('notifications', { ...serviceEnv, DATABASE_SCHEMA: notificationsSchema.schema, EVENTS_QUEUE: amqpNames.queue('notifications.events'), ACCESS_URL: urls.access });
+    // Webhooks may reach the tests' receivers on 127.0.0.1, and the published examples' host (the contract test creates a webhook there).
+    notificationsEnv = withKey('notifications', {
+      ...serviceEnv,
+      DATABASE_SCHEMA: notificationsSchema.schema,
+      EVENTS_QUEUE: amqpNames.queue('notifications.events'),
+      ACCESS_URL: urls.access,
+      WEBHOOK_ALLOWED_TARGETS: '127.0.0.1,hooks.example.com',
+      ...options.notificationsEnv,
+    });
     const notifications = await launch('notifications', notificationsEnv);
     const serviceUrls = { ACCESS_URL: urls.access, ISSUES_URL: urls.issues, STATISTICS_URL: urls.statistics, NOTIFICATIONS_URL: urls.notifications };
     agentEnv = { INTERNAL_TRUSTED_KEYS: serviceEnv.INTERNAL_TRUSTED_KEYS, REDIS_URL: serviceEnv.REDIS_URL, ...serviceUrls };
