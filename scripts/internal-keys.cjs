@@ -2,8 +2,9 @@
 // Fresh keys and passwords for a Tracker installation (node:crypto only, no dependencies).
 //
 //   pnpm -s keys                     a complete .env for docker compose: one Ed25519 signing key per
-//                                    component, INTERNAL_TRUSTED_KEYS (their public halves) and a random
-//                                    password for every infrastructure credential docker-compose.yml needs
+//                                    component, INTERNAL_TRUSTED_KEYS (their public halves), the key that
+//                                    seals webhook secrets, and a random password for every infrastructure
+//                                    credential docker-compose.yml needs
 //   pnpm -s keys key <component>     a new key pair for one component (key rotation, deploy/OPERATIONS.md)
 //   pnpm -s keys public <seed>       the public half of a signing key, as INTERNAL_TRUSTED_KEYS writes it
 //
@@ -58,6 +59,9 @@ function publicKeyOf(seed) {
 /** A password: 32 random bytes, base64url (43 characters of [A-Za-z0-9_-], safe in URLs, SQL and JSON). */
 const newPassword = () => b64url(randomBytes(32));
 
+/** The other keys docker-compose.yml reads: 32 random bytes each, base64url. */
+const DATA_KEYS = [['NOTIFICATIONS_WEBHOOK_SECRETS_KEY', "notifications' WEBHOOK_SECRETS_KEY: seals the webhook secrets in its database (keep it: without it they cannot be read)"]];
+
 function envFile() {
   const keys = COMPONENTS.map((component) => {
     const seed = newSeed();
@@ -71,6 +75,8 @@ function envFile() {
     ...keys.map(({ component, seed }) => `${component.toUpperCase()}_SIGNING_KEY=${seed}`),
     '# Every component trusts these public keys (not secret; the same list everywhere).',
     `INTERNAL_TRUSTED_KEYS=${keys.map(({ component, publicKey }) => `${component}:${publicKey}`).join(',')}`,
+    '#',
+    ...DATA_KEYS.flatMap(([name, what]) => [`# ${what}`, `${name}=${newPassword()}`]),
     '#',
     '# Infrastructure passwords, set once when the volumes are created (deploy/README.md).',
   ];

@@ -21,7 +21,7 @@ const CONSUMERS = { statistics: 'REPLICA_EVENTS_QUEUE', notifications: 'PUBLIC_E
 type Service = (typeof SERVICES)[number];
 
 /** A variable holding a secret (the trusted public keys are required too, but not secret). */
-const isSecret = (name: string) => /(SIGNING_KEY|PASSWORD|SECRET|TOKEN)$/.test(name);
+const isSecret = (name: string) => /(SIGNING_KEY|SECRETS_KEY|PASSWORD|SECRET|TOKEN)$/.test(name);
 
 /** The only credentials each container may see. */
 const CREDENTIALS: Record<string, string[]> = {
@@ -37,7 +37,7 @@ const CREDENTIALS: Record<string, string[]> = {
   issues: ['ISSUES_SIGNING_KEY', 'ISSUES_DB_PASSWORD', 'ISSUES_REDIS_PASSWORD', 'ISSUES_AMQP_PASSWORD'],
   statistics: ['STATISTICS_SIGNING_KEY', 'STATISTICS_DB_PASSWORD', 'STATISTICS_REDIS_PASSWORD', 'STATISTICS_AMQP_PASSWORD'],
   agent: ['AGENT_SIGNING_KEY', 'AGENT_REDIS_PASSWORD'],
-  notifications: ['NOTIFICATIONS_SIGNING_KEY', 'NOTIFICATIONS_DB_PASSWORD', 'NOTIFICATIONS_REDIS_PASSWORD', 'NOTIFICATIONS_AMQP_PASSWORD'],
+  notifications: ['NOTIFICATIONS_SIGNING_KEY', 'NOTIFICATIONS_WEBHOOK_SECRETS_KEY', 'NOTIFICATIONS_DB_PASSWORD', 'NOTIFICATIONS_REDIS_PASSWORD', 'NOTIFICATIONS_AMQP_PASSWORD'],
   web: [],
 };
 
@@ -148,7 +148,10 @@ describe('docker-compose.yml', () => {
     // Nothing else that could be a credential.
     const common = ['NODE_ENV', 'LOG_LEVEL', 'METRICS_PORT', 'PORT', 'INTERNAL_SIGNING_KEY', 'INTERNAL_TRUSTED_KEYS', 'RATE_LIMIT_PER_MINUTE', 'PUBLIC_URL'];
     const upstreams = ['ACCESS_URL', 'ISSUES_URL', 'STATISTICS_URL', 'AGENT_URL', 'NOTIFICATIONS_URL', 'WEB_URL'];
-    for (const key of Object.keys(env)) expect([key, [...common, ...upstreams, ...URLS[service]].includes(key)]).toEqual([key, true]);
+    // Notifications alone seals webhook secrets, with a key of its own.
+    const own = service === 'notifications' ? ['WEBHOOK_SECRETS_KEY'] : [];
+    if (service === 'notifications') expect(env.WEBHOOK_SECRETS_KEY).toBe(dotEnv.NOTIFICATIONS_WEBHOOK_SECRETS_KEY);
+    for (const key of Object.keys(env)) expect([key, [...common, ...upstreams, ...URLS[service], ...own].includes(key)]).toEqual([key, true]);
   });
 
   test('no service reaches Postgres as a superuser: each as its own role, the migrations as the migrator', () => {

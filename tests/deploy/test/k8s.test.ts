@@ -47,10 +47,16 @@ const REACHES: Record<string, string[]> = {
   access: ['postgres', 'redis', 'rabbitmq', 'dns'],
   issues: ['access', 'postgres', 'redis', 'rabbitmq', 'dns'],
   statistics: ['access', 'issues', 'postgres', 'redis', 'rabbitmq', 'dns'],
-  notifications: ['access', 'postgres', 'redis', 'rabbitmq', 'dns'],
+  // The internet: webhook deliveries (services/notifications/README.md).
+  notifications: ['access', 'postgres', 'redis', 'rabbitmq', 'dns', 'internet'],
   migrate: ['postgres', 'dns'],
 };
 const INFRA_PORTS: Record<number, string> = { 5432: 'postgres', 6379: 'redis', 5672: 'rabbitmq' };
+/** The ranges an egress to the internet must leave out: the cluster's own networks, loopback, link-local (the cloud's metadata endpoint), CGNAT. */
+const NOT_INTERNET = {
+  '0.0.0.0/0': ['0.0.0.0/8', '10.0.0.0/8', '100.64.0.0/10', '127.0.0.0/8', '169.254.0.0/16', '172.16.0.0/12', '192.168.0.0/16'],
+  '::/0': ['::/8', 'fc00::/7', 'fe80::/10'],
+} as Record<string, string[]>;
 
 /** Does a NetworkPolicy's podSelector select the pods of `workload` (matchLabels and `In` expressions)? */
 function selects(selector: any, workload: string): boolean {
@@ -78,6 +84,16 @@ function reachable(policies: K8sObject[], workload: string): string[] {
         } else if (port.port === 53) {
           expect(rule.to).toEqual([{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'kube-system' } }, podSelector: { matchLabels: { 'k8s-app': 'kube-dns' } } }]);
           found.add('dns');
+        } else if (port.port === 80 || port.port === 443) {
+          // The internet, on the web's ports only: every peer an address block minus the private and special ranges.
+          expect([policy.metadata.name, port.protocol]).toEqual([policy.metadata.name, 'TCP']);
+          for (const peer of rule.to) {
+            expect(Object.keys(peer)).toEqual(['ipBlock']);
+            expect(Object.keys(NOT_INTERNET)).toContain(peer.ipBlock.cidr);
+            expect(peer.ipBlock.except).toEqual(expect.arrayContaining(NOT_INTERNET[peer.ipBlock.cidr]!));
+          }
+          expect(rule.to.map((peer: any) => peer.ipBlock.cidr).sort()).toEqual(Object.keys(NOT_INTERNET).sort());
+          found.add('internet');
         } else if (INFRA_PORTS[port.port]) {
           found.add(INFRA_PORTS[port.port]!);
         } else {
@@ -317,6 +333,20 @@ describe.each(Object.entries(renders))('the %s render', (_name, objects) => {
       const reaching = WORKLOADS.filter((w) => reachable(policies, w).includes(callee));
       expect([callee, reaching.sort()]).toEqual([callee, [...expected].sort()]);
     }
+  });
+
+  test('network policy: the internet only on TCP 80 and 443, in a rule of its own (no other port rides along)', () => {
+    const rules = policies.flatMap((p) => (p.spec.egress ?? []).map((rule: any) => ({ name: p.metadata.name, rule })));
+    const internet = rules.filter(({ rule }) => rule.to.some((peer: any) => peer.ipBlock && Object.keys(NOT_INTERNET).includes(peer.ipBlock.cidr)));
+    expect(internet.map(({ name, rule }) => [name, rule.ports])).toEqual([
+      [
+        'notifications-egress',
+        [
+          { port: 80, protocol: 'TCP' },
+          { port: 443, protocol: 'TCP' },
+        ],
+      ],
+    ]);
   });
 
   test('network policy: each infrastructure destination is named in exactly one policy', () => {

@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { serviceEnv, url, weakSecret } from '../../../libs/kit/src/config';
 import { DEV_PUBLIC_KEYS, parseTrustedKeys, SIGNERS, signingKeyFromSeed, signPayload, verifiedPayload } from '../../../libs/kit/src/signing';
+import { loadNotificationsConfig } from '../../../services/notifications/src/config';
 import { generatedEnv, interpolate, rawCompose, ROOT } from './compose-file';
 
 /**
@@ -70,6 +71,29 @@ test.each(SIGNERS)('compose filled with it passes the production start-up checks
   // The check is real: a default password in a URL is refused.
   const weak = { ...service.environment, REDIS_URL: 'redis://:redis@redis:6379' };
   expect(serviceEnv(signer, shape).safeParse(weak).success).toBe(false);
+});
+
+test('the key that seals webhook secrets is 32 random bytes, and compose filled with it passes the notifications service`s own production checks', () => {
+  const key = env.NOTIFICATIONS_WEBHOOK_SECRETS_KEY!;
+  expect(key).toMatch(/^[A-Za-z0-9_-]{43}$/);
+  expect(Buffer.from(key, 'base64url')).toHaveLength(32);
+  expect(weakSecret(key)).toBe(false);
+  const service = (interpolate(rawCompose(), env) as any).services.notifications;
+  const written: string[] = [];
+  const { exit } = process;
+  const write = process.stderr.write;
+  process.exit = ((code: number) => {
+    throw new Error(`exit ${code}: ${written.join('')}`);
+  }) as typeof process.exit;
+  process.stderr.write = ((text: string) => written.push(text) > 0) as typeof process.stderr.write;
+  try {
+    const config = loadNotificationsConfig(service.environment);
+    expect(config.webhooks.secretsKey.export()).toEqual(Buffer.from(key, 'base64url'));
+  } finally {
+    process.exit = exit;
+    process.stderr.write = write;
+  }
+  expect(written).toEqual([]);
 });
 
 test('`key <component>` makes one new pair for a rotation; `public <seed>` gives the public half', () => {
