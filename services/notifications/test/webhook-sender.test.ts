@@ -252,6 +252,18 @@ describe('request forgery', () => {
     expect(await sender.send(delivery(`http://other.internal:${server.port}/`))).toMatchObject({ statusCode: null, error: 'refused: other.internal resolves to 127.0.0.1, a loopback address' });
     expect(server.connections()).toBe(1);
   });
+
+  test('a URL whose host is allowed by name is accepted without resolving it (it may resolve only where deliveries run); others still are', async () => {
+    const asked: string[] = [];
+    const resolve: Resolve = async (host) => {
+      asked.push(host);
+      throw Object.assign(new Error('no such host'), { code: 'ENOTFOUND' });
+    };
+    const sender = createWebhookSender({ allowed: parseAllowedTargetsOrThrow('Hooks.Example.com'), resolve });
+    expect(await sender.checkUrl('https://hooks.example.com./tracker')).toBeNull();
+    expect(await sender.checkUrl('https://other.example.com/tracker')).toMatch(/other\.example\.com does not resolve/);
+    expect(asked).toEqual(['other.example.com']);
+  });
 });
 
 describe('TLS', () => {

@@ -3,7 +3,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import { addressRefusal, hostOf, urlRefusal, type AllowedTargets } from '../domain/targets.rules';
+import { addressRefusal, hostOf, normalHost, urlRefusal, type AllowedTargets } from '../domain/targets.rules';
 
 /**
  * Sends webhook deliveries, and checks their URLs, without request forgery
@@ -98,6 +98,8 @@ export function createWebhookSender(options: WebhookSenderOptions): WebhookSende
     const refusal = urlRefusal(url);
     if (refusal) return refusal;
     const host = hostOf(new URL(url));
+    // A host the operator allowed by name is taken as it is: it may resolve only where the deliveries run.
+    if (allowed.hosts.has(normalHost(host))) return null;
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new RefusedTarget(`${host} does not resolve (no answer within ${seconds(timeoutMs)})`)), timeoutMs);

@@ -253,7 +253,7 @@ function isHostName(text: string): boolean {
   return name.split('.').every((label) => /^[A-Za-z0-9_]([A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?$/.test(label)) && !/^[0-9.]+$/.test(name);
 }
 
-function normalHost(host: string): string {
+export function normalHost(host: string): string {
   return host.toLowerCase().replace(/\.$/, '');
 }
 
