@@ -596,6 +596,72 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/webhooks/{webhook_id}/ping": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a `webhook.ping` event now, to try the endpoint
+         * @description Rights needed: workspace `admin` (a member is 403).
+         *
+         *     The ping is one attempt, made even while the webhook is inactive; follow it in the delivery log. Its `data` holds `webhook_id`. Delivery is a signed JSON POST (Standard Webhooks 1.0: `webhook-id` is the event id, the same on every attempt; `webhook-timestamp`; `webhook-signature` `v1,` base64 HMAC-SHA256 of `id.timestamp.body` with the secret). Only a 2xx answer within 10 s succeeds; redirects are not followed; a 410 disables the webhook. No `Idempotency-Key` is taken: a repeat pings again.
+         */
+        post: operations["pingWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks/{webhook_id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A webhook's delivery log, newest first, a page at a time
+         * @description Rights needed: workspace `admin` (a member is 403).
+         *
+         *     Each delivery shows its state and its newest attempts: when, the status answered, how long it took and what went wrong. The log keeps what the event log keeps (7 days); pending deliveries stay until they end.
+         */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks/{webhook_id}/deliveries/{delivery_id}/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a delivery again now, with the same `webhook-id`
+         * @description Rights needed: workspace `admin` (a member is 403).
+         *
+         *     A finished delivery (succeeded or failed) gets one attempt more, made even while the webhook is inactive; if it fails it is recorded and not retried. A pending one is sent now and keeps its schedule. No `Idempotency-Key` is taken: a repeat sends once more.
+         */
+        post: operations["retryWebhookDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/webhooks/{webhook_id}": {
         parameters: {
             query?: never;
@@ -624,72 +690,6 @@ export interface paths {
          *     A new `url` is checked as at creation. `active: true` clears `disabled_reason`; the deliveries still pending go on, and events that happened while it was inactive are not sent (read them from GET /api/v1/events).
          */
         patch: operations["updateWebhook"];
-        trace?: never;
-    };
-    "/api/v1/webhooks/{webhook_id}/deliveries": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * A webhook's delivery log, newest first, a page at a time
-         * @description Rights needed: workspace `admin` (a member is 403).
-         *
-         *     Each delivery shows its state and its newest attempts: when, the status answered, how long it took and what went wrong. The log keeps what the event log keeps (7 days); pending deliveries stay until they end.
-         */
-        get: operations["listWebhookDeliveries"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/webhooks/{webhook_id}/ping": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Send a `webhook.ping` event now, to try the endpoint
-         * @description Rights needed: workspace `admin` (a member is 403).
-         *
-         *     The ping is one attempt, made even while the webhook is inactive; follow it in the delivery log. Its `data` holds `webhook_id`. Delivery is a signed JSON POST (Standard Webhooks 1.0: `webhook-id` is the event id, the same on every attempt; `webhook-timestamp`; `webhook-signature` `v1,` base64 HMAC-SHA256 of `id.timestamp.body` with the secret). Only a 2xx answer within 10 s succeeds; redirects are not followed; a 410 disables the webhook. No `Idempotency-Key` is taken: a repeat pings again.
-         */
-        post: operations["pingWebhook"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/webhooks/{webhook_id}/deliveries/{delivery_id}/retry": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Send a delivery again now, with the same `webhook-id`
-         * @description Rights needed: workspace `admin` (a member is 403).
-         *
-         *     One attempt more, whatever the delivery's state (a pending one is sent now), even while the webhook is inactive; a failure is recorded and not retried again. No `Idempotency-Key` is taken: a repeat sends once more.
-         */
-        post: operations["retryWebhookDelivery"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
         trace?: never;
     };
     "/api/v1/openapi.json": {
@@ -6244,6 +6244,199 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    pingWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description A webhook id of the caller's workspace (an integer from 1 to 2147483647).
+                 * @example 1
+                 */
+                webhook_id: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The ping's delivery, pending. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 1,
+                     *       "event_id": "0d1e2f3a-4b5c-4d6e-8f70-8192a3b4c5d6",
+                     *       "event_type": "webhook.ping",
+                     *       "status": "pending",
+                     *       "attempt_count": 0,
+                     *       "next_attempt_at": "2026-11-02T10:42:00.000Z",
+                     *       "created_at": "2026-11-02T10:42:00.000Z",
+                     *       "attempts": []
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Delivery"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only deliveries in this state. Absent: all.
+                 * @example failed
+                 */
+                status?: "pending" | "succeeded" | "failed";
+                /**
+                 * @description Where the page starts: absent for the newest, then `next_before_id` of the previous page.
+                 * @example 120
+                 */
+                before_id?: number;
+                /**
+                 * @description Deliveries per page, 1 to 100 (default 50).
+                 * @example 50
+                 */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description A webhook id of the caller's workspace (an integer from 1 to 2147483647).
+                 * @example 1
+                 */
+                webhook_id: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description At most `limit` deliveries before `before_id`, newest first, and where the next page starts. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "id": 1,
+                     *           "event_id": "0d1e2f3a-4b5c-4d6e-8f70-8192a3b4c5d6",
+                     *           "event_type": "webhook.ping",
+                     *           "status": "failed",
+                     *           "attempt_count": 1,
+                     *           "next_attempt_at": null,
+                     *           "created_at": "2026-11-02T10:42:00.000Z",
+                     *           "attempts": [
+                     *             {
+                     *               "attempted_at": "2026-11-02T10:42:00.000Z",
+                     *               "status_code": 503,
+                     *               "duration_ms": 84,
+                     *               "error": "The endpoint answered 503."
+                     *             }
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "next_before_id": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DeliveryPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    retryWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description A webhook id of the caller's workspace (an integer from 1 to 2147483647).
+                 * @example 1
+                 */
+                webhook_id: components["parameters"]["WebhookId"];
+                /**
+                 * @description A delivery id of the webhook, as its delivery log lists it (an integer from 1 to 9007199254740991).
+                 * @example 1
+                 */
+                delivery_id: components["parameters"]["DeliveryId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The delivery, pending its attempt. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 1,
+                     *       "event_id": "0d1e2f3a-4b5c-4d6e-8f70-8192a3b4c5d6",
+                     *       "event_type": "webhook.ping",
+                     *       "status": "pending",
+                     *       "attempt_count": 1,
+                     *       "next_attempt_at": "2026-11-02T10:43:00.000Z",
+                     *       "created_at": "2026-11-02T10:42:00.000Z",
+                     *       "attempts": [
+                     *         {
+                     *           "attempted_at": "2026-11-02T10:42:00.000Z",
+                     *           "status_code": 503,
+                     *           "duration_ms": 84,
+                     *           "error": "The endpoint answered 503."
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Delivery"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     getWebhook: {
         parameters: {
             query?: never;
@@ -6404,199 +6597,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Webhook"];
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            408: components["responses"]["RequestTimeout"];
-            413: components["responses"]["PayloadTooLarge"];
-            422: components["responses"]["ValidationFailed"];
-            429: components["responses"]["RateLimited"];
-            431: components["responses"]["HeadersTooLarge"];
-            503: components["responses"]["ServiceUnavailable"];
-        };
-    };
-    listWebhookDeliveries: {
-        parameters: {
-            query?: {
-                /**
-                 * @description Only deliveries in this state. Absent: all.
-                 * @example failed
-                 */
-                status?: "pending" | "succeeded" | "failed";
-                /**
-                 * @description Where the page starts: absent for the newest, then `next_before_id` of the previous page.
-                 * @example 120
-                 */
-                before_id?: number;
-                /**
-                 * @description Deliveries per page, 1 to 100 (default 50).
-                 * @example 50
-                 */
-                limit?: number;
-            };
-            header?: never;
-            path: {
-                /**
-                 * @description A webhook id of the caller's workspace (an integer from 1 to 2147483647).
-                 * @example 1
-                 */
-                webhook_id: components["parameters"]["WebhookId"];
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description At most `limit` deliveries before `before_id`, newest first, and where the next page starts. */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "items": [
-                     *         {
-                     *           "id": 1,
-                     *           "event_id": "0d1e2f3a-4b5c-4d6e-8f70-8192a3b4c5d6",
-                     *           "event_type": "webhook.ping",
-                     *           "status": "failed",
-                     *           "attempt_count": 1,
-                     *           "next_attempt_at": null,
-                     *           "created_at": "2026-11-02T10:42:00.000Z",
-                     *           "attempts": [
-                     *             {
-                     *               "attempted_at": "2026-11-02T10:42:00.000Z",
-                     *               "status_code": 503,
-                     *               "duration_ms": 84,
-                     *               "error": "The endpoint answered 503."
-                     *             }
-                     *           ]
-                     *         }
-                     *       ],
-                     *       "next_before_id": null
-                     *     }
-                     */
-                    "application/json": components["schemas"]["DeliveryPage"];
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            408: components["responses"]["RequestTimeout"];
-            413: components["responses"]["PayloadTooLarge"];
-            422: components["responses"]["ValidationFailed"];
-            429: components["responses"]["RateLimited"];
-            431: components["responses"]["HeadersTooLarge"];
-            503: components["responses"]["ServiceUnavailable"];
-        };
-    };
-    pingWebhook: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /**
-                 * @description A webhook id of the caller's workspace (an integer from 1 to 2147483647).
-                 * @example 1
-                 */
-                webhook_id: components["parameters"]["WebhookId"];
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The ping's delivery, pending. */
-            201: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "id": 1,
-                     *       "event_id": "0d1e2f3a-4b5c-4d6e-8f70-8192a3b4c5d6",
-                     *       "event_type": "webhook.ping",
-                     *       "status": "pending",
-                     *       "attempt_count": 0,
-                     *       "next_attempt_at": "2026-11-02T10:42:00.000Z",
-                     *       "created_at": "2026-11-02T10:42:00.000Z",
-                     *       "attempts": []
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Delivery"];
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            408: components["responses"]["RequestTimeout"];
-            413: components["responses"]["PayloadTooLarge"];
-            422: components["responses"]["ValidationFailed"];
-            429: components["responses"]["RateLimited"];
-            431: components["responses"]["HeadersTooLarge"];
-            503: components["responses"]["ServiceUnavailable"];
-        };
-    };
-    retryWebhookDelivery: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /**
-                 * @description A webhook id of the caller's workspace (an integer from 1 to 2147483647).
-                 * @example 1
-                 */
-                webhook_id: components["parameters"]["WebhookId"];
-                /**
-                 * @description A delivery id of the webhook, as its delivery log lists it (an integer from 1 to 9007199254740991).
-                 * @example 1
-                 */
-                delivery_id: components["parameters"]["DeliveryId"];
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The delivery, pending its attempt. */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "id": 1,
-                     *       "event_id": "0d1e2f3a-4b5c-4d6e-8f70-8192a3b4c5d6",
-                     *       "event_type": "webhook.ping",
-                     *       "status": "pending",
-                     *       "attempt_count": 1,
-                     *       "next_attempt_at": "2026-11-02T10:43:00.000Z",
-                     *       "created_at": "2026-11-02T10:42:00.000Z",
-                     *       "attempts": [
-                     *         {
-                     *           "attempted_at": "2026-11-02T10:42:00.000Z",
-                     *           "status_code": 503,
-                     *           "duration_ms": 84,
-                     *           "error": "The endpoint answered 503."
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Delivery"];
                 };
             };
             400: components["responses"]["BadRequest"];

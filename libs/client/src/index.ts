@@ -53,12 +53,20 @@ export function createTrackerClient(options: TrackerClientOptions): TrackerClien
 }
 
 /**
- * The POSTs that take no Idempotency-Key (an invitation, a setup link, a personal token):
- * the server would not replay a repeat but write again (a second token), so they are sent
+ * The POSTs that take no Idempotency-Key (an invitation, a setup link, a personal token, a
+ * webhook, a ping, a retried delivery): the server would not replay a repeat but write
+ * again (a second token, a second webhook), so they are sent
  * once, as given, and a failure is the caller's to judge (each operation's description says
  * how). The client's test holds this list to the document.
  */
-export const POSTS_SENT_ONCE = ['/api/v1/users', '/api/v1/users/{user_id}/setup-link', '/api/v1/tokens'] as const;
+export const POSTS_SENT_ONCE = [
+  '/api/v1/users',
+  '/api/v1/users/{user_id}/setup-link',
+  '/api/v1/tokens',
+  '/api/v1/webhooks',
+  '/api/v1/webhooks/{webhook_id}/ping',
+  '/api/v1/webhooks/{webhook_id}/deliveries/{delivery_id}/retry',
+] as const;
 const SENT_ONCE = POSTS_SENT_ONCE.map((template) => new RegExp(`${template.replace(/\{\w+\}/g, '[^/]+')}$`));
 
 const RETRY_DELAY_MS = 200;

@@ -459,7 +459,11 @@ const DELIVERY =
   'Delivery is a signed JSON POST (Standard Webhooks 1.0: `webhook-id` is the event id, the same on every attempt; `webhook-timestamp`; `webhook-signature` `v1,` base64 HMAC-SHA256 of `id.timestamp.body` with the secret). ' +
   'Only a 2xx answer within 10 s succeeds; redirects are not followed; a 410 disables the webhook.';
 
-/** /api/v1/webhooks: workspace admins manage where events are pushed, and see and retry each delivery. */
+/**
+ * /api/v1/webhooks: workspace admins manage where events are pushed, and see and retry each
+ * delivery. In this order the contract test's requests all succeed: the ping makes delivery
+ * 1 before the log and the retry name it, and the webhook is deleted last.
+ */
 function webhookOperations(): ApiOperation[] {
   const common = { tag: 'Webhooks', service: 'notifications', rights: WEBHOOK_RIGHTS } as const;
   return [
@@ -480,6 +484,27 @@ function webhookOperations(): ApiOperation[] {
       success: { status: 200, description: 'The webhooks, without their secrets.', schema: 'Webhook', list: true, maxItems: WEBHOOK_LIMITS.perWorkspace },
     },
     {
+      ...common, method: 'post', path: '/api/v1/webhooks/{webhook_id}/ping', operationId: 'pingWebhook',
+      summary: `Send a \`${PING_EVENT_TYPE}\` event now, to try the endpoint`,
+      notes: `The ping is one attempt, made even while the webhook is inactive; follow it in the delivery log. Its \`data\` holds \`webhook_id\`. ${DELIVERY} ${NOT_REPLAYED} a repeat pings again.`,
+      errors: ['forbidden', 'not_found'],
+      success: { status: 201, description: 'The ping\'s delivery, pending.', schema: 'Delivery' },
+    },
+    {
+      ...common, method: 'get', path: '/api/v1/webhooks/{webhook_id}/deliveries', operationId: 'listWebhookDeliveries',
+      summary: 'A webhook\'s delivery log, newest first, a page at a time', query: 'DeliveriesQuery',
+      notes: 'Each delivery shows its state and its newest attempts: when, the status answered, how long it took and what went wrong. The log keeps what the event log keeps (7 days); pending deliveries stay until they end.',
+      errors: ['forbidden', 'not_found'],
+      success: { status: 200, description: 'At most `limit` deliveries before `before_id`, newest first, and where the next page starts.', schema: 'DeliveryPage' },
+    },
+    {
+      ...common, method: 'post', path: '/api/v1/webhooks/{webhook_id}/deliveries/{delivery_id}/retry', operationId: 'retryWebhookDelivery',
+      summary: 'Send a delivery again now, with the same `webhook-id`',
+      notes: `A finished delivery (succeeded or failed) gets one attempt more, made even while the webhook is inactive; if it fails it is recorded and not retried. A pending one is sent now and keeps its schedule. ${NOT_REPLAYED} a repeat sends once more.`,
+      errors: ['forbidden', 'not_found'],
+      success: { status: 200, description: 'The delivery, pending its attempt.', schema: 'Delivery' },
+    },
+    {
       ...common, method: 'get', path: '/api/v1/webhooks/{webhook_id}', operationId: 'getWebhook',
       summary: 'One webhook',
       errors: ['forbidden', 'not_found'],
@@ -491,27 +516,6 @@ function webhookOperations(): ApiOperation[] {
       notes: 'A new `url` is checked as at creation. `active: true` clears `disabled_reason`; the deliveries still pending go on, and events that happened while it was inactive are not sent (read them from GET /api/v1/events).',
       body: 'WebhookUpdate', errors: ['forbidden', 'not_found'],
       success: { status: 200, description: 'The webhook after the change.', schema: 'Webhook' },
-    },
-    {
-      ...common, method: 'get', path: '/api/v1/webhooks/{webhook_id}/deliveries', operationId: 'listWebhookDeliveries',
-      summary: 'A webhook\'s delivery log, newest first, a page at a time', query: 'DeliveriesQuery',
-      notes: 'Each delivery shows its state and its newest attempts: when, the status answered, how long it took and what went wrong. The log keeps what the event log keeps (7 days); pending deliveries stay until they end.',
-      errors: ['forbidden', 'not_found'],
-      success: { status: 200, description: 'At most `limit` deliveries before `before_id`, newest first, and where the next page starts.', schema: 'DeliveryPage' },
-    },
-    {
-      ...common, method: 'post', path: '/api/v1/webhooks/{webhook_id}/ping', operationId: 'pingWebhook',
-      summary: `Send a \`${PING_EVENT_TYPE}\` event now, to try the endpoint`,
-      notes: `The ping is one attempt, made even while the webhook is inactive; follow it in the delivery log. Its \`data\` holds \`webhook_id\`. ${DELIVERY} ${NOT_REPLAYED} a repeat pings again.`,
-      errors: ['forbidden', 'not_found'],
-      success: { status: 201, description: 'The ping\'s delivery, pending.', schema: 'Delivery' },
-    },
-    {
-      ...common, method: 'post', path: '/api/v1/webhooks/{webhook_id}/deliveries/{delivery_id}/retry', operationId: 'retryWebhookDelivery',
-      summary: 'Send a delivery again now, with the same `webhook-id`',
-      notes: `One attempt more, whatever the delivery's state (a pending one is sent now), even while the webhook is inactive; a failure is recorded and not retried again. ${NOT_REPLAYED} a repeat sends once more.`,
-      errors: ['forbidden', 'not_found'],
-      success: { status: 200, description: 'The delivery, pending its attempt.', schema: 'Delivery' },
     },
     {
       ...common, method: 'delete', path: '/api/v1/webhooks/{webhook_id}', operationId: 'deleteWebhook',

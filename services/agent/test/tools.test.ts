@@ -55,7 +55,10 @@ const DESTRUCTIVE_TOOLS = ['update_user', 'revoke_queue_permission', 'issue_setu
  * personal token, which is 403 `session_required`), and an agent has no business seeing, making or revoking its owner's
  * credentials (a revoke would cut off the owner's other integrations).
  */
-const WITHOUT_TOOL = ['getOpenApiDocument', 'listTokens', 'createToken', 'revokeToken'];
+const WITHOUT_TOOL = [
+  'getOpenApiDocument', 'listTokens', 'createToken', 'revokeToken',
+  'createWebhook', 'listWebhooks', 'getWebhook', 'updateWebhook', 'deleteWebhook', 'listWebhookDeliveries', 'pingWebhook', 'retryWebhookDelivery',
+];
 
 /** Path parameters read from the template itself, not through the helper the tools use. */
 const pathParamsOf = (operation: ApiOperation) => (operation.path.match(/\{\w+\}/g) ?? []).map((p) => p.slice(1, -1));
@@ -73,15 +76,15 @@ describe('the tool table', () => {
     expect(TOOLS.map((tool) => tool.definition.name)).toEqual(TOOLS.map((tool) => tool.name));
   });
 
-  test('then every REST operation but the public document and the personal tokens\' has exactly one tool, and those none', () => {
+  test('then every REST operation but the public document, the personal tokens\' and the webhooks\' has exactly one tool, and those none', () => {
     const covered = TOOLS.map((tool) => tool.operation.operationId).sort();
     const withTool = API_OPERATIONS.filter((operation) => !WITHOUT_TOOL.includes(operation.operationId)).map((operation) => operation.operationId).sort();
     expect(covered).toEqual(withTool);
-    // Exactly the public document and the three operations of /api/v1/tokens are left out (WITHOUT_TOOL says why).
+    // Exactly the public document and the operations of /api/v1/tokens and /api/v1/webhooks are left out (tools.ts says why).
     expect(API_OPERATIONS.filter((operation) => operation.public).map((operation) => operation.operationId)).toEqual(['getOpenApiDocument']);
-    const tokens = API_OPERATIONS.filter((operation) => operation.path.startsWith('/api/v1/tokens')).map((operation) => operation.operationId);
-    expect(['getOpenApiDocument', ...tokens].sort()).toEqual([...WITHOUT_TOOL].sort());
-    expect(TOOLS.filter((tool) => /token/.test(tool.name))).toEqual([]);
+    const credentials = API_OPERATIONS.filter((operation) => /^\/api\/v1\/(tokens|webhooks)/.test(operation.path)).map((operation) => operation.operationId);
+    expect(['getOpenApiDocument', ...credentials].sort()).toEqual([...WITHOUT_TOOL].sort());
+    expect(TOOLS.filter((tool) => /token|webhook/.test(tool.name))).toEqual([]);
   });
 
   test('then a tool carries its operation exactly as libs/contracts defines it (not a copy that could drift)', () => {

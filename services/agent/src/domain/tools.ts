@@ -23,7 +23,8 @@ import {
  * from its REST twin. Adding an operation later means adding one row. The personal
  * tokens' operations have none: tokens are for people (POST /tokens takes a signed-in
  * page's token, which an agent never holds), and an agent has no business listing or
- * revoking its owner's credentials.
+ * revoking its owner's credentials. Nor do the webhooks': a webhook's secret is a
+ * credential for an integration's receiver, set up by an admin, not by an agent.
  */
 interface ToolRow {
   name: string;
