@@ -45,6 +45,9 @@ const world = {} as {
   bIssue: { id: number; key: string };
   /** rw's personal token, as its owner lists it. */
   rwToken: number;
+  /** A's webhook (to the examples' host, allowed in test systems) and its ping. */
+  webhook: number;
+  delivery: number;
 };
 
 beforeAll(async () => {
@@ -79,6 +82,8 @@ beforeAll(async () => {
   world.bQueue = ok(await api('POST', '/api/v1/queues', { token: B!.admin.token, body: { key: 'BQ', name: 'B queue' } }), 201);
   world.bIssue = ok(await api('POST', '/api/v1/issues', { token: B!.admin.token, body: { queue_id: world.bQueue.id, title: 'B issue' } }), 201);
   world.rwToken = ok(await api('GET', '/api/v1/tokens', { token: rw.token }))[0].id;
+  world.webhook = ok(await api('POST', '/api/v1/webhooks', { token: admin, body: { url: 'https://hooks.example.com/a', events: ['*'] } }), 201).id;
+  world.delivery = ok(await api('POST', `/api/v1/webhooks/${world.webhook}/ping`, { token: admin }), 201).id;
 }, 60_000);
 afterAll(() => system?.stop());
 
@@ -100,12 +105,22 @@ function validBody(method: string, path: string): unknown {
     'POST /api/v1/users': { name: 'Invited', email: `invited-${MARK}@example.com`, role: 'admin' },
     'POST /api/v1/users/{user_id}/setup-link': { email: `taken-over-${MARK}@example.com` },
     'POST /api/v1/tokens': { name: 'Minted', expires_in_days: null },
+    'POST /api/v1/webhooks': { url: 'https://hooks.example.com/taken', events: ['*'] },
+    'PATCH /api/v1/webhooks/{webhook_id}': { url: 'https://hooks.example.com/taken-over' },
   };
   return bodies[`${method} ${path}`];
 }
 
 /** Every path parameter an endpoint of the lists may take, naming A's objects. */
-const paramsOf = (user: Actor) => ({ key: world.visIssue.key, queue_id: world.vis.id, user_id: user.id, dashboard_id: world.ownDashboard, token_id: world.rwToken });
+const paramsOf = (user: Actor) => ({
+  key: world.visIssue.key,
+  queue_id: world.vis.id,
+  user_id: user.id,
+  dashboard_id: world.ownDashboard,
+  token_id: world.rwToken,
+  webhook_id: world.webhook,
+  delivery_id: world.delivery,
+});
 
 const expectUnauthorized = (res: ApiResponse) => {
   expect(res.status).toBe(401);
@@ -537,6 +552,14 @@ describe('API5 function level authorization', () => {
     'POST /api/v1/issues': { caller: ro, path: '/api/v1/issues' },
     'POST /api/v1/issues/{key}/comments': { caller: ro, path: `/api/v1/issues/${world.hidIssue.key}/comments` },
     'POST /api/v1/issues/{key}/worklogs': { caller: ro, path: `/api/v1/issues/${world.hidIssue.key}/worklogs` },
+    'POST /api/v1/webhooks': { caller: rw, path: '/api/v1/webhooks' },
+    'GET /api/v1/webhooks': { caller: rw, path: '/api/v1/webhooks' },
+    'GET /api/v1/webhooks/{webhook_id}': { caller: rw, path: `/api/v1/webhooks/${world.webhook}` },
+    'PATCH /api/v1/webhooks/{webhook_id}': { caller: rw, path: `/api/v1/webhooks/${world.webhook}` },
+    'DELETE /api/v1/webhooks/{webhook_id}': { caller: rw, path: `/api/v1/webhooks/${world.webhook}` },
+    'GET /api/v1/webhooks/{webhook_id}/deliveries': { caller: rw, path: `/api/v1/webhooks/${world.webhook}/deliveries` },
+    'POST /api/v1/webhooks/{webhook_id}/ping': { caller: rw, path: `/api/v1/webhooks/${world.webhook}/ping` },
+    'POST /api/v1/webhooks/{webhook_id}/deliveries/{delivery_id}/retry': { caller: rw, path: `/api/v1/webhooks/${world.webhook}/deliveries/${world.delivery}/retry` },
   });
 
   test('every endpoint of the list that needs more than read rights has a case here', () => {

@@ -16,7 +16,16 @@ const RUNS = Number(process.env.FUZZ_RUNS ?? 25);
 let system: System;
 let A: SeededWorkspace;
 let B: SeededWorkspace;
-const world = {} as { queue: { id: number; key: string }; hidden: { id: number; key: string }; issue: { id: number; key: string }; dashboard: number; foreignToken: number };
+const world = {} as {
+  queue: { id: number; key: string };
+  hidden: { id: number; key: string };
+  issue: { id: number; key: string };
+  dashboard: number;
+  foreignToken: number;
+  webhook: number;
+  foreignWebhook: number;
+  delivery: number;
+};
 const agent = new http.Agent({ keepAlive: true, maxSockets: 4 });
 
 beforeAll(async () => {
@@ -30,6 +39,10 @@ beforeAll(async () => {
   ok(await system.api('POST', '/api/v1/issues', { token: admin, body: { queue_id: world.hidden.id, title: 'Hidden' } }), 201);
   world.dashboard = ok(await system.api('POST', '/api/v1/dashboards', { token: admin, body: { name: 'Board', widgets: [] } }), 201).id;
   world.foreignToken = ok(await system.api('GET', '/api/v1/tokens', { token: B!.admin.token }))[0].id;
+  // Webhooks to the examples' host (allowed in test systems; it resolves nowhere, so deliveries only fail and wait).
+  world.webhook = ok(await system.api('POST', '/api/v1/webhooks', { token: admin, body: { url: 'https://hooks.example.com/a', events: ['*'] } }), 201).id;
+  world.foreignWebhook = ok(await system.api('POST', '/api/v1/webhooks', { token: B!.admin.token, body: { url: 'https://hooks.example.com/b', events: ['*'] } }), 201).id;
+  world.delivery = ok(await system.api('POST', `/api/v1/webhooks/${world.webhook}/ping`, { token: admin }), 201).id;
   // The replica is built in the background at start; until then statistics answer 503 by design.
   await eventually(async () => (await system.api('POST', '/api/v1/statistics', { token: admin, body: {} })).status === 200, 20_000);
 }, 60_000);
@@ -83,6 +96,8 @@ function paramValue(name: string): fc.Arbitrary<string> {
     dashboard_id: [world.dashboard, 2_147_483_647],
     // Never the tokens the fuzzer sends: revoking one would leave the operations after it only 401s to explore.
     token_id: [world.foreignToken, 2_147_483_647],
+    webhook_id: [world.webhook, world.foreignWebhook, 2_147_483_647],
+    delivery_id: [world.delivery, world.delivery + 1, 9_007_199_254_740_991],
   });
   return fc.oneof({ weight: 2, arbitrary: fc.constantFrom(...real()[name]!).map(String) }, { weight: 1, arbitrary: segment });
 }
@@ -118,6 +133,8 @@ function validBody(operation: ApiOperation): Record<string, unknown> | undefined
     WorklogCreate: { minutes: 5 },
     Filters: { search: 'target' },
     DashboardInput: { name: 'Board', widgets: [] },
+    WebhookCreate: { url: 'https://hooks.example.com/new', events: ['issue.*'] },
+    WebhookUpdate: { description: 'Fuzzed' },
   };
   return operation.body ? bodies[operation.body] : undefined;
 }
@@ -137,7 +154,7 @@ function bodies(operation: ApiOperation): fc.Arbitrary<Buffer | undefined> {
     { weight: 3, arbitrary: fc.constant(valid) },
     // One field replaced by anything, or another field added (unknown, foreign or read-only).
     { weight: 4, arbitrary: fc.tuple(fc.constantFrom(...fields), anything).map(([field, value]) => ({ ...valid, [field]: value })) },
-    { weight: 2, arbitrary: fc.tuple(fc.constantFrom('id', 'version', 'workspace_id', 'author_id', 'role', 'active', 'queue_ids', 'widgets', '__proto__', 'constructor'), anything).map(([field, value]) => ({ ...valid, [field]: value })) },
+    { weight: 2, arbitrary: fc.tuple(fc.constantFrom('id', 'version', 'workspace_id', 'author_id', 'role', 'active', 'queue_ids', 'widgets', 'url', 'secret', '__proto__', 'constructor'), anything).map(([field, value]) => ({ ...valid, [field]: value })) },
     { weight: 2, arbitrary: fc.jsonValue({ maxDepth: 4 }) },
     { weight: 1, arbitrary: fc.integer({ min: 1000, max: 50_000 }).map((n) => ({ ...valid, labels: Array.from({ length: n }, () => 'x') })) },
   );

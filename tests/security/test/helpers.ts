@@ -72,6 +72,8 @@ export async function fingerprint(system: System): Promise<Record<string, string
     [system.schema, null],
     [system.issuesSchema, null],
     [system.statisticsSchema, ['dashboards']],
+    // Only the webhooks: deliveries and the event log move by themselves, as events arrive.
+    [system.notificationsSchema, ['webhooks']],
   ];
   const parts: string[] = [];
   for (const [schema, only] of sources) {

@@ -55,6 +55,8 @@ function validBody(name: RequestSchemaName): Record<string, unknown> {
     Filters: { search: 'target', label: 'ok', priority: 'low', category: 'open' },
     Widget: { type: 'stats', title: 'Widget', filters: {} },
     DashboardInput: { name: 'Board', widgets },
+    WebhookCreate: { url: 'https://hooks.example.com/x', events: ['issue.*'], description: 'd' },
+    WebhookUpdate: { url: 'https://hooks.example.com/y', events: ['issue.*'], description: 'd' },
   };
   return structuredClone(bodies[name]);
 }
@@ -92,7 +94,7 @@ function setAt(body: Record<string, any>, path: Segment[], value: unknown): stri
 }
 
 const paramsFor = (op: ApiOperation) =>
-  op.path.replace(/\{(\w+)\}/g, (_m, name: string) => String({ key: world.issue.key, queue_id: world.queue.id, user_id: member.id, dashboard_id: world.dashboard, token_id: 2_147_483_647 }[name]));
+  op.path.replace(/\{(\w+)\}/g, (_m, name: string) => String({ key: world.issue.key, queue_id: world.queue.id, user_id: member.id, dashboard_id: world.dashboard, token_id: 2_147_483_647, webhook_id: 2_147_483_647, delivery_id: 1 }[name]));
 
 const withBody = API_OPERATIONS.filter((op) => op.body);
 
