@@ -116,8 +116,8 @@ export function openEventStream(options: EventStreamOptions): EventStream {
     }
 
     failures = 0;
-    settle();
     if (resumeFrom === undefined) options.onStart?.();
+    settle();
 
     const parser = createParser({
       onEvent(message) {
