@@ -10,7 +10,10 @@ import { startConsumers } from './consumers';
 import type { OnRecorded } from './consumers/public-events.consumer';
 import { eventsRepository } from './data-access/events.repository';
 import type { NotificationsDeps } from './domain/deps';
+import { logWatcher } from './domain/log-watcher';
 import { keepEventsPruned } from './domain/prune-events.use-case';
+import { streamSlots } from './domain/stream-slots';
+import { eventsStreamRoutes } from './routes/events-stream.route';
 import { eventsRoutes } from './routes/events.route';
 
 export interface NotificationsService {
@@ -24,6 +27,8 @@ export interface NotificationsService {
   startConsumers: () => ReturnType<typeof startConsumers>;
   /** Deletes the events past their retention every EVENT_PRUNE_INTERVAL_MS (main). */
   keepPruned: () => ReturnType<typeof keepEventsPruned>;
+  /** Ends every live stream and refuses new ones (shutdown begins: streams never drain by themselves). */
+  endStreams: () => void;
   close: () => Promise<void>;
 }
 
@@ -39,12 +44,16 @@ export function createNotificationsService(
   const redis = createRedis(config.redis.url, logger);
   const access = accessClient(internalClient({ baseUrl: config.access.url, audience: 'access', keys: config.internal, timeoutMs: config.access.timeoutMs }));
   const clock = options.clock ?? (() => new Date());
+  const log = eventsRepository(pool);
   const deps: NotificationsDeps = {
-    log: eventsRepository(pool),
+    log,
     grants: aclReader(redis, access, logger, config.internal.trusted),
     clock,
     retention: { hours: config.retention.hours },
     feed: { scanMax: config.feed.scanMax },
+    stream: { maxSeconds: config.stream.maxSeconds, keepAliveMs: config.stream.keepAliveMs, maxOpen: config.stream.maxOpen, perUser: config.stream.perUser },
+    watcher: logWatcher(log, logger, { intervalMs: config.stream.pollMs }),
+    streams: streamSlots({ maxOpen: config.stream.maxOpen, perUser: config.stream.perUser }),
   };
   const metrics = createMetrics('notifications');
   const app = createServiceApp({
@@ -61,6 +70,7 @@ export function createNotificationsService(
     },
     routes: (router) => {
       eventsRoutes(router, deps);
+      eventsStreamRoutes(router, deps);
     },
   });
 
@@ -82,6 +92,8 @@ export function createNotificationsService(
   const onRecorded: OnRecorded = ({ type, occurredAt, outcome }) => {
     if (outcome !== 'recorded') return void skipped.inc({ reason: outcome });
     ingested.inc({ type });
+    // This replica's streams need not wait for the watcher's next look (other replicas' still do).
+    deps.watcher.wake();
     lag.observe(Math.max(0, (clock().getTime() - Date.parse(occurredAt)) / 1000));
   };
   metrics.gauge('tracker_notifications_oldest_event_age_seconds', 'Age of the oldest event kept (about the retention once it is full; more means pruning is failing).', async () => {
@@ -89,8 +101,12 @@ export function createNotificationsService(
     return oldest ? [{ value: Math.max(0, (clock().getTime() - oldest.getTime()) / 1000) }] : [];
   });
   const events = consumerMetrics(metrics);
+  metrics.gauge('tracker_notifications_event_streams_open', 'Live event streams (GET /api/v1/events/stream) open on this replica.', async () => [{ value: deps.streams.open() }]);
 
+  const endStreams = () => deps.streams.endAll();
   const close = async () => {
+    endStreams();
+    deps.watcher.stop();
     redis.disconnect();
     if (!pool.ended) await pool.end();
   };
@@ -110,6 +126,7 @@ export function createNotificationsService(
       return started;
     },
     keepPruned: () => keepEventsPruned(deps, logger, { intervalMs: config.retention.pruneIntervalMs }),
+    endStreams,
     close,
   };
 }

@@ -28,6 +28,20 @@ const Env = serviceEnv('notifications', {
   EVENT_PRUNE_INTERVAL_MS: ms(100, 3_600_000, 60_000),
   /** The most events one feed request looks at (those the caller may not read included), so a request's cost is bounded. */
   FEED_SCAN_MAX: z.coerce.number().int().min(500).max(1_000_000).default(10_000),
+  /**
+   * The longest a live stream (GET /api/v1/events/stream) lasts before the service ends it
+   * and the client reconnects with Last-Event-ID: a revoked token stops, rights are read
+   * anew and streams spread again over the replicas.
+   */
+  EVENT_STREAM_MAX_SECONDS: z.coerce.number().int().min(1).max(3600).default(300),
+  /** How often an idle stream sends a `: keep-alive` comment (at most 15 s: the gateway's idle bound is longer). */
+  EVENT_STREAM_KEEP_ALIVE_MS: ms(100, 15_000, 10_000),
+  /** How often the replica's one watcher looks at the newest event of each workspace it streams (events show within about this plus a read). */
+  EVENT_STREAM_POLL_MS: ms(50, 1000, 300),
+  /** Live streams open at once on this replica; past it 429. */
+  EVENT_STREAMS_MAX: z.coerce.number().int().min(1).max(100_000).default(2000),
+  /** Live streams one user holds at once on this replica (tabs, devices); past it 429. */
+  EVENT_STREAMS_PER_USER: z.coerce.number().int().min(1).max(1000).default(8),
 }).transform((env) => ({
   ...serviceConfigOf(env),
   database: databaseConfigOf(env),
@@ -43,6 +57,13 @@ const Env = serviceEnv('notifications', {
   },
   retention: { hours: env.EVENT_RETENTION_HOURS, pruneIntervalMs: env.EVENT_PRUNE_INTERVAL_MS },
   feed: { scanMax: env.FEED_SCAN_MAX },
+  stream: {
+    maxSeconds: env.EVENT_STREAM_MAX_SECONDS,
+    keepAliveMs: env.EVENT_STREAM_KEEP_ALIVE_MS,
+    pollMs: env.EVENT_STREAM_POLL_MS,
+    maxOpen: env.EVENT_STREAMS_MAX,
+    perUser: env.EVENT_STREAMS_PER_USER,
+  },
 }));
 
 export type NotificationsConfig = z.output<typeof Env>;

@@ -8,6 +8,17 @@ export const notificationsErrors = {
       'cursor_expired',
       `This cursor is older than the events kept (${retentionDays(retentionHours)}): events after it were deleted. Start again without \`after\` (from the oldest event kept) and re-read what you keep from the API.`,
     ),
+  /** Past the live streams one user, or this replica, holds at once. */
+  tooManyStreams: (holder: 'user' | 'replica', limit: number) =>
+    new AppError(
+      'rate_limited',
+      holder === 'user'
+        ? `Too many live event streams open for this user: at most ${limit} at once. Close one (another tab or device) or retry later.`
+        : 'Too many live event streams open on this server. Retry later.',
+      { headers: { 'Retry-After': holder === 'user' ? '10' : '5' } },
+    ),
+  /** The replica is draining: the client reconnects and reaches another. */
+  streamsClosing: () => new AppError('service_unavailable', 'This server is shutting down. Reconnect.', { headers: { 'Retry-After': '1' } }),
 };
 
 const retentionDays = (hours: number) => (hours % 24 === 0 ? `${hours / 24} day${hours === 24 ? '' : 's'}` : `${hours} hour${hours === 1 ? '' : 's'}`);
