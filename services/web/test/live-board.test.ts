@@ -1,4 +1,4 @@
-import { applyIssueEvent, boardChangeInWords, liveKept, shownCards, type LiveCard } from '../app/src/rules/live-board';
+import { applyIssueEvent, boardChangeInWords, liveKept, shownCards, waitingInWords, type LiveCard } from '../app/src/rules/live-board';
 
 /** A board of the queue 1 with the statuses Open (10), In progress (11), Done (12). */
 const card = (id: number, status_id: number, position: number, version = 1, title = `Issue ${id}`): LiveCard => ({
@@ -30,6 +30,7 @@ const eventIssue = (of: LiveCard, queue_id = 1) => ({
 const byId = (...cards: LiveCard[]) => new Map(cards.map((c) => [c.id, c]));
 const none = new Map<number, LiveCard>();
 const nobody = new Set<number>();
+const free = new Map<number, LiveCard | undefined>();
 
 describe('an issue event on a board', () => {
   test('when another person moves a card to another status, then the live card is the event`s and the change is a move to that status', () => {
@@ -77,20 +78,24 @@ describe('the cards a board draws', () => {
 
   test('when a live card is newer than the read, then it is drawn; issues only the stream told of come after', () => {
     const live = byId(card(2, 12, 1, 4), card(5, 10, 9, 1));
-    expect(shownCards(read, live, none, nobody, nobody)).toEqual([card(1, 10, 1, 1), card(2, 12, 1, 4), card(5, 10, 9, 1)]);
+    expect(shownCards(read, live, none, nobody, free)).toEqual([card(1, 10, 1, 1), card(2, 12, 1, 4), card(5, 10, 9, 1)]);
   });
 
-  test('when the person is on a card (dragging it, or the focus in it), then its live change waits: the card stays as drawn', () => {
-    const live = byId(card(2, 12, 1, 4));
-    expect(shownCards(read, live, none, nobody, new Set([2]))).toEqual(read);
+  test('when the person is on a card (dragging it, or the focus in it), then what came live since waits: the card stays as it was drawn when they came to it', () => {
+    const live = byId(card(2, 12, 1, 5));
+    expect(shownCards(read, live, none, nobody, new Map([[2, undefined]]))).toEqual(read);
+    // A change told before they came to the card stays drawn (its version is what a move sends).
+    expect(shownCards(read, live, none, nobody, new Map([[2, card(2, 11, 1, 4)]]))[1]).toEqual(card(2, 11, 1, 4));
+    // A card only the stream told of stays too.
+    expect(shownCards(read, byId(card(8, 10, 1, 2)), none, nobody, new Map([[8, card(8, 10, 1, 1)]]))[2]).toEqual(card(8, 10, 1, 1));
   });
 
   test('when the person`s own move is under way, then it is drawn whatever came live; once done, it is drawn unless a live change is newer', () => {
     const mine = byId(card(2, 11, 5, 3));
     const live = byId(card(2, 12, 1, 4));
-    expect(shownCards(read, live, mine, new Set([2]), nobody)[1]).toEqual(card(2, 11, 5, 3));
-    expect(shownCards(read, live, byId(card(2, 11, 5, 4)), nobody, nobody)[1]).toEqual(card(2, 11, 5, 4));
-    expect(shownCards(read, byId(card(2, 12, 1, 5)), byId(card(2, 11, 5, 4)), nobody, nobody)[1]).toEqual(card(2, 12, 1, 5));
+    expect(shownCards(read, live, mine, new Set([2]), free)[1]).toEqual(card(2, 11, 5, 3));
+    expect(shownCards(read, live, byId(card(2, 11, 5, 4)), nobody, free)[1]).toEqual(card(2, 11, 5, 4));
+    expect(shownCards(read, byId(card(2, 12, 1, 5)), byId(card(2, 11, 5, 4)), nobody, free)[1]).toEqual(card(2, 12, 1, 5));
   });
 
   test('when the board is read again, then the live cards it caught up with are dropped; newer ones and issues it does not hold stay', () => {
@@ -111,7 +116,10 @@ describe('a change in words', () => {
     expect(boardChangeInWords({ ...change, kind: 'changed' }, 'Done', 'Bob Builder')).toBe('OPS-3 changed by Bob Builder.');
   });
 
-  test('when the person is on the card, then the words say it waits for them', () => {
+  test('when the person is on the card, then the words say it waits for them, and so does the card', () => {
     expect(boardChangeInWords({ ...change, kind: 'moved' }, 'Done', 'Bob Builder', true)).toBe('OPS-3 moved to Done by Bob Builder; the card shows it when you leave it.');
+    expect(waitingInWords({ ...change, kind: 'moved' }, 'Done', 'Bob Builder')).toBe('Moved to Done by Bob Builder; shown when you leave this card.');
+    expect(waitingInWords({ ...change, kind: 'renamed' }, 'Done', 'Bob Builder')).toBe('Renamed “Rotate the keys” by Bob Builder; shown when you leave this card.');
+    expect(waitingInWords({ ...change, kind: 'changed' }, 'Done', 'Bob Builder')).toBe('Changed by Bob Builder; shown when you leave this card.');
   });
 });

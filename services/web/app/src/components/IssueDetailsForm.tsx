@@ -135,6 +135,8 @@ export function IssueDetailsForm(props: DetailsFormProps) {
       {props.conflict?.kind === 'status' && <ConflictAlert key={props.conflict.seq} conflict={props.conflict} reloading={props.reloading} onReload={props.onReload} />}
 
       <form className="issue-form" onSubmit={props.onSave} noValidate>
+        {/* Told above the fields, where the person is typing, not under them. */}
+        {props.conflict?.kind === 'live' && <ConflictAlert key={props.conflict.seq} conflict={props.conflict} reloading={props.reloading} onReload={props.onReload} />}
         {props.merged && <MergeNotice note={props.merged} noteRef={props.mergedRef} />}
         <Field label="Title" problem={problems.title}>
           {(field) => <input {...field} ref={refFor('title')} type="text" required value={draft.title} onChange={(e) => onChange('title', e.target.value)} />}
@@ -221,7 +223,7 @@ export function IssueDetailsForm(props: DetailsFormProps) {
             )}
           </Field>
         </div>
-        {(props.conflict?.kind === 'save' || props.conflict?.kind === 'live') && (
+        {props.conflict?.kind === 'save' && (
           <ConflictAlert key={props.conflict.seq} conflict={props.conflict} reloading={props.reloading} onReload={props.onReload} />
         )}
         <Alert>{props.formProblem}</Alert>

@@ -6,7 +6,7 @@ import { BoardCard, moveControlId, type CardIssue } from '../components/BoardCar
 import { ok, ProblemError } from '../http';
 import { useEventStream } from '../live';
 import { columnsOf, dropIndex, dropPosition, moveProblem, moveRequest, staysInPlace, stillMoved } from '../rules/board';
-import { applyIssueEvent, boardChangeInWords, liveKept, shownCards, type LiveCard } from '../rules/live-board';
+import { applyIssueEvent, boardChangeInWords, liveKept, shownCards, waitingInWords, type LiveCard } from '../rules/live-board';
 import { searchSize } from '../rules/issue-filters';
 import { Alert, Link, Loading, messageOf, PageHeading, useLoad, useTitle } from '../ui';
 
@@ -76,12 +76,21 @@ export function BoardPage({ queueKey }: { queueKey: string }) {
   const [waiting, setWaiting] = useState<Readonly<Record<number, string>>>({});
   const focusAfterMove = useRef<number | null>(null);
 
-  const held = useMemo(() => new Set([dragging, focused].filter((id): id is number => id !== null)), [dragging, focused]);
-  const issues = useMemo(() => (data ? shownCards(data.issues, live, moved, pending, held) : []), [data, live, moved, pending, held]);
-  const issuesRef = useRef(issues);
-  issuesRef.current = issues;
   const liveRef = useRef(live);
   liveRef.current = live;
+  // The cards the person is on, each with its live state when they came to it.
+  const heldAt = useRef<ReadonlyMap<number, LiveCard | undefined>>(new Map());
+  const held = useMemo(() => {
+    const next = new Map<number, LiveCard | undefined>();
+    for (const id of [dragging, focused]) {
+      if (id !== null) next.set(id, heldAt.current.has(id) ? heldAt.current.get(id) : liveRef.current.get(id));
+    }
+    heldAt.current = next;
+    return next;
+  }, [dragging, focused]);
+  const issues = useMemo(() => (data ? shownCards<CardIssue>(data.issues, live, moved, pending, held) : []), [data, live, moved, pending, held]);
+  const issuesRef = useRef(issues);
+  issuesRef.current = issues;
   const statuses = useMemo(() => (queue ? [...queue.statuses].sort((a, b) => a.position - b.position) : []), [queue]);
   const columns = useMemo(() => columnsOf(statuses, issues), [statuses, issues]);
   const names = useMemo(() => new Map(data?.users.map((user) => [user.id, user.name])), [data]);
@@ -100,9 +109,8 @@ export function BoardPage({ queueKey }: { queueKey: string }) {
     const who = actor === null ? 'someone' : actor === me ? 'you' : (names.get(actor) ?? 'someone');
     const status = statuses.find((known) => known.id === applied.change!.statusId)?.name ?? 'another status';
     const waits = held.has(event.data.issue.id);
-    const words = boardChangeInWords(applied.change, status, who, waits);
-    setAnnouncement(words);
-    if (waits) setWaiting((now) => ({ ...now, [event.data.issue.id]: words }));
+    setAnnouncement(boardChangeInWords(applied.change, status, who, waits));
+    if (waits) setWaiting((now) => ({ ...now, [event.data.issue.id]: waitingInWords(applied.change!, status, who) }));
   }
 
   // The events that came while the board was read, once it is.

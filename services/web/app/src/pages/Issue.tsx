@@ -405,6 +405,7 @@ function IssueView({ data, live }: { data: IssueData; live: MutableRefObject<Liv
       if (decision.kind === 'conflict') {
         adopt({ issue: withFreshLists(before.issue, fresh.issue, LISTS).issue, etag: before.etag });
         setConflict({ kind: 'live', who, fields: decision.fields, seq: Date.now() });
+        setLiveNote(''); // the alert tells it
       } else {
         adopt(fresh);
         setDraft((now) => rebase(read, now, draftOfIssue(fresh.issue)).draft);

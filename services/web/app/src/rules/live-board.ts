@@ -65,27 +65,32 @@ function changeOf(before: LiveCard | undefined, after: LiveCard): BoardChange | 
 }
 
 /**
- * The cards the board draws: each card of its read, replaced by a newer live one unless
- * the person is on that card (`held`), and by the person's own move while it is under
- * way or once it is as new as anything else; then the issues only the stream told of.
+ * The cards the board draws: each card of its read, replaced by a newer live one, and by
+ * the person's own move while it is under way or once it is as new as anything else; then
+ * the issues only the stream told of. A card the person is on (`held`: its live state when
+ * they came to it) stays as it was then: what came live since waits until they leave it.
  */
 export function shownCards<I extends LiveCard>(
   read: readonly I[],
   live: ReadonlyMap<number, I>,
   moved: ReadonlyMap<number, I>,
   pending: ReadonlySet<number>,
-  held: ReadonlySet<number>,
+  held: ReadonlyMap<number, I | undefined>,
 ): I[] {
+  const toldOf = (id: number) => (held.has(id) ? held.get(id) : live.get(id));
   const cards = read.map((issue) => {
     let card = issue;
-    const told = live.get(issue.id);
-    if (told && !held.has(issue.id) && told.version > card.version) card = told;
+    const told = toldOf(issue.id);
+    if (told && told.version > card.version) card = told;
     const mine = moved.get(issue.id);
     if (mine && (pending.has(issue.id) || mine.version >= card.version)) card = mine;
     return card;
   });
   const known = new Set(read.map((issue) => issue.id));
-  for (const [id, card] of live) if (!known.has(id) && !held.has(id)) cards.push(card);
+  for (const id of live.keys()) {
+    const told = toldOf(id);
+    if (!known.has(id) && told) cards.push(told);
+  }
   return cards;
 }
 
@@ -103,18 +108,26 @@ export function liveKept<I extends LiveCard>(live: ReadonlyMap<number, I>, fresh
   return kept;
 }
 
-/**
- * The words said (politely) for a change: "OPS-3 moved to Done by Bob Builder." When the
- * person is on the card, it says that the card waits for them.
- */
+/** The words said (politely) for a change: "OPS-3 moved to Done by Bob Builder." */
 export function boardChangeInWords(change: BoardChange, statusName: string, who: string, held = false): string {
-  const by = `by ${who}`;
   const words = {
-    added: `${change.key} added to ${statusName} ${by}`,
-    moved: `${change.key} moved to ${statusName} ${by}`,
-    reordered: `${change.key} moved within ${statusName} ${by}`,
-    renamed: `${change.key} renamed “${change.title}” ${by}`,
-    changed: `${change.key} changed ${by}`,
+    added: `${change.key} added to ${statusName}`,
+    moved: `${change.key} moved to ${statusName}`,
+    reordered: `${change.key} moved within ${statusName}`,
+    renamed: `${change.key} renamed “${change.title}”`,
+    changed: `${change.key} changed`,
   }[change.kind];
-  return held ? `${words}; the card shows it when you leave it.` : `${words}.`;
+  return held ? `${words} by ${who}; the card shows it when you leave it.` : `${words} by ${who}.`;
+}
+
+/** The note on a card the person is on, of a change that waits for them: "Moved to Done by Bob Builder; shown when you leave this card." */
+export function waitingInWords(change: BoardChange, statusName: string, who: string): string {
+  const words = {
+    added: 'Changed',
+    moved: `Moved to ${statusName}`,
+    reordered: `Moved within ${statusName}`,
+    renamed: `Renamed “${change.title}”`,
+    changed: 'Changed',
+  }[change.kind];
+  return `${words} by ${who}; shown when you leave this card.`;
 }
