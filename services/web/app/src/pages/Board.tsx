@@ -39,7 +39,10 @@ export function BoardPage({ queueKey }: { queueKey: string }) {
   const early = useRef<PublicEvent[]>([]);
   const stream = useEventStream(
     ['issue.*'],
-    (event) => (board.status === 'loaded' ? onEvent(event) : early.current.push(event)),
+    (event) => {
+      if (board.status === 'loaded') onEvent(event);
+      else if (board.status === 'loading') early.current.push(event);
+    },
     () => void board.reload(),
   );
 

@@ -89,7 +89,11 @@ export function IssuePage({ issueKey }: { issueKey: string }) {
   const live = useRef<LiveLink>({ view: null, early: [] });
   const stream = useEventStream(
     ISSUE_EVENTS,
-    (event) => (live.current.view ? live.current.view.onEvent(event) : live.current.early.push(event)),
+    (event) => {
+      if (live.current.view) live.current.view.onEvent(event);
+      // Until the view is drawn (its effect runs after the load's render), the events wait.
+      else if (loaded.status !== 'failed') live.current.early.push(event);
+    },
     () => (live.current.view ? live.current.view.onStart() : void loaded.reload()),
   );
   const loaded = useLoad<IssueData>(async () => {
