@@ -53,9 +53,10 @@ const DESTRUCTIVE_TOOLS = ['update_user', 'revoke_queue_permission', 'issue_setu
  * The REST operations without a tool, and why. The document is served without a token and describes the API: nothing an
  * agent acts with. Personal tokens are for people: POST /tokens takes only a signed-in page's token (an agent holds a
  * personal token, which is 403 `session_required`), and an agent has no business seeing, making or revoking its owner's
- * credentials (a revoke would cut off the owner's other integrations).
+ * credentials (a revoke would cut off the owner's other integrations). The live event stream answers for minutes, not
+ * once: a tool call is one answer, and list_events (the feed with its cursor) gives an agent the same events.
  */
-const WITHOUT_TOOL = ['getOpenApiDocument', 'listTokens', 'createToken', 'revokeToken'];
+const WITHOUT_TOOL = ['getOpenApiDocument', 'listTokens', 'createToken', 'revokeToken', 'streamEvents'];
 
 /** Path parameters read from the template itself, not through the helper the tools use. */
 const pathParamsOf = (operation: ApiOperation) => (operation.path.match(/\{\w+\}/g) ?? []).map((p) => p.slice(1, -1));
@@ -73,14 +74,15 @@ describe('the tool table', () => {
     expect(TOOLS.map((tool) => tool.definition.name)).toEqual(TOOLS.map((tool) => tool.name));
   });
 
-  test('then every REST operation but the public document and the personal tokens\' has exactly one tool, and those none', () => {
+  test('then every REST operation but the public document, the personal tokens\' and the live stream has exactly one tool, and those none', () => {
     const covered = TOOLS.map((tool) => tool.operation.operationId).sort();
     const withTool = API_OPERATIONS.filter((operation) => !WITHOUT_TOOL.includes(operation.operationId)).map((operation) => operation.operationId).sort();
     expect(covered).toEqual(withTool);
-    // Exactly the public document and the three operations of /api/v1/tokens are left out (WITHOUT_TOOL says why).
+    // Exactly the public document, the three operations of /api/v1/tokens and the stream are left out (WITHOUT_TOOL says why).
     expect(API_OPERATIONS.filter((operation) => operation.public).map((operation) => operation.operationId)).toEqual(['getOpenApiDocument']);
     const tokens = API_OPERATIONS.filter((operation) => operation.path.startsWith('/api/v1/tokens')).map((operation) => operation.operationId);
-    expect(['getOpenApiDocument', ...tokens].sort()).toEqual([...WITHOUT_TOOL].sort());
+    const streams = API_OPERATIONS.filter((operation) => operation.success.eventStream).map((operation) => operation.operationId);
+    expect(['getOpenApiDocument', ...tokens, ...streams].sort()).toEqual([...WITHOUT_TOOL].sort());
     expect(TOOLS.filter((tool) => /token/.test(tool.name))).toEqual([]);
   });
 
