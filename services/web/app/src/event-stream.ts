@@ -28,7 +28,10 @@ export interface EventStreamOptions {
    * before may have missed events. The first connection, and a new start after a 410.
    */
   onStart?: () => void;
-  /** The first connection opened, or the first attempt failed: the page need not wait for the stream any longer. */
+  /**
+   * The first connection opened (called after its `onStart`), or the first attempt failed:
+   * the page need not wait for the stream any longer.
+   */
   onSettled?: () => void;
   timers?: Timers;
   /** 0 to 1, for the backoff's jitter. */
