@@ -692,6 +692,28 @@ export interface paths {
         patch: operations["updateWebhook"];
         trace?: never;
     };
+    "/api/v1/events/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The workspace's events as they happen: the feed, pushed as Server-Sent Events
+         * @description Rights needed: any valid token; each event only to whoever may read its object now, as the feed (GET /api/v1/events).
+         *
+         *     A `text/event-stream` (what a browser's `EventSource` reads): first `retry: 2000`, then for each event `id: <cursor>`, `event: <type>`, `data: <the event as the feed answers it, JSON on one line>` and a blank line; a `: keep-alive` comment at least every 15 seconds while nothing happens. An event's `id` is the feed's cursor after it: send it back as `Last-Event-ID` (EventSource does on reconnecting) or as `after` to resume right after it, or read on with GET /api/v1/events?after=. Without either the stream starts from now (the newest event); the feed has the past. Events show within about a second of being recorded, filtered as the feed does (`types`) and by your rights at that moment: a revoke hides the queue's later events. The server ends every stream after a few minutes (5 by default) and when it restarts: reconnect with `Last-Event-ID`, after the `retry` delay. Refusals come before the stream begins, as problem+json: a cursor before the events kept (7 days) is 410 `cursor_expired`; too many streams open for you at once is 429 `rate_limited` with `Retry-After` (close another tab, or wait).
+         */
+        get: operations["streamEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/openapi.json": {
         parameters: {
             query?: never;
@@ -2989,7 +3011,7 @@ export interface components {
              */
             code: "idempotency_key_reused";
         };
-        /** @description The problem details (RFC 9457) of `rate_limited`, HTTP 429: Too many requests for this token in the current minute, or too many failed authentications (60 a minute) from this client address. */
+        /** @description The problem details (RFC 9457) of `rate_limited`, HTTP 429: Too many requests for this token in the current minute, or too many failed authentications (60 a minute) from this client address; for GET /api/v1/events/stream, too many live streams open for the user (or on the server) at once. */
         RateLimitedProblem: {
             /**
              * @description A URI naming the problem type, one per `code` (RFC 9457).
@@ -3363,7 +3385,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["ValidationFailedProblem"];
             };
         };
-        /** @description `rate_limited`: Too many requests for this token in the current minute, or too many failed authentications (60 a minute) from this client address. */
+        /** @description `rate_limited`: Too many requests for this token in the current minute, or too many failed authentications (60 a minute) from this client address; for GET /api/v1/events/stream, too many live streams open for the user (or on the server) at once. */
         RateLimited: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6604,6 +6626,68 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    streamEvents: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Resume after this event: the `id` of the last event received (what `Last-Event-ID` carries, for clients that cannot set that header; the header wins when both are sent). Absent, with no `Last-Event-ID`: from now, the newest event of the workspace.
+                 * @example c1_MTI0
+                 */
+                after?: string;
+                /**
+                 * @description Only events of these types: a comma-separated list of types (`issue.created`, `issue.updated`, `comment.added`, `worklog.added`, `queue.created`, `queue.updated`, `permission.changed`, `user.created`, `user.updated`) and patterns ending in `*` (`issue.*`, or `*` for all). Absent: every type.
+                 * @example issue.*,comment.added
+                 */
+                types?: string;
+            };
+            header?: {
+                /**
+                 * @description Resume after this event: the `id` of the last event received, which `EventSource` sends by itself on reconnecting. It wins over `after`. A cursor before the events kept is 410 `cursor_expired`; a text that is no cursor of this API is 422.
+                 * @example c1_MTI0
+                 */
+                "Last-Event-ID"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The stream of the events after `Last-Event-ID` (or `after`; from now without either), oldest first, as long as the connection lasts (minutes, then the server ends it). Headers: `Content-Type: text/event-stream; charset=utf-8`, `Cache-Control: no-store`, `X-Accel-Buffering: no`. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example retry: 2000
+                     *
+                     *     id: c1_MTI1
+                     *     event: issue.updated
+                     *     data: {"id":"5f3d2c1b-8a7e-4c6d-9b0a-1e2f3a4b5c6d","type":"issue.updated","timestamp":"2026-11-02T10:10:00.000Z","workspace_id":1,"data":{"issue":{"id":1,"key":"WEB-1","workspace_id":1,"queue_id":1,"title":"Login fails in Firefox","description":"Clicking \"Sign in\" does nothing in Firefox 128.","status_id":2,"status":{"id":2,"name":"In progress","category":"progress"},"position":1,"assignee_id":1,"parent_id":null,"priority":"high","type":"bug","labels":["frontend"],"due_date":null,"estimate_minutes":120,"spent_minutes":30,"version":2,"created_by":1,"created_at":"2026-11-02T09:10:00.000Z","updated_at":"2026-11-02T10:10:00.000Z"},"previous":{"status_id":1},"actor_id":1}}
+                     *
+                     *     id: c1_MTI2
+                     *     event: comment.added
+                     *     data: {"id":"9c8b7a6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d","type":"comment.added","timestamp":"2026-11-02T10:20:00.000Z","workspace_id":1,"data":{"comment":{"id":2,"issue_id":1,"author_id":1,"body":"Fixed in release 2.4; verified on staging.","created_at":"2026-11-02T10:20:00.000Z","issue_key":"WEB-1"},"actor_id":1}}
+                     *
+                     *     : keep-alive
+                     */
+                    "text/event-stream": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            408: components["responses"]["RequestTimeout"];
+            410: components["responses"]["CursorExpired"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];

@@ -174,6 +174,19 @@ export const EventsQuery = z.strictObject({
 });
 export type EventsQuery = z.infer<typeof EventsQuery>;
 
+/**
+ * Query of GET /api/v1/events/stream: the feed's filter, and where to resume for a client
+ * that cannot send `Last-Event-ID` (the header wins when both come).
+ */
+export const EventStreamQuery = z.strictObject({
+  after: EventsQuery.shape.after.meta({
+    description: 'Resume after this event: the `id` of the last event received (what `Last-Event-ID` carries, for clients that cannot set that header; the header wins when both are sent). Absent, with no `Last-Event-ID`: from now, the newest event of the workspace.',
+    examples: ['c1_MTI0'],
+  }),
+  types: EventsQuery.shape.types,
+});
+export type EventStreamQuery = z.infer<typeof EventStreamQuery>;
+
 /** GET /api/v1/events: a page of the feed and where the next one starts. */
 export const EventPage = z.object({
   items: z.array(PublicEvent).max(EVENT_LIMITS.pageMax).meta({ description: 'The events the caller may read now, oldest first, at most `limit`.' }),

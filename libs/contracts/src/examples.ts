@@ -378,6 +378,16 @@ export const RESPONSE_EXAMPLES = {
   getOpenApiDocument: { openapi: '3.1.0', info: { title: 'Tracker API', version: '1.0.0' }, paths: {} },
 };
 
+/** GET /api/v1/events/stream: the frames of a stream, as text (the two events of the feed's example, then a quiet while). */
+export const EVENT_STREAM_EXAMPLE = [
+  'retry: 2000\n\n',
+  ...[
+    ['c1_MTI1', RESPONSE_EXAMPLES.listEvents.items[0]!],
+    ['c1_MTI2', RESPONSE_EXAMPLES.listEvents.items[1]!],
+  ].map(([id, event]) => `id: ${id as string}\nevent: ${(event as { type: string }).type}\ndata: ${JSON.stringify(event)}\n\n`),
+  ': keep-alive\n\n',
+].join('');
+
 /**
  * The `Idempotency-Key` example of each POST: all different, because a contract test sends
  * every example and one key for two requests would be 422 `idempotency_key_reused`.

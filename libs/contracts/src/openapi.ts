@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { InvitedUser, PersonalToken, PersonalTokenCreated, SetupLink, SetupLinkRequest, TokenCreate, TokenRevoked, UserInvite } from './accounts';
 import { Dashboard, DashboardInput, DASHBOARD_LIMITS, Widget } from './dashboards';
-import { IDEMPOTENCY_KEY_EXAMPLES, IF_MATCH_EXAMPLE, IF_NONE_MATCH_EXAMPLE, PROBLEM_EXAMPLES, REQUEST_EXAMPLES, RESPONSE_EXAMPLES } from './examples';
+import { EVENT_STREAM_EXAMPLE, IDEMPOTENCY_KEY_EXAMPLES, IF_MATCH_EXAMPLE, IF_NONE_MATCH_EXAMPLE, PROBLEM_EXAMPLES, REQUEST_EXAMPLES, RESPONSE_EXAMPLES } from './examples';
 import {
   CommentAddedEvent,
   EVENT_LIMITS,
@@ -11,6 +11,7 @@ import {
   EventPermission,
   EventQueue,
   EventsQuery,
+  EventStreamQuery,
   EventUser,
   EventWorklog,
   IssueCreatedEvent,
@@ -122,6 +123,7 @@ export type RequestSchemaName = keyof typeof REQUEST_SCHEMAS;
 const QUERY_SCHEMAS = {
   ListPage,
   EventsQuery,
+  EventStreamQuery,
   DeliveriesQuery,
 } satisfies Record<string, z.ZodObject>;
 export type QuerySchemaName = keyof typeof QUERY_SCHEMAS;
@@ -359,7 +361,8 @@ const PROBLEM_RESPONSES: Record<ProblemCode, { description: string; headers?: He
     description: `The \`${IDEMPOTENCY_KEY_HEADER}\` was already used by this caller within ${IDEMPOTENCY.replayHours} hours for another request (another operation, path or JSON body). Nothing was written: use a new key for a new request.`,
   },
   rate_limited: {
-    description: 'Too many requests for this token in the current minute, or too many failed authentications (60 a minute) from this client address.',
+    description:
+      'Too many requests for this token in the current minute, or too many failed authentications (60 a minute) from this client address; for GET /api/v1/events/stream, too many live streams open for the user (or on the server) at once.',
     headers: ['Retry-After', 'RateLimit-Limit', 'RateLimit-Remaining'],
   },
   service_unavailable: { description: 'A service this request needs is down or did not answer in time.', headers: ['Retry-After'] },
@@ -420,8 +423,12 @@ export interface ApiOperation {
   idempotency?: 'replayed' | 'accepted';
   /** Conditional requests: `read` (ETag, If-None-Match, 304) or `write` (ETag, If-Match, 412). */
   conditional?: 'read' | 'write';
-  /** The answer: one `schema`, or a list of them (`list`, at most `maxItems`); none for the document itself. */
-  success: { status: 200 | 201; description: string; schema?: ResponseSchemaName; list?: true; maxItems?: number; headers?: HeaderName[] };
+  /**
+   * The answer: one `schema`, or a list of them (`list`, at most `maxItems`); none for the
+   * document itself; `eventStream`: a stream of Server-Sent Events (`text/event-stream`,
+   * described in words: the frames are text, not JSON), which takes `Last-Event-ID`.
+   */
+  success: { status: 200 | 201; description: string; schema?: ResponseSchemaName; list?: true; maxItems?: number; headers?: HeaderName[]; eventStream?: true };
   /** Refusals beyond those every authenticated operation may answer. */
   errors?: ProblemCode[];
   /** Served without a token (only the document itself). */
@@ -749,14 +756,34 @@ export const API_OPERATIONS: readonly ApiOperation[] = [
   },
   ...webhookOperations(),
   {
+    method: 'get', path: '/api/v1/events/stream', operationId: 'streamEvents', tag: 'Events', service: 'notifications',
+    summary: 'The workspace\'s events as they happen: the feed, pushed as Server-Sent Events', rights: 'any valid token; each event only to whoever may read its object now, as the feed (GET /api/v1/events)',
+    query: 'EventStreamQuery',
+    notes:
+      'A `text/event-stream` (what a browser\'s `EventSource` reads): first `retry: 2000`, then for each event `id: <cursor>`, `event: <type>`, `data: <the event as the feed answers it, JSON on one line>` and a blank line; a `: keep-alive` comment at least every 15 seconds while nothing happens. ' +
+      'An event\'s `id` is the feed\'s cursor after it: send it back as `Last-Event-ID` (EventSource does on reconnecting) or as `after` to resume right after it, or read on with GET /api/v1/events?after=. Without either the stream starts from now (the newest event); the feed has the past. ' +
+      `Events show within about a second of being recorded, filtered as the feed does (\`types\`) and by your rights at that moment: a revoke hides the queue\'s later events. The server ends every stream after a few minutes (5 by default) and when it restarts: reconnect with \`Last-Event-ID\`, after the \`retry\` delay. ` +
+      `Refusals come before the stream begins, as problem+json: a cursor before the events kept (${EVENT_LIMITS.retentionDays} days) is 410 \`cursor_expired\`; too many streams open for you at once is 429 \`rate_limited\` with \`Retry-After\` (close another tab, or wait).`,
+    errors: ['cursor_expired'],
+    success: {
+      status: 200,
+      eventStream: true,
+      description:
+        'The stream of the events after `Last-Event-ID` (or `after`; from now without either), oldest first, as long as the connection lasts (minutes, then the server ends it). Headers: `Content-Type: text/event-stream; charset=utf-8`, `Cache-Control: no-store`, `X-Accel-Buffering: no`.',
+    },
+  },
+  {
     method: 'get', path: OPENAPI_PATH, operationId: 'getOpenApiDocument', tag: 'Schema', service: 'gateway', public: true,
     summary: 'This OpenAPI 3.1 document', rights: 'none: served without a token',
     success: { status: 200, description: 'The document.' },
   },
 ];
 
-/** Operations beyond the core operations (docs/decisions.md): the issue list pages, a dashboard's statistics in one request, the permission history pages and the event feed. */
-export const EXTENSION_OPERATIONS = ['listComments', 'listWorklogs', 'listHistory', 'listLinks', 'listSubtasks', 'getDashboardStatistics', 'listQueuePermissionHistory', 'listEvents', 'createWebhook', 'listWebhooks', 'getWebhook', 'updateWebhook', 'listWebhookDeliveries', 'pingWebhook', 'retryWebhookDelivery', 'deleteWebhook'] as const;
+/** Operations beyond the core operations (docs/decisions.md): the issue list pages, a dashboard's statistics in one request, the permission history pages, the event feed, its live stream and the webhooks. */
+export const EXTENSION_OPERATIONS = [
+  'listComments', 'listWorklogs', 'listHistory', 'listLinks', 'listSubtasks', 'getDashboardStatistics', 'listQueuePermissionHistory', 'listEvents', 'streamEvents',
+  'createWebhook', 'listWebhooks', 'getWebhook', 'updateWebhook', 'listWebhookDeliveries', 'pingWebhook', 'retryWebhookDelivery', 'deleteWebhook',
+] as const;
 
 /** Refusals any authenticated operation may answer (gateway and service alike). */
 const COMMON_ERRORS: ProblemCode[] = [
@@ -859,6 +886,17 @@ function headerParameters(operation: ApiOperation) {
       schema,
     });
   }
+  if (operation.success.eventStream) {
+    parameters.push({
+      name: 'Last-Event-ID',
+      in: 'header',
+      required: false,
+      description:
+        'Resume after this event: the `id` of the last event received, which `EventSource` sends by itself on reconnecting. It wins over `after`. A cursor before the events kept is 410 `cursor_expired`; a text that is no cursor of this API is 422.',
+      example: 'c1_MTI0',
+      schema: { type: 'string', pattern: '^c1_[A-Za-z0-9_-]{1,40}$' },
+    });
+  }
   if (operation.conditional === 'read') {
     parameters.push({
       name: 'If-None-Match',
@@ -884,7 +922,10 @@ function headerParameters(operation: ApiOperation) {
   return parameters;
 }
 
-/** The zod schema of an operation's success answer (a list is an array of it). */
+/** The media type of an operation's success answer. */
+export const successMediaType = (operation: ApiOperation): string => (operation.success.eventStream ? 'text/event-stream' : 'application/json');
+
+/** The zod schema of an operation's success answer (a list is an array of it); none for a stream or the document itself. */
 export function responseSchemaOf(operation: ApiOperation): z.ZodType | undefined {
   if (!operation.success.schema) return undefined;
   const schema = RESPONSE_SCHEMAS[operation.success.schema][0];
@@ -900,9 +941,18 @@ function successResponse(operation: ApiOperation) {
   return {
     description: operation.success.description,
     headers: Object.fromEntries(names.map((h) => [h, header(h)])),
-    content: { 'application/json': { schema: successSchema(operation), example: exampleOf(RESPONSE_EXAMPLES, operation, 'answer') } },
+    content: operation.success.eventStream
+      ? { 'text/event-stream': { schema: EVENT_STREAM_SCHEMA, example: EVENT_STREAM_EXAMPLE } }
+      : { 'application/json': { schema: successSchema(operation), example: exampleOf(RESPONSE_EXAMPLES, operation, 'answer') } },
   };
 }
+
+/** A stream's body: text, framed as Server-Sent Events; each event's `data` is a PublicEvent. */
+const EVENT_STREAM_SCHEMA = {
+  type: 'string',
+  description:
+    'Server-Sent Events (the HTML standard\'s `text/event-stream`), UTF-8: `retry: 2000` first; per event the lines `id: <cursor after it>`, `event: <its type>`, `data: <a PublicEvent as JSON, on one line>`, then a blank line; `: keep-alive` comments in between. Parse it as EventSource does: ignore fields and comments you do not know.',
+};
 
 const notModified = () => ({
   description: 'Not modified: `If-None-Match` names the tag this answer would carry (or is `*`). No body: the copy the client holds is current.',
@@ -947,13 +997,14 @@ const TAGS: Record<string, string> = {
   Issues: 'Issues with their comments, worklogs, history, links and subtasks, and the search over them.',
   Statistics: 'Counts and times over the issues a Filters body selects.',
   Dashboards: 'Shared dashboards: named lists of widgets, each a Filters body and what to show of the issues it selects.',
-  Events: 'What changed in the workspace: the public events of issues, comments, worklogs, queues, permissions and users, in a feed read with a cursor.',
+  Events: 'What changed in the workspace: the public events of issues, comments, worklogs, queues, permissions and users, in a feed read with a cursor, or pushed as they happen on a live stream.',
   Webhooks: 'Events pushed to an integration\'s URL as they happen, signed the Standard Webhooks 1.0 way, retried for about three days, each attempt in a delivery log.',
   Schema: 'This OpenAPI document.',
 };
 
 /** Additions to v1, newest first (the same list, dated, is docs/api-changelog.md). */
 export const CHANGES_WITHIN_V1 = [
+  '2026-11-29: GET /api/v1/events/stream, the event feed live: Server-Sent Events from now, or after `Last-Event-ID` (or `after`), each event framed with the feed\'s cursor after it as its id; the server ends a stream after some minutes and the client reconnects with `Last-Event-ID`. Too many streams open at once is 429 `rate_limited`.',
   '2026-11-29: webhooks. POST, GET, PATCH and DELETE /api/v1/webhooks let workspace admins have events POSTed to a URL, signed the Standard Webhooks 1.0 way (`webhook-id`, `webhook-timestamp`, `webhook-signature`) with a secret shown once and retried for about three days; GET /api/v1/webhooks/{webhook_id}/deliveries is the delivery log, POST …/deliveries/{delivery_id}/retry sends one again and POST …/ping sends a `webhook.ping` event.',
   '2026-11-29: GET /api/v1/events, the event feed: the workspace\'s public events (`issue.created`, `issue.updated`, `comment.added`, `worklog.added`, `queue.created`, `queue.updated`, `permission.changed`, `user.created`, `user.updated`) after a cursor, each shown to whoever may read its object now; new problem code `cursor_expired` (410).',
   '2026-11-29: people\'s accounts. Users carry `email`, their sign-in name; POST /api/v1/users invites a colleague and answers their setup link, POST /api/v1/users/{user_id}/setup-link issues a new one; GET and POST /api/v1/tokens and DELETE /api/v1/tokens/{token_id} list, make (with a signed-in page\'s token) and revoke the caller\'s personal tokens; new problem codes `email_taken` (409) and `session_required` (403).',
@@ -978,7 +1029,7 @@ const DESCRIPTION = `The REST API of Tracker, a team issue tracker organised in 
 - A request is judged when it has arrived whole: its body must follow its headers within 10 s (408 otherwise), and a token revoked or a role changed before the body's last byte no longer counts for it.
 - Every answer carries \`X-Request-Id\` (a valid one sent by the client is kept) and \`Cache-Control: no-store\`.
 - Optimistic concurrency: an issue has a \`version\`; send the last one read in an update. On 409 \`version_conflict\`, re-read the issue and reconsider the change, a bounded number of times. Reading and updating an issue also speak HTTP conditional requests: its \`ETag\` in \`If-None-Match\` (304 while unchanged) and \`If-Match\` (412 once changed).
-- What changed: GET /api/v1/events answers the workspace's events after a cursor (\`after\`, the \`next_cursor\` of the page before), oldest first, each an object as the API answers it with the old values of what changed, and only those the caller may read now. Events are kept ${EVENT_LIMITS.retentionDays} days: an older cursor is 410 \`cursor_expired\`.
+- What changed: GET /api/v1/events answers the workspace's events after a cursor (\`after\`, the \`next_cursor\` of the page before), oldest first, each an object as the API answers it with the old values of what changed, and only those the caller may read now. Events are kept ${EVENT_LIMITS.retentionDays} days: an older cursor is 410 \`cursor_expired\`. GET /api/v1/events/stream pushes the same events as they happen (Server-Sent Events, resumed with \`Last-Event-ID\`).
 - Safe retries: the POSTs that create queues, issues, comments, worklogs and dashboards take an \`${IDEMPOTENCY_KEY_HEADER}\`; a repeat of the same request with the same key within ${IDEMPOTENCY.replayHours} hours gets the first answer again (\`${IDEMPOTENT_REPLAYED_HEADER}: true\`) instead of writing twice. The POSTs of accounts (an invitation, a setup link, a personal token) take none: each says what a repeat does.
 
 **Compatibility.** Within 1.x the API only grows: answers may gain fields, and new optional request fields, new operations and new problem codes may appear. Clients must ignore answer fields they do not know (the answer schemas are open for that reason) and treat an unknown problem \`code\` by its HTTP status. Nothing is removed or renamed within 1.x; a deprecated field or header keeps being sent until 2.0. The document's \`info.version\` stays \`1.0.0\` throughout v1: additions are announced below, newest first, never by changing that number.

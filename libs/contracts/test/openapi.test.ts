@@ -40,6 +40,7 @@ const LIST_ENDPOINTS = ['comments', 'worklogs', 'history', 'links', 'subtasks'].
 const DASHBOARD_STATISTICS = 'GET /api/v1/dashboards/{dashboard_id}/statistics';
 /** And the pages of what a queue's permissions read embeds only the newest of. */
 const PERMISSION_HISTORY = 'GET /api/v1/queues/{queue_id}/permissions/history';
+const EVENT_STREAM = 'GET /api/v1/events/stream';
 const EVENT_FEED = 'GET /api/v1/events';
 /** And the webhooks (services/notifications/README.md). */
 const WEBHOOKS = [
@@ -108,10 +109,10 @@ describe('the OpenAPI document', () => {
     expect((await validateOpenApi(broken)).valid).toBe(false);
   });
 
-  test("then it documents exactly the core operations, the issue list pages, a dashboard's statistics, the permission history pages, the event feed, the webhooks and the document itself", () => {
-    expect(documented().map((o) => o.name).sort()).toEqual([...CORE_OPERATIONS, ...LIST_ENDPOINTS, DASHBOARD_STATISTICS, PERMISSION_HISTORY, EVENT_FEED, ...WEBHOOKS, 'GET /api/v1/openapi.json'].sort());
+  test("then it documents exactly the core operations, the issue list pages, a dashboard's statistics, the permission history pages, the event feed, its live stream, the webhooks and the document itself", () => {
+    expect(documented().map((o) => o.name).sort()).toEqual([...CORE_OPERATIONS, ...LIST_ENDPOINTS, DASHBOARD_STATISTICS, PERMISSION_HISTORY, EVENT_FEED, EVENT_STREAM, ...WEBHOOKS, 'GET /api/v1/openapi.json'].sort());
     const extensions = API_OPERATIONS.filter((o) => (EXTENSION_OPERATIONS as readonly string[]).includes(o.operationId));
-    expect(extensions.map((o) => `${o.method.toUpperCase()} ${o.path}`).sort()).toEqual([...LIST_ENDPOINTS, DASHBOARD_STATISTICS, PERMISSION_HISTORY, EVENT_FEED, ...WEBHOOKS].sort());
+    expect(extensions.map((o) => `${o.method.toUpperCase()} ${o.path}`).sort()).toEqual([...LIST_ENDPOINTS, DASHBOARD_STATISTICS, PERMISSION_HISTORY, EVENT_FEED, EVENT_STREAM, ...WEBHOOKS].sort());
   });
 
   test('then the list pages take after_id and limit in the query, and answer items, total and next_after_id', () => {
@@ -183,8 +184,8 @@ describe('the OpenAPI document', () => {
     expect(withoutForbidden.sort()).toEqual(
       [
         'GET /api/v1/me', 'GET /api/v1/users', 'GET /api/v1/queues', 'GET /api/v1/statuses', 'GET /api/v1/issues/{key}', ...LIST_ENDPOINTS, 'GET /api/v1/dashboards', DASHBOARD_STATISTICS,
-        // Every member reads the feed: each event only to whoever may read its object.
-        EVENT_FEED,
+        // Every member reads the feed and its stream: each event only to whoever may read its object.
+        EVENT_FEED, EVENT_STREAM,
         // A caller's own tokens: another user's is 404, as one that does not exist.
         'GET /api/v1/tokens', 'DELETE /api/v1/tokens/{token_id}',
         'GET /api/v1/openapi.json',
@@ -332,14 +333,23 @@ describe('the OpenAPI document explains itself', () => {
     expect(doc.components.responses.StatisticsUnavailable).toBeUndefined();
   });
 
-  test('then answers are application/json and problems application/problem+json, without a charset', () => {
+  test('then answers are application/json and problems application/problem+json, without a charset; the live stream alone is text/event-stream', () => {
     const types = new Set<string>();
-    for (const { operation } of documented()) {
+    for (const { name, operation } of documented()) {
       for (const [status, response] of responsesOf(operation)) {
-        for (const type of Object.keys(response.content ?? {})) types.add(`${status.startsWith('2') ? '2xx' : 'error'} ${type}`);
+        for (const type of Object.keys(response.content ?? {})) types.add(`${status.startsWith('2') ? (name === EVENT_STREAM ? 'stream' : '2xx') : 'error'} ${type}`);
       }
     }
-    expect([...types].sort()).toEqual(['2xx application/json', 'error application/problem+json']);
+    expect([...types].sort()).toEqual(['2xx application/json', 'error application/problem+json', 'stream text/event-stream']);
+  });
+
+  test('then the live stream documents its frames, Last-Event-ID, after and types, and its refusals before it begins: 401, 410, 422, 429', () => {
+    const { operation } = documented().find((o) => o.name === EVENT_STREAM)!;
+    const stream = operation.responses['200'].content['text/event-stream'];
+    expect(stream.schema).toMatchObject({ type: 'string', description: expect.stringContaining('`id: <cursor after it>`') });
+    expect(stream.example).toMatch(/^retry: 2000\n\nid: c1_MTI1\nevent: issue\.updated\ndata: \{.*\}\n\nid: c1_MTI2\nevent: comment\.added\ndata: \{.*\}\n\n: keep-alive\n\n$/);
+    expect(operation.parameters.map((p: any) => [p.in, p.name])).toEqual([['query', 'after'], ['query', 'types'], ['header', 'Last-Event-ID']]);
+    expect(Object.keys(operation.responses)).toEqual(expect.arrayContaining(['200', '401', '410', '422', '429']));
   });
 });
 

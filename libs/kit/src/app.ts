@@ -149,6 +149,18 @@ export function logOf(res: Response): Logger {
 const UNMEASURED = new Set(['/healthz', '/readyz']);
 
 /**
+ * Marks the answer as a stream (Server-Sent Events): it lasts as long as its client stays,
+ * so its access-log line and its count come when it ends however it ends (the client
+ * leaving included, which never "finishes" an answer), and its length is kept out of the
+ * latency histogram.
+ */
+export function markStreaming(res: Response): void {
+  res.locals.streaming = true;
+}
+
+const isStreaming = (res: Response) => res.locals.streaming === true;
+
+/**
  * Every request's first layer: its id, the headers every answer carries, and once it is
  * answered its access log line and metrics (one listener for both). Express answers
  * OPTIONS itself with 200 and an Allow header listing the path's methods; an unserved
@@ -169,10 +181,20 @@ function requestContext(options: BaseAppOptions) {
     const path = req.path;
     if (!UNMEASURED.has(path)) {
       const started = process.hrtime.bigint();
-      res.once('finish', () => {
+      let told = false;
+      const tell = () => {
+        if (told) return;
+        told = true;
         const ms = Number(process.hrtime.bigint() - started) / 1e6;
-        if (metrics) observeHttp(metrics, req, res, ms / 1000);
-        if (logger.isLevelEnabled('info')) logOf(res).info({ method: req.method, path, status: res.statusCode, ms: Math.round(ms * 10) / 10 }, 'request');
+        const streamed = isStreaming(res);
+        // A stream's length is its client's, not a latency: it is counted, not timed.
+        if (metrics) observeHttp(metrics, req, res, streamed ? null : ms / 1000);
+        if (logger.isLevelEnabled('info')) logOf(res).info({ method: req.method, path, status: res.statusCode, ms: Math.round(ms * 10) / 10, ...(streamed ? { streamed: true } : {}) }, 'request');
+      };
+      res.once('finish', tell);
+      // A stream mostly ends by its client leaving, which never finishes the answer: it is told then.
+      res.once('close', () => {
+        if (isStreaming(res)) tell();
       });
     }
     next(req.method === 'OPTIONS' ? new AppError('not_found', `No route for ${req.method} ${path}.`) : undefined);

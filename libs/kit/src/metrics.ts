@@ -74,11 +74,12 @@ export function createMetrics(service: string): Metrics {
  * route's template (`/api/v1/issues/:key`), or what the app put in res.locals.route (the
  * gateway), else `unmatched`: raw paths would give each id its own series.
  */
-export function observeHttp(metrics: Metrics, req: Request, res: Response, seconds: number): void {
+/** Counts an answer and observes its duration (none for a stream: its length is not a latency). */
+export function observeHttp(metrics: Metrics, req: Request, res: Response, seconds: number | null): void {
   const route = (res.locals.route as string | undefined) ?? routeTemplate(req) ?? 'unmatched';
   const labels = { method: req.method, route, status: String(res.statusCode) };
   metrics.http.requests.inc(labels);
-  metrics.http.duration.observe(labels, seconds);
+  if (seconds !== null) metrics.http.duration.observe(labels, seconds);
 }
 
 function routeTemplate(req: Request): string | null {

@@ -9,3 +9,4 @@ export * from './broker';
 export * from './routes';
 export * from './tickets';
 export * from './fixtures';
+export * from './event-stream';

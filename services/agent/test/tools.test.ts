@@ -53,10 +53,11 @@ const DESTRUCTIVE_TOOLS = ['update_user', 'revoke_queue_permission', 'issue_setu
  * The REST operations without a tool, and why. The document is served without a token and describes the API: nothing an
  * agent acts with. Personal tokens are for people: POST /tokens takes only a signed-in page's token (an agent holds a
  * personal token, which is 403 `session_required`), and an agent has no business seeing, making or revoking its owner's
- * credentials (a revoke would cut off the owner's other integrations).
+ * credentials (a revoke would cut off the owner's other integrations). The live event stream answers for minutes, not
+ * once: a tool call is one answer, and list_events (the feed with its cursor) gives an agent the same events.
  */
 const WITHOUT_TOOL = [
-  'getOpenApiDocument', 'listTokens', 'createToken', 'revokeToken',
+  'getOpenApiDocument', 'listTokens', 'createToken', 'revokeToken', 'streamEvents',
   'createWebhook', 'listWebhooks', 'getWebhook', 'updateWebhook', 'deleteWebhook', 'listWebhookDeliveries', 'pingWebhook', 'retryWebhookDelivery',
 ];
 
@@ -76,14 +77,15 @@ describe('the tool table', () => {
     expect(TOOLS.map((tool) => tool.definition.name)).toEqual(TOOLS.map((tool) => tool.name));
   });
 
-  test('then every REST operation but the public document, the personal tokens\' and the webhooks\' has exactly one tool, and those none', () => {
+  test('then every REST operation but the public document, the personal tokens\', the webhooks\' and the live stream has exactly one tool, and those none', () => {
     const covered = TOOLS.map((tool) => tool.operation.operationId).sort();
     const withTool = API_OPERATIONS.filter((operation) => !WITHOUT_TOOL.includes(operation.operationId)).map((operation) => operation.operationId).sort();
     expect(covered).toEqual(withTool);
-    // Exactly the public document and the operations of /api/v1/tokens and /api/v1/webhooks are left out (tools.ts says why).
+    // Exactly the public document, the operations of /api/v1/tokens and /api/v1/webhooks, and the stream are left out (tools.ts says why).
     expect(API_OPERATIONS.filter((operation) => operation.public).map((operation) => operation.operationId)).toEqual(['getOpenApiDocument']);
     const credentials = API_OPERATIONS.filter((operation) => /^\/api\/v1\/(tokens|webhooks)/.test(operation.path)).map((operation) => operation.operationId);
-    expect(['getOpenApiDocument', ...credentials].sort()).toEqual([...WITHOUT_TOOL].sort());
+    const streams = API_OPERATIONS.filter((operation) => operation.success.eventStream).map((operation) => operation.operationId);
+    expect(['getOpenApiDocument', ...credentials, ...streams].sort()).toEqual([...WITHOUT_TOOL].sort());
     expect(TOOLS.filter((tool) => /token|webhook/.test(tool.name))).toEqual([]);
   });
 

@@ -28,6 +28,8 @@ export interface GatewayService {
   redis: Redis;
   logger: Logger;
   metrics: Metrics;
+  /** Ends the live streams being forwarded (shutdown begins: a stream never drains by itself). */
+  endStreams: () => void;
   close: () => Promise<void>;
 }
 
@@ -53,7 +55,7 @@ export function createGatewayService(config: GatewayConfig, options: { isShuttin
   openApiRoutes(router);
   const clientsInFlight = inFlightPerKey(config.clientRequestsInFlight);
   authRoutes(router, config, clientsInFlight);
-  apiRoutes(router, deps, config, clientsInFlight);
+  const streams = apiRoutes(router, deps, config, clientsInFlight);
   // Last: every other GET is a web page's.
   webRoutes(router, config, clientsInFlight);
   app.use(router);
@@ -62,5 +64,5 @@ export function createGatewayService(config: GatewayConfig, options: { isShuttin
     await uses.stop();
     redis.disconnect();
   };
-  return { app, deps, redis, logger, metrics, close };
+  return { app, deps, redis, logger, metrics, endStreams: streams.endAll, close };
 }

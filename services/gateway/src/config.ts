@@ -15,6 +15,12 @@ const Env = serviceEnv('gateway', {
   /** Requests per token per minute; 0 turns the limit off. */
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).max(10_000_000).default(6000),
   UPSTREAM_TIMEOUT_MS: z.coerce.number().int().min(100).max(300_000).default(15_000),
+  /**
+   * The live event stream (GET /api/v1/events/stream) is not bound by UPSTREAM_TIMEOUT_MS:
+   * it lasts minutes by design. It is cut when nothing came from upstream for this long,
+   * longer than the 15 s at most between its keep-alives.
+   */
+  EVENT_STREAM_IDLE_MS: z.coerce.number().int().min(16_000).max(600_000).default(45_000),
   /** A request body must have arrived in full this long after its headers (408 otherwise). */
   BODY_TIMEOUT_MS: z.coerce.number().int().min(100).max(300_000).default(10_000),
   /** Failed authentications per client address per minute before its requests get 429; 0 turns the limit off. */
@@ -43,6 +49,7 @@ const Env = serviceEnv('gateway', {
     ...serviceConfigOf(env),
     upstreams: { access: env.ACCESS_URL, issues: env.ISSUES_URL, statistics: env.STATISTICS_URL, agent: env.AGENT_URL, notifications: env.NOTIFICATIONS_URL, web: env.WEB_URL },
     upstreamTimeoutMs: env.UPSTREAM_TIMEOUT_MS,
+    eventStreamIdleMs: env.EVENT_STREAM_IDLE_MS,
     bodyTimeoutMs: env.BODY_TIMEOUT_MS,
     auth: { timeoutMs: env.AUTH_TIMEOUT_MS, failuresPerMinute: env.AUTH_FAILURES_PER_MINUTE, clientAddressHeader: env.CLIENT_ADDRESS_HEADER },
     clientRequestsInFlight: env.CLIENT_REQUESTS_IN_FLIGHT,

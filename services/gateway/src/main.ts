@@ -5,5 +5,5 @@ import { loadGatewayConfig } from './config';
 void runService('gateway', (lifecycle) => {
   const config = loadGatewayConfig();
   const service = createGatewayService(config, lifecycle);
-  return { service, config, closers: [service.close] };
+  return { service, config, onShutdownStart: service.endStreams, closers: [service.close] };
 });

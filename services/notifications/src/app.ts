@@ -14,10 +14,13 @@ import { eventsRepository } from './data-access/events.repository';
 import { webhooksRepository } from './data-access/webhooks.repository';
 import { createWebhookSender } from './delivery/webhook-sender';
 import type { NotificationsDeps } from './domain/deps';
+import { logWatcher } from './domain/log-watcher';
 import { keepEventsPruned } from './domain/prune-events.use-case';
 import { openSecret, sealSecret } from './domain/secret-box';
 import { newWebhookSecret, webhookHeaders } from './domain/webhook-signature.rules';
 import { startDeliveryWorker } from './jobs/deliver-webhooks';
+import { streamSlots } from './domain/stream-slots';
+import { eventsStreamRoutes } from './routes/events-stream.route';
 import { eventsRoutes } from './routes/events.route';
 import { webhooksRoutes } from './routes/webhooks.route';
 
@@ -34,6 +37,8 @@ export interface NotificationsService {
   keepPruned: () => ReturnType<typeof keepEventsPruned>;
   /** The webhook delivery worker (src/jobs/deliver-webhooks.ts); main starts it, tests may too. */
   startDelivering: () => ReturnType<typeof startDeliveryWorker>;
+  /** Ends every live stream and refuses new ones (shutdown begins: streams never drain by themselves). */
+  endStreams: () => void;
   close: () => Promise<void>;
 }
 
@@ -50,8 +55,9 @@ export function createNotificationsService(
   const access = accessClient(internalClient({ baseUrl: config.access.url, audience: 'access', keys: config.internal, timeoutMs: config.access.timeoutMs }));
   const clock = options.clock ?? (() => new Date());
   const sender = createWebhookSender({ allowed: config.webhooks.allowed, timeoutMs: config.webhooks.timeoutMs });
+  const log = eventsRepository(pool);
   const deps: NotificationsDeps = {
-    log: eventsRepository(pool),
+    log,
     grants: aclReader(redis, access, logger, config.internal.trusted),
     clock,
     retention: { hours: config.retention.hours },
@@ -65,6 +71,9 @@ export function createNotificationsService(
       open: (sealed) => openSecret(config.webhooks.secretsKey, sealed),
     },
     newId: randomUUID,
+    stream: { maxSeconds: config.stream.maxSeconds, keepAliveMs: config.stream.keepAliveMs, maxOpen: config.stream.maxOpen, perUser: config.stream.perUser },
+    watcher: logWatcher(log, logger, { intervalMs: config.stream.pollMs }),
+    streams: streamSlots({ maxOpen: config.stream.maxOpen, perUser: config.stream.perUser }),
   };
   const metrics = createMetrics('notifications');
   const app = createServiceApp({
@@ -82,6 +91,7 @@ export function createNotificationsService(
     routes: (router) => {
       eventsRoutes(router, deps);
       webhooksRoutes(router, deps);
+      eventsStreamRoutes(router, deps);
     },
   });
 
@@ -103,6 +113,8 @@ export function createNotificationsService(
   const onRecorded: OnRecorded = ({ type, occurredAt, outcome }) => {
     if (outcome !== 'recorded') return void skipped.inc({ reason: outcome });
     ingested.inc({ type });
+    // This replica's streams need not wait for the watcher's next look (other replicas' still do).
+    deps.watcher.wake();
     lag.observe(Math.max(0, (clock().getTime() - Date.parse(occurredAt)) / 1000));
   };
   metrics.gauge('tracker_notifications_oldest_event_age_seconds', 'Age of the oldest event kept (about the retention once it is full; more means pruning is failing).', async () => {
@@ -110,6 +122,7 @@ export function createNotificationsService(
     return oldest ? [{ value: Math.max(0, (clock().getTime() - oldest.getTime()) / 1000) }] : [];
   });
   const events = consumerMetrics(metrics);
+  metrics.gauge('tracker_notifications_event_streams_open', 'Live event streams (GET /api/v1/events/stream) open on this replica.', async () => [{ value: deps.streams.open() }]);
 
   const attempts = metrics.counter(
     'tracker_notifications_webhook_attempts_total',
@@ -131,7 +144,10 @@ export function createNotificationsService(
     { value: (await deps.deliveries.backlog()).oldestDueSeconds },
   ]);
 
+  const endStreams = () => deps.streams.endAll();
   const close = async () => {
+    endStreams();
+    deps.watcher.stop();
     redis.disconnect();
     if (!pool.ended) await pool.end();
   };
@@ -170,6 +186,7 @@ export function createNotificationsService(
         // A claim outlasts the longest attempt, so no other worker sends it meanwhile.
         { ...config.delivery, leaseMs: config.webhooks.timeoutMs + 20_000 },
       ),
+    endStreams,
     close,
   };
 }

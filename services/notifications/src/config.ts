@@ -57,6 +57,20 @@ const Env = serviceEnv('notifications', {
     }),
   /** One delivery's bound, connection, answer and body included. */
   WEBHOOK_TIMEOUT_MS: ms(1000, 30_000, 10_000),
+  /**
+   * The longest a live stream (GET /api/v1/events/stream) lasts before the service ends it
+   * and the client reconnects with Last-Event-ID: a revoked token stops, rights are read
+   * anew and streams spread again over the replicas.
+   */
+  EVENT_STREAM_MAX_SECONDS: z.coerce.number().int().min(1).max(3600).default(300),
+  /** How often an idle stream sends a `: keep-alive` comment (at most 15 s: the gateway's idle bound is longer). */
+  EVENT_STREAM_KEEP_ALIVE_MS: ms(100, 15_000, 10_000),
+  /** How often the replica's one watcher looks at the newest event of each workspace it streams (events show within about this plus a read). */
+  EVENT_STREAM_POLL_MS: ms(50, 1000, 300),
+  /** Live streams open at once on this replica; past it 429. */
+  EVENT_STREAMS_MAX: z.coerce.number().int().min(1).max(100_000).default(2000),
+  /** Live streams one user holds at once on this replica (tabs, devices); past it 429. */
+  EVENT_STREAMS_PER_USER: z.coerce.number().int().min(1).max(1000).default(8),
 }).transform((env, ctx) => ({
   ...serviceConfigOf(env),
   database: databaseConfigOf(env),
@@ -79,6 +93,13 @@ const Env = serviceEnv('notifications', {
     pollMs: env.WEBHOOK_POLL_INTERVAL_MS,
   },
   webhooks: { allowed: env.WEBHOOK_ALLOWED_TARGETS, secretsKey: webhookSecretsKeyOf(env, ctx), timeoutMs: env.WEBHOOK_TIMEOUT_MS },
+  stream: {
+    maxSeconds: env.EVENT_STREAM_MAX_SECONDS,
+    keepAliveMs: env.EVENT_STREAM_KEEP_ALIVE_MS,
+    pollMs: env.EVENT_STREAM_POLL_MS,
+    maxOpen: env.EVENT_STREAMS_MAX,
+    perUser: env.EVENT_STREAMS_PER_USER,
+  },
 }));
 
 export type NotificationsConfig = z.output<typeof Env>;

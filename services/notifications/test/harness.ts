@@ -4,19 +4,22 @@ import pino from 'pino';
 import { connect, type ChannelModel, type ConfirmChannel } from 'amqplib';
 import type { QueueRole } from '@tracker/contracts';
 import { eventSourceOf, routingKeyOf, taggedEventHeaders, type EventEnvelope } from '@tracker/events';
-import { devSigningKey, devTrustedKeysText, parseTrustedKeys, serve, type Logger, type RunningServer } from '@tracker/kit';
+import { devSigningKey, devTrustedKeysText, parseTrustedKeys, PRINCIPAL_HEADER, serve, type Logger, type RunningServer } from '@tracker/kit';
 import {
   amqpTestNames,
   createTestSchema,
   newMember,
   newWorkspace,
+  openEventStream,
   signedClient,
+  ticketFor,
   startFakeAccess,
   testAmqpUrl,
   testRedisUrl,
   type AmqpTestNames,
   type FakeAccess,
   type Member,
+  type OpenedEventStream,
   type SignedReply as Reply,
   type TestSchema,
   type Workspace,
@@ -55,6 +58,8 @@ export interface NotificationsHarness {
   member: (workspaceId: number, role?: 'admin' | 'member') => Member;
   grant: (member: Member, queueId: number, role: QueueRole | null) => void;
   call: (method: string, path: string, options?: { as?: Member | null; headers?: Record<string, string>; body?: unknown }) => Promise<Reply>;
+  /** Opens GET `path` (the live stream) as `as`, reading it as it comes; the test closes it. */
+  stream: (path: string, options: { as: Member; headers?: Record<string, string> }) => Promise<OpenedEventStream>;
   /** Records events straight through the use case the consumer runs (no broker), in one batch. */
   record: (events: EventEnvelope[]) => Promise<string[]>;
   /** Publishes events to the test exchange with their routing keys, tagged as their publisher's relay does (raw text untagged), confirmed by the broker. */
@@ -111,6 +116,7 @@ export async function startNotifications(
 
   const worker = options.delivering ? service.startDelivering() : null;
   const signedCall = signedClient(url, 'notifications');
+  const streams: OpenedEventStream[] = [];
   const handledCount = (eventId: string) => logs.filter((l) => (l.msg === 'event' || l.outcome === 'incomplete') && l.eventId === eventId).length;
 
   return {
@@ -125,6 +131,11 @@ export async function startNotifications(
     member: (workspaceId, role = 'member') => newMember(access, workspaceId, { role }),
     grant: (m, queueId, role) => access.grant(m.id, queueId, role),
     call: (method, path, { as, ...rest } = {}) => signedCall(method, path, { ...rest, as: as?.principal }),
+    async stream(path, { as, headers }) {
+      const opened = await openEventStream(url + path, { ...headers, [PRINCIPAL_HEADER]: ticketFor(as.principal, { audience: 'notifications', method: 'GET', path }) });
+      streams.push(opened);
+      return opened;
+    },
     async record(events) {
       const results = await recordEvents({ log: service.deps.log, clock: service.deps.clock, retention: service.deps.retention }, events);
       return results.map((r) => {
@@ -150,6 +161,7 @@ export async function startNotifications(
       }
     },
     async close() {
+      for (const stream of streams) stream.close();
       await running.shutdown();
       await consumers?.stop();
       await worker?.stop();

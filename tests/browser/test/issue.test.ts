@@ -212,8 +212,15 @@ describe('changing an issue', () => {
   });
 });
 
+/** Without the live stream (offline, or a change not yet told) the page holds the issue as it read it: what a write then meets. */
+const withoutStream = () => page.route('**/api/v1/events/stream**', (route) => route.abort());
+const withStream = () => page.unroute('**/api/v1/events/stream**');
+
 describe('a stale edit', () => {
-  test('when someone else changed the issue meanwhile, then saving says so in words, Reload keeps what was typed and shows theirs, and saving again succeeds', async () => {
+  afterEach(withStream);
+
+  test('when someone else changed the issue meanwhile and the live stream did not tell it, then saving says so in words, Reload keeps what was typed and shows theirs, and saving again succeeds', async () => {
+    await withoutStream();
     const issue = await newIssue('Race me');
     await open(issue.key, 'Race me');
     await world.api(bob, 'PATCH', `/api/v1/issues/${issue.key}`, { priority: 'critical', labels: ['hotfix'] });
@@ -242,7 +249,10 @@ describe('a stale edit', () => {
 });
 
 describe('a stale status change', () => {
-  test('when someone else changed the issue meanwhile, then choosing a status is refused in words, and after Reload the select shows the status as it is', async () => {
+  afterEach(withStream);
+
+  test('when someone else changed the issue meanwhile and the live stream did not tell it, then choosing a status is refused in words, and after Reload the select shows the status as it is', async () => {
+    await withoutStream();
     const issue = await newIssue('Race my status');
     const statuses = (await world.api<Array<{ id: number; statuses: Array<{ id: number; name: string }> }>>(world.admin, 'GET', '/api/v1/queues')).find(
       (known) => known.id === queue.id,

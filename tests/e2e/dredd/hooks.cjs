@@ -9,3 +9,12 @@ hooks.beforeEach((transaction, done) => {
   if (!/^2\d\d$/.test(String(transaction.expected.statusCode))) transaction.skip = true;
   done();
 });
+
+// The live event stream (GET /api/v1/events/stream) answers for minutes, not once: Dredd
+// waits for a whole body and compares it with the example, which a stream of events as
+// they happen never equals. It is skipped here; tests/e2e/test/events-stream.test.ts holds
+// it to its documented frames and headers through the gateway.
+hooks.beforeEach((transaction, done) => {
+  if (transaction.request.uri.split('?')[0] === '/api/v1/events/stream') transaction.skip = true;
+  done();
+});

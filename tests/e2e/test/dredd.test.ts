@@ -197,7 +197,10 @@ test("Dredd runs every operation's documented example green against the system",
     const [, method, uri] = /^(\w+) \(\d+\) (.*)$/.exec(t.title) ?? [];
     return method && uri ? operationFor(method, uri)?.operationId : undefined;
   };
-  expect(ran.map(operationOf).sort()).toEqual(API_OPERATIONS.map((o) => o.operationId).sort());
+  // But the live stream's, skipped with a reason (../dredd/hooks.cjs): its example is there, and not run.
+  const streams = API_OPERATIONS.filter((o) => o.success.eventStream).map((o) => o.operationId);
+  expect(result.tests.filter((t) => t.status === 'skip' && /^GET \(200\)/.test(t.title)).map(operationOf)).toEqual(streams);
+  expect(ran.map(operationOf).sort()).toEqual(API_OPERATIONS.filter((o) => !streams.includes(o.operationId)).map((o) => o.operationId).sort());
   for (const t of ran) {
     const operation = API_OPERATIONS.find((o) => o.operationId === operationOf(t))!;
     expect(`${operation.operationId} ${t.expectedStatus}`).toBe(`${operation.operationId} ${operation.success.status}`);

@@ -57,12 +57,22 @@ interface RawAnswer {
   text: string;
 }
 
-/** Sends exactly what it is given: Node's client does not normalise the path as fetch would. */
+/**
+ * Sends exactly what it is given: Node's client does not normalise the path as fetch would.
+ * A live event stream (GET /api/v1/events/stream) answers for minutes: its answer is taken
+ * as its status, headers and first frame, and the client then leaves (as a browser tab does).
+ */
 function send(method: string, path: string, headers: Record<string, string>, body?: Buffer): Promise<RawAnswer> {
   return new Promise((resolve, reject) => {
     const req = http.request({ host: '127.0.0.1', port: system.services.gateway.port, method, path, headers, agent }, (res) => {
       const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
+      const streamed = String(res.headers['content-type'] ?? '').startsWith('text/event-stream');
+      res.on('data', (c: Buffer) => {
+        chunks.push(c);
+        if (!streamed || !Buffer.concat(chunks).includes('\n\n')) return;
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') });
+        req.destroy();
+      });
       res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }));
       res.on('error', reject);
     });

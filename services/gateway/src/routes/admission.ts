@@ -19,6 +19,22 @@ export function admit(req: Request, res: Response, config: GatewayConfig, inFlig
   const addressHeader = config.auth.clientAddressHeader;
   const client = clientAddressOf(req.headers[addressHeader ?? ''], req.socket.remoteAddress, addressHeader !== undefined);
   if (!inFlight.tryTake(client)) throw gatewayErrors.tooManyInFlight(config.clientRequestsInFlight);
-  res.once('close', () => inFlight.release(client));
+  let held = true;
+  const release = () => {
+    if (!held) return;
+    held = false;
+    inFlight.release(client);
+  };
+  res.locals.leaveInFlight = release;
+  res.once('close', release);
   return client;
+}
+
+/**
+ * Gives the client's place in flight back before the answer is over: a live stream, once
+ * begun, is read whole and answered, and lasts minutes; the places bound what is still
+ * being read and awaited, and streams have their own bounds (the notifications service's).
+ */
+export function leaveInFlight(res: Response): void {
+  (res.locals.leaveInFlight as (() => void) | undefined)?.();
 }

@@ -7,7 +7,10 @@ import { gatewayErrors } from '../domain/gateway.errors';
 import { routeTemplate, UNAUTHENTICATED_ROUTE, upstreamFor } from '../domain/route-table';
 import { admit, type ClientsInFlight } from './admission';
 import { lingerOnUnreadBody, readRequestBody } from './request-body';
-import { proxyTo } from './upstream-proxy';
+import { proxyStreamTo, proxyTo, type StreamsInFlight } from './upstream-proxy';
+
+/** The one path answered as a stream (Server-Sent Events), forwarded by proxyStreamTo. */
+const EVENT_STREAM_PATH = '/api/v1/events/stream';
 
 /**
  * Every /api/v1 and /mcp request: authenticate the bearer token from the headers alone
@@ -18,7 +21,8 @@ import { proxyTo } from './upstream-proxy';
  * here. The agent tool interface (/mcp) passes the same checks as the REST API before
  * anything MCP happens.
  */
-export function apiRoutes(router: Router, deps: GatewayDeps, config: GatewayConfig, inFlight: ClientsInFlight): void {
+export function apiRoutes(router: Router, deps: GatewayDeps, config: GatewayConfig, inFlight: ClientsInFlight): StreamsInFlight {
+  const eventStream = proxyStreamTo('notifications', config.upstreams.notifications, config.eventStreamIdleMs);
   const forward = {
     access: proxyTo('access', config.upstreams.access, config.upstreamTimeoutMs),
     issues: proxyTo('issues', config.upstreams.issues, config.upstreamTimeoutMs),
@@ -59,6 +63,8 @@ export function apiRoutes(router: Router, deps: GatewayDeps, config: GatewayConf
     delete req.headers.cookie;
     // Mounted without a path so the proxy sees the original URL.
     req.url = req.originalUrl;
+    if (req.method === 'GET' && path === EVENT_STREAM_PATH) return eventStream(req, res, next);
     await forward[upstream](req, res, next);
   });
+  return eventStream;
 }

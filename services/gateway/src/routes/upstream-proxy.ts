@@ -1,8 +1,9 @@
 import http from 'node:http';
 import type { NextFunction, Request, Response } from 'express';
 import { createProxyMiddleware, debugProxyErrorsPlugin, proxyEventsPlugin } from 'http-proxy-middleware';
-import { logOf, sendProblem, upstreamUnavailable } from '@tracker/kit';
+import { logOf, markStreaming, sendProblem, upstreamUnavailable } from '@tracker/kit';
 import type { Upstream } from '../domain/route-table';
+import { leaveInFlight } from './admission';
 
 /** Sockets idle longer than this are closed by the gateway, before the services' 65 s keep-alive does. */
 const AGENT_IDLE_MS = 30_000;
@@ -41,6 +42,67 @@ export function proxyTo(upstream: Upstream | 'web', target: string, timeoutMs: n
         }
         sendProblem(response, upstreamUnavailable(upstream));
       },
+    },
+  });
+}
+
+/** The live streams the gateway is forwarding, to end at shutdown (a stream never drains by itself). */
+export interface StreamsInFlight {
+  /** Ends every stream forwarded now (its client reconnects, to another gateway) and closes its upstream. */
+  endAll: () => void;
+}
+
+/**
+ * Forwards the live event stream (GET /api/v1/events/stream): as proxyTo, but without the
+ * upstream timeout of a request (a stream lasts minutes), cut only when the upstream is
+ * silent for `idleMs`; the answer is passed on as it comes, never buffered nor compressed
+ * (nothing in the gateway compresses). Once the upstream answers a stream, the client's
+ * place in flight is given back and the access log and metrics treat the answer as a
+ * stream (libs/kit markStreaming). A client that leaves closes the upstream request, and
+ * with it the service's stream and its slot.
+ */
+export function proxyStreamTo(upstream: Upstream, target: string, idleMs: number): Forward & StreamsInFlight {
+  // Sockets of their own, with no idle limit but the proxy's: a stream's socket is silent between keep-alives.
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 16_384 });
+  const open = new Set<() => void>();
+  const forward = createProxyMiddleware({
+    target,
+    agent,
+    xfwd: true,
+    proxyTimeout: idleMs,
+    ejectPlugins: true,
+    plugins: [debugProxyErrorsPlugin, proxyEventsPlugin],
+    on: {
+      proxyRes: (proxyRes, req, res) => {
+        const response = res as unknown as Response;
+        if (!String(proxyRes.headers['content-type'] ?? '').startsWith('text/event-stream')) return;
+        markStreaming(response);
+        leaveInFlight(response);
+        const end = () => {
+          proxyRes.unpipe(response);
+          proxyRes.destroy();
+          response.end();
+        };
+        open.add(end);
+        response.once('close', () => open.delete(end));
+        // Each frame goes out as it arrives.
+        (req as Request).socket.setNoDelay(true);
+      },
+      error: (err, _req, res) => {
+        if (!('setHeader' in res)) return;
+        const response = res as unknown as Response;
+        logOf(response).warn({ upstream, err: (err as Error).message }, 'upstream unavailable');
+        if (response.headersSent) {
+          response.end();
+          return;
+        }
+        sendProblem(response, upstreamUnavailable(upstream));
+      },
+    },
+  });
+  return Object.assign(forward, {
+    endAll: () => {
+      for (const end of [...open]) end();
     },
   });
 }

@@ -1,5 +1,6 @@
 import type { Pool } from 'pg';
 import { inTransaction, prepared } from '@tracker/kit';
+import type { PublicEventType } from '@tracker/contracts';
 import type { EventLog } from '../domain/deps';
 
 /**
@@ -65,7 +66,7 @@ export function eventsRepository(pool: Pool): EventLog {
 
     async page({ workspaceId, after, types, readable, limit, scanMax }) {
       // One statement, so the page, what was looked at and the horizon are of one snapshot.
-      const rows = await prepared<{ seq: string | null; payload: string | null; last: string | null; scanned: number | null; through: string | null }>(
+      const rows = await prepared<{ seq: string | null; type: string | null; payload: string | null; last: string | null; scanned: number | null; through: string | null }>(
         pool,
         'events.page',
         `WITH scanned AS (
@@ -76,7 +77,7 @@ export function eventsRepository(pool: Pool): EventLog {
             ORDER BY e.seq
             LIMIT $3
          ), shown AS (
-           SELECT seq, payload
+           SELECT seq, type, payload
              FROM scanned
             WHERE ($4::text[] IS NULL OR type = ANY($4::text[]))
               AND ($5::boolean
@@ -86,9 +87,9 @@ export function eventsRepository(pool: Pool): EventLog {
             ORDER BY seq
             LIMIT $8
          )
-         SELECT seq::text, payload, NULL::text AS last, NULL::int AS scanned, NULL::text AS through FROM shown
+         SELECT seq::text, type, payload, NULL::text AS last, NULL::int AS scanned, NULL::text AS through FROM shown
          UNION ALL
-         SELECT NULL, NULL, (SELECT max(seq) FROM scanned)::text, (SELECT count(*) FROM scanned)::int,
+         SELECT NULL, NULL, NULL, (SELECT max(seq) FROM scanned)::text, (SELECT count(*) FROM scanned)::int,
                 coalesce((SELECT through_seq FROM pruned_horizons WHERE workspace_id = $1), 0)::text`,
         [
           workspaceId,
@@ -103,7 +104,7 @@ export function eventsRepository(pool: Pool): EventLog {
       );
       const summary = rows.find((r) => r.seq === null)!;
       return {
-        items: rows.filter((r) => r.seq !== null).map((r) => ({ seq: BigInt(r.seq!), payload: r.payload! })).sort((a, b) => (a.seq < b.seq ? -1 : 1)),
+        items: rows.filter((r) => r.seq !== null).map((r) => ({ seq: BigInt(r.seq!), type: r.type as PublicEventType, payload: r.payload! })).sort((a, b) => (a.seq < b.seq ? -1 : 1)),
         lastScanned: summary.last === null ? null : BigInt(summary.last),
         scanned: summary.scanned ?? 0,
         prunedThrough: BigInt(summary.through ?? '0'),
@@ -128,6 +129,20 @@ export function eventsRepository(pool: Pool): EventLog {
         [before, batch],
       );
       return rows[0]!.count;
+    },
+
+    async newest(workspaceIds) {
+      // One backward step of the (workspace_id, seq) index per workspace, not a scan.
+      const rows = await prepared<{ workspace_id: number; newest: string }>(
+        pool,
+        'events.newest',
+        `SELECT w AS workspace_id,
+                coalesce((SELECT max(seq) FROM events WHERE workspace_id = w),
+                         (SELECT through_seq FROM pruned_horizons WHERE workspace_id = w), 0)::text AS newest
+           FROM unnest($1::int[]) AS w`,
+        [workspaceIds],
+      );
+      return new Map(rows.map((r) => [r.workspace_id, BigInt(r.newest)]));
     },
 
     async oldestRecordedAt() {

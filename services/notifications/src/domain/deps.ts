@@ -1,6 +1,8 @@
 import type { GrantsSource } from '@tracker/authz';
 import type { PublicEventType } from '@tracker/contracts';
+import type { LogWatcher } from './log-watcher';
 import type { AttemptOutcome, AttemptRecord, ClaimedDelivery, DeliveryRecord, DeliveryStatus, LoggedEvent, Position, Readable, WebhookRecord } from './model';
+import type { StreamSlots } from './stream-slots';
 
 /** What one feed read asks of the log. */
 export interface PageQuery {
@@ -18,7 +20,7 @@ export interface PageQuery {
 /** A feed read, all from one snapshot of the log. */
 export interface LogPage {
   /** The readable events after the start, oldest first, at most `limit`. */
-  items: Array<{ seq: Position; payload: string }>;
+  items: Array<{ seq: Position; type: PublicEventType; payload: string }>;
   /** The last event looked at (readable or not); null when none was after the start. */
   lastScanned: Position | null;
   /** How many were looked at: `scanMax` means there may be more. */
@@ -41,6 +43,11 @@ export interface EventLog {
   prune(before: Date, batch: number): Promise<number>;
   /** When the oldest event kept was recorded (null: none). */
   oldestRecordedAt(): Promise<Date | null>;
+  /**
+   * The newest position of each workspace (its newest event, else its pruned horizon, else
+   * 0n): one cheap index read per workspace, for the live streams' watcher.
+   */
+  newest(workspaceIds: number[]): Promise<Map<number, Position>>;
 }
 
 /** A new webhook or the changes to one, in the domain's terms. */
@@ -110,4 +117,8 @@ export interface NotificationsDeps {
   targets: WebhookTargets;
   secrets: WebhookSecrets;
   newId: () => string;
+  /** The live streams' bounds (config EVENT_STREAM*), the replica's watcher of the log and its slots. */
+  stream: { maxSeconds: number; keepAliveMs: number; maxOpen: number; perUser: number };
+  watcher: LogWatcher;
+  streams: StreamSlots;
 }

@@ -39,7 +39,7 @@ export async function listEvents(deps: NotificationsDeps, ctx: RequestContext, q
   const start = query.after !== null && query.after > page.prunedThrough ? query.after : page.prunedThrough;
   const full = page.items.length === query.limit;
   const next = full ? page.items[page.items.length - 1]!.seq : (page.lastScanned ?? start);
-  return { items: page.items.map((item) => item.payload), next };
+  return { items: page.items.map((item) => ({ position: item.seq, type: item.type, payload: item.payload })), next };
 }
 
 /** What the caller reads: everything in the workspace (an admin), else the queues they read and those they administer. */

@@ -25,9 +25,16 @@ export type Readable = { all: true } | { all: false; readQueueIds: number[]; adm
 /** A position in the feed: the `seq` of the last event passed (0n: before every event). */
 export type Position = bigint;
 
+/** A readable event of a page: where it sits in the log, its type and its public JSON. */
+export interface FeedItem {
+  position: Position;
+  type: PublicEventType;
+  payload: string;
+}
+
 export interface FeedPage {
-  /** The public events' JSON texts, oldest first. */
-  items: string[];
+  /** The readable events, oldest first. */
+  items: FeedItem[];
   next: Position;
 }
 

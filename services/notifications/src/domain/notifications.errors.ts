@@ -17,6 +17,17 @@ export const notificationsErrors = {
   urlRefused: (reason: string) => invalid([{ path: 'url', message: reason }], 'The webhook URL is refused.'),
   tooManyWebhooks: () =>
     invalid([{ path: '(body)', message: `a workspace holds at most ${WEBHOOK_LIMITS.perWorkspace} webhooks` }], `This workspace already has ${WEBHOOK_LIMITS.perWorkspace} webhooks: delete one first.`),
+  /** Past the live streams one user, or this replica, holds at once. */
+  tooManyStreams: (holder: 'user' | 'replica', limit: number) =>
+    new AppError(
+      'rate_limited',
+      holder === 'user'
+        ? `Too many live event streams open for this user: at most ${limit} at once. Close one (another tab or device) or retry later.`
+        : 'Too many live event streams open on this server. Retry later.',
+      { headers: { 'Retry-After': holder === 'user' ? '10' : '5' } },
+    ),
+  /** The replica is draining: the client reconnects and reaches another. */
+  streamsClosing: () => new AppError('service_unavailable', 'This server is shutting down. Reconnect.', { headers: { 'Retry-After': '1' } }),
 };
 
 const retentionDays = (hours: number) => (hours % 24 === 0 ? `${hours / 24} day${hours === 24 ? '' : 's'}` : `${hours} hour${hours === 1 ? '' : 's'}`);

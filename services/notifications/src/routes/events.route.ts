@@ -11,6 +11,6 @@ export function eventsRoutes(router: Router, deps: NotificationsDeps): void {
     const query = parseFeedQuery(req.query as Record<string, unknown>);
     const page = await listEvents(deps, contextOf(res), query);
     // The events are kept as the JSON they are served as: joined, not parsed and written again.
-    sendJsonText(res, `{"items":[${page.items.join(',')}],"next_cursor":${JSON.stringify(cursorOf(page.next))}}`);
+    sendJsonText(res, `{"items":[${page.items.map((item) => item.payload).join(',')}],"next_cursor":${JSON.stringify(cursorOf(page.next))}}`);
   });
 }

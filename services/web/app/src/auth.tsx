@@ -18,6 +18,11 @@ export interface Auth {
    * the request sent again if /api/v1 refuses the one held (401). Read answers with `ok()`.
    */
   client: TrackerClient;
+  /**
+   * Sends a request to /api/v1 as `client` does (the session's token, renewed once on a
+   * 401), for what the typed client does not read: the live event stream.
+   */
+  fetchApi: (request: Request) => Promise<Response>;
 }
 
 const AuthContext = createContext<Auth | null>(null);
@@ -116,6 +121,8 @@ export function AuthProvider({ children }: { children: ReactNode }) {
     [],
   );
 
+  const fetchApi = useCallback((request: Request) => withSessionToken(request, tokens.current), []);
+
   const auth = useMemo<Auth>(
     () => ({
       state,
@@ -135,8 +142,9 @@ export function AuthProvider({ children }: { children: ReactNode }) {
         }
       },
       client,
+      fetchApi,
     }),
-    [state, load, endSession, client],
+    [state, load, endSession, client, fetchApi],
   );
   return <AuthContext.Provider value={auth}>{children}</AuthContext.Provider>;
 }

@@ -1,4 +1,4 @@
-import { useState, type DragEvent, type FormEvent } from 'react';
+import { useState, type DragEvent, type FocusEvent, type FormEvent } from 'react';
 import type { Schemas } from '@tracker/client';
 import { pathTo } from '../../../src/pages';
 import { suggestedStatus } from '../rules/board';
@@ -10,7 +10,8 @@ export type CardIssue = Pick<Schemas['IssueSummary'], 'id' | 'key' | 'title' | '
 /**
  * One issue on a board: its key (a link to it), title, assignee and priority. Where the
  * person may move it, it is draggable, and its "Move to" control moves it by keyboard to
- * the end of another status. A refused move is told on the card.
+ * the end of another status. A refused move is told on the card, as is a change someone
+ * else made while the person was on the card (it is drawn once they leave it).
  */
 export function BoardCard({
   idBase,
@@ -20,10 +21,13 @@ export function BoardCard({
   movable,
   pending,
   problem,
+  waiting,
   dropBefore,
   onMove,
   onDragStart,
   onDragEnd,
+  onFocusIn,
+  onFocusOut,
 }: {
   idBase: string;
   issue: CardIssue;
@@ -32,10 +36,16 @@ export function BoardCard({
   movable: boolean;
   pending: boolean;
   problem?: string;
+  /** Someone else's change to this issue, not drawn yet because the person is on the card. */
+  waiting?: string;
   dropBefore: boolean;
   onMove: (statusId: number) => void;
   onDragStart: (event: DragEvent<HTMLLIElement>) => void;
   onDragEnd: () => void;
+  /** The focus came into the card (from outside it). */
+  onFocusIn: () => void;
+  /** The focus left the card. */
+  onFocusOut: () => void;
 }) {
   const others = statuses.filter((status) => status.id !== issue.status_id);
   const [target, setTarget] = useState<number | undefined>(() => suggestedStatus(statuses, issue.status_id));
@@ -56,6 +66,10 @@ export function BoardCard({
       draggable={movable && !pending}
       onDragStart={onDragStart}
       onDragEnd={onDragEnd}
+      onFocus={onFocusIn}
+      onBlur={(event: FocusEvent<HTMLLIElement>) => {
+        if (!event.currentTarget.contains(event.relatedTarget as Node | null)) onFocusOut();
+      }}
       aria-busy={pending || undefined}
     >
       <div className="board-card-top">
@@ -76,6 +90,7 @@ export function BoardCard({
           {problem}
         </p>
       )}
+      {waiting && <p className="board-card-waiting">{waiting}</p>}
       {movable && others.length > 0 && (
         <form className="board-move-form" onSubmit={submit}>
           <label htmlFor={moveId}>Move to</label>

@@ -3,13 +3,18 @@ import type { Schemas } from '@tracker/client';
 import { FIELD_NAMES, LIMITS, SUGGESTED_TYPES, type Draft, type DraftField, type DraftProblems } from '../rules/issue-edit';
 import { PRIORITIES } from '../rules/issue-fields';
 import { capitalised } from '../rules/issue-history';
+import { listInWords } from '../rules/live-issue';
 import { Alert, Field, Status } from '../ui';
 
 type User = Schemas['User'];
 type QueueStatus = Schemas['Status'];
 
-/** Why the page holds an older copy of the issue than the API: a write refused as stale, or a read that found a newer version. */
-export type Conflict = ({ kind: 'save' } | { kind: 'status'; wanted: string } | { kind: 'noticed' }) & {
+/**
+ * Why the page holds an older copy of the issue than the API: a write refused as stale, or
+ * a newer version (told live, or found by a read) that changed fields the person is
+ * editing. `who` made it (null: the person, in another window).
+ */
+export type Conflict = ({ kind: 'save' } | { kind: 'status'; wanted: string } | { kind: 'live'; who: string | null; fields: DraftField[] }) & {
   /** Each refusal is told afresh (a new alert is read out), even when the words are the same. */
   seq: number;
 };
@@ -21,18 +26,26 @@ export interface MergeNote {
   clashes: Array<{ field: DraftField; theirs: string }>;
 }
 
-const CONFLICT_WORDS: Record<Conflict['kind'], string> = {
+const CONFLICT_WORDS: Record<Exclude<Conflict['kind'], 'live'>, string> = {
   save: 'so your changes were not saved. Reload to see their changes: what you typed stays in the fields, and you can save it again.',
   status: 'so the status was not changed. Reload to see their changes, then choose the status again.',
-  noticed: 'Reload to see their changes before you save: what you typed stays in the fields.',
 };
 
+function conflictWords(conflict: Conflict): { lead: string; rest: string } {
+  if (conflict.kind !== 'live') return { lead: 'Someone changed this issue since you opened it,', rest: CONFLICT_WORDS[conflict.kind] };
+  const fields = conflict.fields.map((field) => FIELD_NAMES[field]);
+  return {
+    lead: conflict.who ? `${conflict.who} changed this issue while you were editing.` : 'This issue was changed in another window while you were editing.',
+    rest: `The saved ${listInWords(fields)} now ${fields.length === 1 ? 'differs' : 'differ'} from what you typed. Reload to see their changes: what you typed stays in the fields, and you can save it then.`,
+  };
+}
+
 export function ConflictAlert({ conflict, reloading, onReload }: { conflict: Conflict; reloading: boolean; onReload: () => void }) {
-  const lead = conflict.kind === 'noticed' ? 'Someone changed this issue since you opened it.' : 'Someone changed this issue since you opened it,';
+  const { lead, rest } = conflictWords(conflict);
   return (
     <div className="alert issue-conflict" role="alert">
       <p>
-        <strong>{lead}</strong> {CONFLICT_WORDS[conflict.kind]}
+        <strong>{lead}</strong> {rest}
       </p>
       <button type="button" className="secondary" onClick={onReload} aria-disabled={reloading || undefined}>
         Reload
@@ -122,6 +135,8 @@ export function IssueDetailsForm(props: DetailsFormProps) {
       {props.conflict?.kind === 'status' && <ConflictAlert key={props.conflict.seq} conflict={props.conflict} reloading={props.reloading} onReload={props.onReload} />}
 
       <form className="issue-form" onSubmit={props.onSave} noValidate>
+        {/* Told above the fields, where the person is typing, not under them. */}
+        {props.conflict?.kind === 'live' && <ConflictAlert key={props.conflict.seq} conflict={props.conflict} reloading={props.reloading} onReload={props.onReload} />}
         {props.merged && <MergeNotice note={props.merged} noteRef={props.mergedRef} />}
         <Field label="Title" problem={problems.title}>
           {(field) => <input {...field} ref={refFor('title')} type="text" required value={draft.title} onChange={(e) => onChange('title', e.target.value)} />}
@@ -208,7 +223,7 @@ export function IssueDetailsForm(props: DetailsFormProps) {
             )}
           </Field>
         </div>
-        {(props.conflict?.kind === 'save' || props.conflict?.kind === 'noticed') && (
+        {props.conflict?.kind === 'save' && (
           <ConflictAlert key={props.conflict.seq} conflict={props.conflict} reloading={props.reloading} onReload={props.onReload} />
         )}
         <Alert>{props.formProblem}</Alert>

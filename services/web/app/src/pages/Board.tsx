@@ -1,10 +1,12 @@
 import { useEffect, useId, useMemo, useRef, useState, type DragEvent } from 'react';
-import type { Schemas } from '@tracker/client';
+import type { PublicEvent, Schemas } from '@tracker/client';
 import { PAGES, pathTo } from '../../../src/pages';
 import { useAuth } from '../auth';
 import { BoardCard, moveControlId, type CardIssue } from '../components/BoardCard';
 import { ok, ProblemError } from '../http';
+import { useEventStream } from '../live';
 import { columnsOf, dropIndex, dropPosition, moveProblem, moveRequest, staysInPlace, stillMoved } from '../rules/board';
+import { applyIssueEvent, boardChangeInWords, liveKept, shownCards, waitingInWords, type LiveCard } from '../rules/live-board';
 import { searchSize } from '../rules/issue-filters';
 import { Alert, Link, Loading, messageOf, PageHeading, useLoad, useTitle } from '../ui';
 
@@ -24,13 +26,29 @@ interface DropAt {
  * A queue's board: a column per status, the issues as cards in position order. A card
  * moves by drag and drop or by its "Move to" control; the move sends the version the card
  * was read at, so a change made meanwhile by someone else is refused (and told), never
- * overwritten.
+ * overwritten. Others' changes come live (the event stream): a card moves, changes or
+ * appears as they make it, and is announced; the card the person is on (dragging it, or
+ * the focus in it) waits until they leave it.
  */
 export function BoardPage({ queueKey }: { queueKey: string }) {
-  const { client } = useAuth();
+  const { client, state } = useAuth();
+  const me = state.status === 'signed-in' ? state.session.user.id : null;
   const idBase = useId();
 
+  // Issue events that came before the board was read: applied once it is.
+  const early = useRef<PublicEvent[]>([]);
+  const stream = useEventStream(
+    ['issue.*'],
+    (event) => {
+      if (board.status === 'loaded') onEvent(event);
+      else if (board.status === 'loading') early.current.push(event);
+    },
+    () => void board.reload(),
+  );
+
   const board = useLoad<BoardData>(async () => {
+    // The stream first: a change made after this read is then told by it.
+    await stream.ready;
     const queues = ok(await client.GET('/api/v1/queues'));
     const queue = queues.find((known) => known.key.toUpperCase() === queueKey.toUpperCase()) ?? null;
     if (!queue) return { queue, issues: [], truncated: false, users: [] };
@@ -45,19 +63,76 @@ export function BoardPage({ queueKey }: { queueKey: string }) {
 
   // Cards as moved here, on top of the board as read; a new read is the truth again, but for moves it has not caught up with.
   const [moved, setMoved] = useState<ReadonlyMap<number, CardIssue>>(new Map());
-  useEffect(() => setMoved((cards) => stillMoved(cards, data?.issues ?? [])), [data]);
+  // Cards as others changed them (the stream), on top of the read, likewise until a read catches up.
+  const [live, setLive] = useState<ReadonlyMap<number, LiveCard>>(new Map());
+  useEffect(() => {
+    setMoved((cards) => stillMoved(cards, data?.issues ?? []));
+    setLive((cards) => liveKept(cards, data?.issues ?? []));
+  }, [data]);
   const [pending, setPending] = useState<ReadonlySet<number>>(new Set());
   const [problems, setProblems] = useState<Readonly<Record<number, string>>>({});
   const [announcement, setAnnouncement] = useState('');
   const [dragging, setDragging] = useState<number | null>(null);
   const [dropAt, setDropAt] = useState<DropAt | null>(null);
+  const [focused, setFocused] = useState<number | null>(null);
+  /** What others did to the cards the person is on, said on the card until it catches up. */
+  const [waiting, setWaiting] = useState<Readonly<Record<number, string>>>({});
   const focusAfterMove = useRef<number | null>(null);
 
-  const issues = useMemo(() => (data ? data.issues.map((issue) => moved.get(issue.id) ?? issue) : []), [data, moved]);
+  const liveRef = useRef(live);
+  liveRef.current = live;
+  // The cards the person is on, each with its live state when they came to it.
+  const heldAt = useRef<ReadonlyMap<number, LiveCard | undefined>>(new Map());
+  const held = useMemo(() => {
+    const next = new Map<number, LiveCard | undefined>();
+    for (const id of [dragging, focused]) {
+      if (id !== null) next.set(id, heldAt.current.has(id) ? heldAt.current.get(id) : liveRef.current.get(id));
+    }
+    heldAt.current = next;
+    return next;
+  }, [dragging, focused]);
+  const issues = useMemo(() => (data ? shownCards<CardIssue>(data.issues, live, moved, pending, held) : []), [data, live, moved, pending, held]);
+  const issuesRef = useRef(issues);
+  issuesRef.current = issues;
   const statuses = useMemo(() => (queue ? [...queue.statuses].sort((a, b) => a.position - b.position) : []), [queue]);
   const columns = useMemo(() => columnsOf(statuses, issues), [statuses, issues]);
   const names = useMemo(() => new Map(data?.users.map((user) => [user.id, user.name])), [data]);
   const movable = queue !== null && queue.role !== 'read-only';
+
+  /** Another's change to an issue of this queue: the card shows it (or, held, waits), and it is said. */
+  function onEvent(event: PublicEvent) {
+    if ((event.type !== 'issue.created' && event.type !== 'issue.updated') || !queue) return;
+    const shown = new Map(issuesRef.current.map((issue) => [issue.id, issue]));
+    const applied = applyIssueEvent(liveRef.current, shown, queue.id, event.data.issue);
+    if (!applied) return;
+    liveRef.current = applied.live;
+    setLive(applied.live);
+    if (!applied.change) return;
+    const actor = event.data.actor_id;
+    const who = actor === null ? 'someone' : actor === me ? 'you' : (names.get(actor) ?? 'someone');
+    const status = statuses.find((known) => known.id === applied.change!.statusId)?.name ?? 'another status';
+    const waits = held.has(event.data.issue.id);
+    setAnnouncement(boardChangeInWords(applied.change, status, who, waits));
+    if (waits) setWaiting((now) => ({ ...now, [event.data.issue.id]: waitingInWords(applied.change!, status, who) }));
+  }
+
+  // The events that came while the board was read, once it is.
+  useEffect(() => {
+    if (!data) return;
+    const told = early.current;
+    early.current = [];
+    told.forEach(onEvent);
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [data]);
+
+  // A card left: what waited is drawn now, and its note goes.
+  useEffect(() => {
+    setWaiting((now) => {
+      const ids = Object.keys(now).map(Number);
+      if (ids.every((id) => held.has(id))) return now;
+      return Object.fromEntries(Object.entries(now).filter(([id]) => held.has(Number(id))));
+    });
+  }, [held]);
 
   // A card moved by keyboard lands in another column (a new element): its "Move to" takes the focus back.
   useEffect(() => {
@@ -201,6 +276,9 @@ export function BoardPage({ queueKey }: { queueKey: string }) {
                             movable={movable}
                             pending={pending.has(issue.id)}
                             problem={problems[issue.id]}
+                            waiting={waiting[issue.id]}
+                            onFocusIn={() => setFocused(issue.id)}
+                            onFocusOut={() => setFocused((now) => (now === issue.id ? null : now))}
                             dropBefore={target !== null && issue.id !== dragging && others[target.index]?.id === issue.id}
                             onMove={(statusId) => void move(issue, statusId, undefined, 'keyboard')}
                             onDragStart={(event) => {

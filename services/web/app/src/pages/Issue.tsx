@@ -1,11 +1,12 @@
-import { useEffect, useRef, useState, type FormEvent } from 'react';
-import type { IssueDetails, Schemas, TrackerClient } from '@tracker/client';
+import { useEffect, useRef, useState, type FormEvent, type MutableRefObject } from 'react';
+import type { IssueDetails, PublicEvent, Schemas, TrackerClient } from '@tracker/client';
 import { PAGES, pathTo } from '../../../src/pages';
 import { useAuth } from '../auth';
 import { CommentForm, SubtaskForm, WorklogForm } from '../components/IssueAddForms';
 import { IssueDetailsForm, type Conflict, type MergeNote } from '../components/IssueDetailsForm';
 import { IssueListSection } from '../components/IssueListSection';
 import { ok, ProblemError } from '../http';
+import { useEventStream } from '../live';
 import {
   changedFields,
   DRAFT_FIELDS,
@@ -22,7 +23,8 @@ import {
   type DraftProblems,
 } from '../rules/issue-edit';
 import { capitalised, describeChange, minutesInWords, type Names } from '../rules/issue-history';
-import { IssueLink, Link, Loading, messageOf, PageHeading, useLoad, useTitle, type Loaded } from '../ui';
+import { decideLive, isNewer, isNewItem, issueChangeInWords } from '../rules/live-issue';
+import { IssueLink, Link, Loading, messageOf, PageHeading, Status, useLoad, useTitle, type Loaded } from '../ui';
 
 type User = Schemas['User'];
 type Queue = Schemas['Queue'];
@@ -73,9 +75,30 @@ const dayOf = (isoDate: string) => {
 };
 const When = ({ at }: { at: string }) => <time dateTime={at}>{dateTime.format(new Date(at))}</time>;
 
+/** What the issue's view does with the live events; until it is drawn they wait. */
+interface LiveLink {
+  view: { onEvent: (event: PublicEvent) => void; onStart: () => void } | null;
+  early: PublicEvent[];
+}
+
+/** The live events the issue page follows: its own changes, its lists, its subtasks. */
+const ISSUE_EVENTS = ['issue.*', 'comment.added', 'worklog.added'];
+
 export function IssuePage({ issueKey }: { issueKey: string }) {
   const { client } = useAuth();
+  const live = useRef<LiveLink>({ view: null, early: [] });
+  const stream = useEventStream(
+    ISSUE_EVENTS,
+    (event) => {
+      if (live.current.view) live.current.view.onEvent(event);
+      // Until the view is drawn (its effect runs after the load's render), the events wait.
+      else if (loaded.status !== 'failed') live.current.early.push(event);
+    },
+    () => (live.current.view ? live.current.view.onStart() : void loaded.reload()),
+  );
   const loaded = useLoad<IssueData>(async () => {
+    // The stream first: a change made after this read is then told by it.
+    await stream.ready;
     const [held, queues, users] = await Promise.all([
       readIssue(client, issueKey),
       // Without them the page still shows the issue: statuses and names by id, and the API judges each write.
@@ -91,7 +114,7 @@ export function IssuePage({ issueKey }: { issueKey: string }) {
     return { ...held, queue: queues?.find((queue) => queue.id === held.issue.queue_id) ?? null, users };
   }, [client, issueKey]);
 
-  if (loaded.status === 'loaded') return <IssueView data={loaded.data} />;
+  if (loaded.status === 'loaded') return <IssueView data={loaded.data} live={live} />;
   if (loaded.status === 'failed' && isMissing(loaded.error)) return <MissingIssue issueKey={issueKey} />;
   return <IssueLoading issueKey={issueKey} loaded={loaded} />;
 }
@@ -146,8 +169,9 @@ function draftValueInWords(field: DraftField, draft: Draft, userName: (id: numbe
   }
 }
 
-function IssueView({ data }: { data: IssueData }) {
-  const { client } = useAuth();
+function IssueView({ data, live }: { data: IssueData; live: MutableRefObject<LiveLink> }) {
+  const { client, state } = useAuth();
+  const me = state.status === 'signed-in' ? state.session.user.id : null;
   const [held, setHeld] = useState<HeldIssue>({ issue: data.issue, etag: data.etag });
   const heldRef = useRef(held);
   const adopt = (next: HeldIssue) => {
@@ -176,6 +200,8 @@ function IssueView({ data }: { data: IssueData }) {
   const wantedStatus = useRef<number | null>(null);
   const statusBusy = useRef(false);
   const writes = useRef<Promise<unknown>>(Promise.resolve());
+  /** Others' changes taken, said politely. */
+  const [liveNote, setLiveNote] = useState('');
 
   const { issue } = held;
   const key = issue.key;
@@ -360,20 +386,100 @@ function IssueView({ data }: { data: IssueData }) {
     }
   };
 
-  /** After a comment, a worklog or a subtask: the lists read again; a newer version of the fields is told, not taken. */
+  /** Who made a change, for the words: null when it was the person, elsewhere. */
+  const whoDid = (actor: number | null | undefined): string | null => (actor === me && me !== null ? null : actor ? userName(actor) : 'Someone');
+
+  /**
+   * A fresh read of the issue, held against what the page holds: the lists always; the
+   * fields when newer, unless the person has unsaved edits of fields it changed (then they
+   * are told, and Reload takes it keeping what they typed). `actor` made the change, when
+   * an event told it; `said` is what they did to the lists ("added a comment").
+   */
+  const takeFresh = (fresh: HeldIssue, actor?: number | null, said?: string) => {
+    const before = heldRef.current;
+    const who = whoDid(actor);
+    let words: string | null = null;
+    if (!isNewer(fresh.issue.version, before.issue.version)) {
+      const { issue: next } = withFreshLists(before.issue, fresh.issue, LISTS);
+      // The ETag goes with the fields: the fresh one only when its fields are the ones held.
+      adopt({ issue: next, etag: next === fresh.issue ? fresh.etag : before.etag });
+    } else {
+      const read = draftOfIssue(before.issue);
+      const decision = decideLive(read, draftRef.current, draftOfIssue(fresh.issue));
+      if (decision.kind === 'conflict') {
+        adopt({ issue: withFreshLists(before.issue, fresh.issue, LISTS).issue, etag: before.etag });
+        setConflict({ kind: 'live', who, fields: decision.fields, seq: Date.now() });
+        setLiveNote(''); // the alert tells it
+      } else {
+        adopt(fresh);
+        setDraft((now) => rebase(read, now, draftOfIssue(fresh.issue)).draft);
+        setConflict((now) => (now?.kind === 'live' ? null : now));
+        const status = fresh.issue.status_id !== before.issue.status_id ? fresh.issue.status.name : null;
+        words = issueChangeInWords(who ?? 'You', decision.theirs, status);
+      }
+    }
+    if (said && who) words = words ? `${words} ${who} ${said}.` : `${who} ${said}.`;
+    if (words) setLiveNote(words);
+  };
+
+  /** After a comment, a worklog or a subtask: the lists read again (and the fields, as any fresh read). */
   const refresh = async () => {
     try {
-      await inTurn(async () => {
-        const fresh = await readIssue(client, key);
-        const { issue: next, newerVersion } = withFreshLists(heldRef.current.issue, fresh.issue, LISTS);
-        // The ETag goes with the fields: the fresh one only when its fields are the ones held.
-        adopt({ issue: next, etag: next === fresh.issue ? fresh.etag : heldRef.current.etag });
-        if (newerVersion) setConflict((now) => now ?? { kind: 'noticed', seq: Date.now() });
-      });
+      await inTurn(async () => takeFresh(await readIssue(client, key)));
     } catch {
       // The write stands; the lists catch up at the next read.
     }
   };
+
+  /**
+   * Another's change told by the stream: in its turn after the person's own writes (so
+   * theirs coming back are known by their version or id, and dropped), the issue is read
+   * again if the change is still news.
+   */
+  const liveRead = (isNews: (held: IssueDetails) => boolean, actor?: number | null, said?: string) =>
+    inTurn(async () => {
+      if (!isNews(heldRef.current.issue)) return;
+      takeFresh(await readIssue(client, heldRef.current.issue.key), actor, said);
+    }).catch(() => undefined);
+
+  const onLiveEvent = (event: PublicEvent) => {
+    const shown = heldRef.current.issue;
+    switch (event.type) {
+      case 'issue.created':
+      case 'issue.updated': {
+        const changed = event.data.issue;
+        if (changed.id === shown.id) void liveRead((held) => isNewer(changed.version, held.version), event.data.actor_id);
+        // A subtask made or changed: the list shows its title and status.
+        else if (changed.parent_id === shown.id || shown.subtasks.some((subtask) => subtask.id === changed.id)) void liveRead(() => true);
+        return;
+      }
+      case 'comment.added': {
+        const { comment } = event.data;
+        if (comment.issue_key !== shown.key) return;
+        void liveRead((held) => isNewItem(held.comments, comment.id), event.data.actor_id, 'added a comment');
+        return;
+      }
+      case 'worklog.added': {
+        const { worklog } = event.data;
+        if (worklog.issue_key !== shown.key) return;
+        void liveRead((held) => isNewItem(held.worklogs, worklog.id), event.data.actor_id, `logged ${minutesInWords(worklog.minutes)}`);
+        return;
+      }
+    }
+  };
+  // The stream hands its events to the latest of these; those that came while the page was read, now.
+  const liveView = useRef({ onEvent: onLiveEvent, onStart: () => void liveRead(() => true) });
+  liveView.current = { onEvent: onLiveEvent, onStart: () => void liveRead(() => true) };
+  useEffect(() => {
+    const link = live.current;
+    link.view = { onEvent: (event) => liveView.current.onEvent(event), onStart: () => liveView.current.onStart() };
+    const told = link.early;
+    link.early = [];
+    told.forEach((event) => liveView.current.onEvent(event));
+    return () => {
+      link.view = null;
+    };
+  }, [live]);
 
   const addComment = async (body: string) => {
     ok(await client.POST('/api/v1/issues/{key}/comments', { params: { path: { key } }, body: { body } }));
@@ -413,6 +519,7 @@ function IssueView({ data }: { data: IssueData }) {
           </span>
         )}
       </p>
+      <Status className="issue-live">{liveNote}</Status>
       {!canWrite && (
         <p className="issue-readonly">
           {data.queue
