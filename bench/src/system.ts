@@ -53,6 +53,8 @@ export interface BenchSystem {
   queueIds: number[];
   /** Restarts the statistics service (B6 backlog). */
   restartStatistics: (stop: boolean) => Promise<void>;
+  /** Stops (true) or starts again on its port (false) the notifications service (B12). */
+  restartNotifications: (stop: boolean) => Promise<void>;
   /** Every process this run started, for /proc sampling. */
   stop: () => Promise<void>;
 }
@@ -102,7 +104,14 @@ export async function startBenchSystem(options: BenchOptions): Promise<BenchSyst
     const issues = await start('issues', { DATABASE_SCHEMA: SCHEMAS.issues, ACCESS_URL: access.url });
     // The event log is made afresh each run: it holds only what the run writes.
     await resetNotificationsSchema(db);
-    const notifications = await start('notifications', { DATABASE_SCHEMA: NOTIFICATIONS_SCHEMA, ACCESS_URL: access.url, EVENTS_QUEUE: NOTIFICATIONS_EVENTS_QUEUE });
+    // B12's webhook receivers listen on 127.0.0.1, which deliveries may reach only when allowed.
+    // WEBHOOK_POLL_INTERVAL_MS is left at its default (250 ms): B12 measures what it gives.
+    const notifications = await start('notifications', {
+      DATABASE_SCHEMA: NOTIFICATIONS_SCHEMA,
+      ACCESS_URL: access.url,
+      EVENTS_QUEUE: NOTIFICATIONS_EVENTS_QUEUE,
+      WEBHOOK_ALLOWED_TARGETS: '127.0.0.1',
+    });
     const upstreams = { ACCESS_URL: access.url, ISSUES_URL: issues.url, NOTIFICATIONS_URL: notifications.url };
     // Statistics comes later (after the replica is seeded); its URL is known now.
     const statisticsPort = await freePort();
@@ -177,6 +186,15 @@ export async function startBenchSystem(options: BenchOptions): Promise<BenchSyst
         statistics = await startService('statistics', statisticsEnv, { port: statisticsPort, readyTimeoutMs: 60_000, nodeArgs: profileArgs('statistics') });
         started.push(statistics);
         system.statistics = statistics;
+      },
+      restartNotifications: async (stop) => {
+        if (stop) {
+          await system.notifications.stop('SIGTERM');
+          return;
+        }
+        const again = await startService('notifications', envs.notifications, { port: system.notifications.port, readyTimeoutMs: 60_000, nodeArgs: [...profileArgs('notifications'), ...FULL_GC_TRACE] });
+        started.push(again);
+        system.notifications = again;
       },
       stop: async () => {
         await Promise.all(started.map((p) => p.stop('SIGTERM')));
