@@ -2056,7 +2056,7 @@ export interface components {
             status: "pending" | "succeeded" | "failed";
             /** @description How many attempts were made. */
             attempt_count: number;
-            /** @description When the next attempt is due (UTC) while pending; `null` otherwise. */
+            /** @description When the next attempt is due (UTC) while pending (while an attempt is under way: when it would be made again, should that one be lost); `null` otherwise. */
             next_attempt_at: string | null;
             /**
              * Format: date-time

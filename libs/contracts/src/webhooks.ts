@@ -126,7 +126,7 @@ export const Delivery = z.object({
   event_type: z.string().meta({ description: 'The event\'s type (`webhook.ping` for a ping).' }),
   status: DeliveryStatus.meta({ description: '`pending` (waiting for its next attempt), `succeeded` (an attempt got a 2xx) or `failed` (no more attempts: every retry failed, the endpoint answered 410, or a manual retry or ping failed).' }),
   attempt_count: z.number().int().nonnegative().meta({ description: 'How many attempts were made.' }),
-  next_attempt_at: z.iso.datetime().nullable().meta({ description: 'When the next attempt is due (UTC) while pending; `null` otherwise.' }),
+  next_attempt_at: z.iso.datetime().nullable().meta({ description: 'When the next attempt is due (UTC) while pending (while an attempt is under way: when it would be made again, should that one be lost); `null` otherwise.' }),
   created_at: z.iso.datetime().meta({ description: 'When the event was queued for this webhook (UTC).' }),
   attempts: z.array(DeliveryAttempt).max(WEBHOOK_LIMITS.attemptsShown).meta({ description: `The newest ${WEBHOOK_LIMITS.attemptsShown} attempts at most, newest first.` }),
 });

@@ -110,11 +110,14 @@ export function createNotificationsService(
   });
   // Known types start at 0, so a rate over them is defined before the first event of each.
   for (const type of PUBLIC_EVENT_TYPES) ingested.inc({ type }, 0);
+  /** The delivery workers started here (startDelivering), woken as events are recorded: their deliveries are due at once. */
+  const workers = new Set<ReturnType<typeof startDeliveryWorker>>();
   const onRecorded: OnRecorded = ({ type, occurredAt, outcome }) => {
     if (outcome !== 'recorded') return void skipped.inc({ reason: outcome });
     ingested.inc({ type });
-    // This replica's streams need not wait for the watcher's next look (other replicas' still do).
+    // This replica's streams and delivery workers need not wait for their next look (other replicas' still do).
     deps.watcher.wake();
+    for (const worker of workers) worker.wake();
     lag.observe(Math.max(0, (clock().getTime() - Date.parse(occurredAt)) / 1000));
   };
   metrics.gauge('tracker_notifications_oldest_event_age_seconds', 'Age of the oldest event kept (about the retention once it is full; more means pruning is failing).', async () => {
@@ -167,8 +170,8 @@ export function createNotificationsService(
       return started;
     },
     keepPruned: () => keepEventsPruned(deps, logger, { intervalMs: config.retention.pruneIntervalMs }),
-    startDelivering: () =>
-      startDeliveryWorker(
+    startDelivering: () => {
+      const worker = startDeliveryWorker(
         {
           deliveries: deps.deliveries,
           secrets: deps.secrets,
@@ -185,7 +188,16 @@ export function createNotificationsService(
         },
         // A claim outlasts the longest attempt, so no other worker sends it meanwhile.
         { ...config.delivery, leaseMs: config.webhooks.timeoutMs + 20_000 },
-      ),
+      );
+      workers.add(worker);
+      return {
+        wake: worker.wake,
+        stop: () => {
+          workers.delete(worker);
+          return worker.stop();
+        },
+      };
+    },
     endStreams,
     close,
   };

@@ -36,10 +36,13 @@ const Env = serviceEnv('notifications', {
     .string()
     .default('5,300,1800,7200,18000,36000,50400,72000,86400')
     .transform((text, ctx) => parseRetrySchedule(text) ?? (ctx.addIssue({ code: 'custom', message: 'must be 1 to 30 whole numbers of seconds from 1 to 604800, comma-separated' }), z.NEVER)),
-  /** Delivery attempts in flight on one replica at most: many, so that a few dead endpoints (each holding its own few) never hold up the rest. */
-  WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(2000).default(200),
-  /** Delivery attempts in flight per webhook at most, across every replica: what one endpoint takes at once. */
-  WEBHOOK_CONCURRENCY_PER_ENDPOINT: z.coerce.number().int().min(1).max(100).default(4),
+  /** Delivery attempts in flight on one replica at most: many, so that dead endpoints (each holding at most its own few) never hold up the rest. */
+  WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(5000).default(400),
+  /**
+   * Delivery attempts in flight per webhook at most, across every replica: what one endpoint
+   * takes at once. At 100 ms an answer, 10 at once keep up with 100 events a second.
+   */
+  WEBHOOK_CONCURRENCY_PER_ENDPOINT: z.coerce.number().int().min(1).max(100).default(10),
   /** How often each replica looks for deliveries due (a delivery waits at most this long after its event is recorded). */
   WEBHOOK_POLL_INTERVAL_MS: ms(10, 60_000, 250),
   /** Seals the webhook secrets at rest (domain/secret-box.ts): base64 of 32 random bytes; unset outside production: a development key. */

@@ -74,20 +74,31 @@ export function deliveriesRepository(pool: Pool): DeliveryStore {
 
     async claim({ limit, perEndpoint, leaseMs }) {
       return inTransaction(pool, async (c) => {
-        // The webhooks with something due, oldest due first, each locked by this claim alone.
+        // The webhooks with something due, oldest due first, each locked by this claim alone. The
+        // candidates come from a skip scan of the pending index (one probe per webhook with
+        // anything pending, whatever the backlog): each webhook's earliest pending delivery.
         const hooks = await prepared<{ id: number; url: string; secretSealed: string }>(
           c,
           'deliveries.claim-webhooks',
-          `SELECT w.id, w.url, w.secret_sealed AS "secretSealed"
-             FROM webhooks w
-             JOIN (SELECT d.webhook_id, min(d.next_attempt_at) AS due
-                     FROM deliveries d JOIN webhooks dw ON dw.id = d.webhook_id
-                    WHERE d.status = 'pending' AND d.next_attempt_at <= clock_timestamp() AND (d.leased_until IS NULL OR d.leased_until <= clock_timestamp())
-                      AND (dw.active OR d.once)
-                    GROUP BY d.webhook_id) due ON due.webhook_id = w.id
-            -- A webhook with its limit in flight waits for them (the next statement counts exactly; this only spares the slot).
-            WHERE (SELECT count(*) FROM deliveries x WHERE x.webhook_id = w.id AND x.status = 'pending' AND x.leased_until > clock_timestamp()) < $2
-            ORDER BY due.due
+          `WITH RECURSIVE candidates AS (
+             (SELECT d.webhook_id, d.next_attempt_at FROM deliveries d WHERE d.status = 'pending' ORDER BY d.webhook_id, d.next_attempt_at LIMIT 1)
+             UNION ALL
+             SELECT n.webhook_id, n.next_attempt_at
+               FROM candidates c
+              CROSS JOIN LATERAL (
+                    SELECT d.webhook_id, d.next_attempt_at FROM deliveries d
+                     WHERE d.status = 'pending' AND d.webhook_id > c.webhook_id
+                     ORDER BY d.webhook_id, d.next_attempt_at LIMIT 1
+                   ) n
+           )
+           SELECT w.id, w.url, w.secret_sealed AS "secretSealed"
+             FROM candidates c
+             JOIN webhooks w ON w.id = c.webhook_id
+            WHERE c.next_attempt_at <= clock_timestamp()
+              AND (w.active OR EXISTS (SELECT 1 FROM deliveries o WHERE o.webhook_id = w.id AND o.status = 'pending' AND o.once))
+              -- A webhook with its limit in flight waits for them (the next statement counts exactly; this only spares the slot).
+              AND (SELECT count(*) FROM deliveries x WHERE x.webhook_id = w.id AND x.status = 'pending' AND x.leased_until > clock_timestamp()) < $2
+            ORDER BY c.next_attempt_at
             LIMIT $1
               FOR UPDATE OF w SKIP LOCKED`,
           [limit, perEndpoint],
@@ -113,7 +124,9 @@ export function deliveriesRepository(pool: Pool): DeliveryStore {
               LIMIT $3
            )
            UPDATE deliveries d
-              SET leased_until = clock_timestamp() + make_interval(secs => $4::float8 / 1000)
+              -- Due again when the claim lapses: a claimed delivery is no longer the oldest due of its webhook.
+              SET leased_until = clock_timestamp() + make_interval(secs => $4::float8 / 1000),
+                  next_attempt_at = clock_timestamp() + make_interval(secs => $4::float8 / 1000)
              FROM picked
             WHERE d.id = picked.id AND d.status = 'pending' AND (d.leased_until IS NULL OR d.leased_until <= clock_timestamp())
            RETURNING d.id::float8 AS id, d.webhook_id AS "webhookId", d.event_id AS "eventId", d.payload, d.attempt_count AS "attemptCount", d.once`,

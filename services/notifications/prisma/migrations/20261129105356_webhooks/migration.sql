@@ -55,7 +55,7 @@ CREATE INDEX "webhooks_workspace_id_id_idx" ON "webhooks"("workspace_id", "id");
 CREATE INDEX "deliveries_webhook_id_id_idx" ON "deliveries"("webhook_id", "id");
 
 -- CreateIndex
-CREATE INDEX "deliveries_status_next_attempt_at_idx" ON "deliveries"("status", "next_attempt_at");
+CREATE INDEX "deliveries_status_webhook_id_next_attempt_at_idx" ON "deliveries"("status", "webhook_id", "next_attempt_at");
 
 -- CreateIndex
 CREATE UNIQUE INDEX "deliveries_webhook_id_event_id_key" ON "deliveries"("webhook_id", "event_id");
