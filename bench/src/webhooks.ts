@@ -11,7 +11,7 @@
  * 2. Deliveries per second: the notifications service stopped, a burst of PATCHes made (their
  *    events wait in its queue), the service started again; from the first delivery's arrival
  *    to the last. The floor: the same number of POSTs of the same body size, as many at a time
- *    as a webhook is given (WEBHOOK_CONCURRENCY_PER_ENDPOINT, 4), each on a new connection as
+ *    as a webhook is given (WEBHOOK_CONCURRENCY_PER_ENDPOINT, 10), each on a new connection as
  *    the sender makes them, from a bare node:http loop (integration.ts `post`) to the same receiver.
  * 3. What the consumer costs a write: CPU per write of every process (cpu.ts) under the same
  *    write mix with the notifications service running (its webhook switched off, so only the
@@ -34,7 +34,7 @@ import type { LoadResult } from './loader';
 /** The delivery worker's poll, as the bench runs the service (its default: system.ts sets none). */
 export const WEBHOOK_POLL_INTERVAL_MS = 250;
 /** Deliveries in flight per webhook (the service's default WEBHOOK_CONCURRENCY_PER_ENDPOINT): the floor's concurrency. */
-export const PER_ENDPOINT = 4;
+export const PER_ENDPOINT = 10;
 /** How often the feed follower asks again when its last page was not full. */
 export const FOLLOW_INTERVAL_MS = 20;
 /** The waits' writes in flight at most (the gateway answers 429 past 256 at once from one client). */
