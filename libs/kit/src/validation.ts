@@ -20,17 +20,18 @@ export function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.outp
   return result.data;
 }
 
-const wholeNumber = /^[0-9]{1,10}$/;
+const wholeNumber = /^[0-9]{1,16}$/;
 
 /**
- * Query parameters of a list page (ListPage): each given at most once, as decimal digits
- * (`?limit=`, `?limit=1e2`, `?limit=5&limit=6` are 422), then checked by the schema
- * (ranges; unknown parameters are 422 as unknown body fields are). Never a 500.
+ * Query parameters (a list page's ListPage, a delivery log's filter): each given at most
+ * once, and as decimal digits unless named in `text` (`?limit=`, `?limit=1e2`,
+ * `?limit=5&limit=6` are 422), then checked by the schema (ranges, enums; unknown
+ * parameters are 422 as unknown body fields are). Never a 500.
  */
-export function parseQuery<S extends z.ZodType>(schema: S, query: Record<string, unknown>): z.output<S> {
+export function parseQuery<S extends z.ZodType>(schema: S, query: Record<string, unknown>, options: { text?: readonly string[] } = {}): z.output<S> {
   const errors = Object.entries(query)
-    .filter(([, value]) => typeof value !== 'string' || !wholeNumber.test(value))
-    .map(([name]) => ({ path: name, message: 'must be a whole number, given once' }));
+    .filter(([name, value]) => typeof value !== 'string' || !(options.text?.includes(name) || wholeNumber.test(value)))
+    .map(([name, value]) => ({ path: name, message: typeof value === 'string' ? 'must be a whole number' : 'must be given once' }));
   const result = schema.safeParse(query);
   if (!result.success) {
     const named = new Set(errors.map((e) => e.path));
@@ -42,10 +43,10 @@ export function parseQuery<S extends z.ZodType>(schema: S, query: Record<string,
 
 const positiveId = /^[1-9][0-9]{0,15}$/;
 
-/** Path ids are integers > 0 (anything else is 422, never 500). */
-export function parseId(name: string, raw: unknown): number {
+/** Path ids are integers > 0, int4 unless `max` says more (anything else is 422, never 500). */
+export function parseId(name: string, raw: unknown, max = 2_147_483_647): number {
   const value = typeof raw === 'string' && positiveId.test(raw) ? Number(raw) : NaN;
-  if (!Number.isSafeInteger(value) || value > 2147483647) {
+  if (!Number.isSafeInteger(value) || value > max) {
     throw new AppError('validation_failed', `Path parameter ${name} must be an integer greater than 0.`, {
       errors: [{ path: name, message: 'must be an integer greater than 0' }],
     });

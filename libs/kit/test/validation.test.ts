@@ -20,6 +20,12 @@ describe('parseId', () => {
     expect(parseId('issue_id', raw)).toBe(expected);
   });
 
+  test('when a larger `max` is given, then ids up to it pass (the safe integers at most) and past it are 422', () => {
+    expect(parseId('delivery_id', '9007199254740991', Number.MAX_SAFE_INTEGER)).toBe(9007199254740991);
+    expect(thrownBy(() => parseId('delivery_id', '9007199254740992', Number.MAX_SAFE_INTEGER))).toMatchObject({ code: 'validation_failed' });
+    expect(thrownBy(() => parseId('delivery_id', '2147483648'))).toMatchObject({ code: 'validation_failed' });
+  });
+
   test.each<[string, unknown]>([
     ['zero', '0'],
     ['negative', '-1'],
@@ -126,5 +132,14 @@ describe('parseQuery', () => {
     ['unknown', { offset: '3' }, ['offset']],
   ])('when a parameter is %s, then 422 naming each once', (_name, query, paths) => {
     expect(pathsOf(query)).toEqual(paths);
+  });
+  test('when a parameter is named as text, then it is taken as text (still given once, still checked by the schema); the others stay digits', () => {
+    const Log = z.strictObject({ status: z.enum(['pending', 'failed']).optional(), limit: z.coerce.number().int().min(1).max(50).default(50) });
+    expect(parseQuery(Log, { status: 'failed', limit: '5' }, { text: ['status'] })).toEqual({ status: 'failed', limit: 5 });
+    const refused = (query: Record<string, unknown>) => (thrownBy(() => parseQuery(Log, query, { text: ['status'] })) as AppError).extra.errors!.map((e) => e.path).sort();
+    expect(refused({ status: ['failed', 'pending'] })).toEqual(['status']);
+    expect(refused({ status: 'lost', limit: 'five' })).toEqual(['limit', 'status']);
+    // Without the option, text is refused as a number would be.
+    expect(thrownBy(() => parseQuery(Log, { status: 'failed' }))).toMatchObject({ code: 'validation_failed' });
   });
 });
