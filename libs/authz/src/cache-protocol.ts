@@ -2,11 +2,13 @@ import { signPayload, verifiedPayload, type Logger, type SigningKey, type Truste
 
 /**
  * Redis keys of the authorization caches. Only the access service writes them (under
- * row locks) and deletes them before it answers a change; the gateway and the issues
- * and statistics services only read them.
+ * row locks) and deletes them before it answers a change; the gateway (the token cache)
+ * and the issues, statistics and notifications services (the grant cache) only read them.
+ * (Those services do write Redis, but other keys: the ids of the tickets they accept,
+ * seen-tickets.ts, and the gateway its request counters.)
  *
  * A reader trusts an entry only while `CACHE_FRESH_KEY` exists. The access service
- * re-sets it (with a short TTL) every second while it has no undeleted keys, and
+ * re-sets it (TTL CACHE_FRESH_TTL_MS, 3 s) every second while it has no undeleted keys, and
  * stops when a delete fails; a change whose delete failed is answered only after
  * the key has expired. So after Redis comes back with old entries (a partition, a
  * persistent Redis), readers bypass the cache until access has deleted them.
@@ -26,7 +28,9 @@ import { signPayload, verifiedPayload, type Logger, type SigningKey, type Truste
  * access service, exactly as for an absent entry, and logs a warning (at most one per
  * 10 s with the count since). Someone who can write Redis can thus delete entries, set
  * the freshness key, and put a genuine entry they saved back under its own key until its
- * signed expiry (the cache TTL, 5 minutes by default): a revoke, demotion or grant
+ * signed expiry (the TTL it was stored with: AUTH_CACHE_TTL_SECONDS of the access service,
+ * 5 minutes by default, a token's principal no longer than the token lives, an unknown
+ * token's marker 60 s): a revoke, demotion or grant
  * removal can be undone that long by someone who can both write Redis and use the token.
  * They can never make an entry up, nor grant more than the access service once said.
  *

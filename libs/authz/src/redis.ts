@@ -2,9 +2,15 @@ import { Redis } from 'ioredis';
 import type { Logger } from '@tracker/kit';
 
 /**
- * Redis as every service uses it: only as a cache in front of the access service.
- * Commands fail at once while it is away (no offline queue, short timeout), so
- * nothing waits on it; reconnects are quick; outages are logged once per 10 s.
+ * The Redis connection every service but web opens. Nothing in Redis is a source of
+ * truth: it holds the authorization caches in front of the access service (written and
+ * signed by access alone, read by the gateway, issues, statistics and notifications:
+ * cache-protocol.ts), the ids of accepted tickets that each service that takes tickets
+ * writes under its own `seen:<service>:*` keys (seen-tickets.ts), the gateway's
+ * rate-limit and failed-authentication counters, and the access service's sign-in
+ * failure counters; each with a TTL. Commands fail at once while it is away (no offline
+ * queue, short timeout), so nothing waits on it; reconnects are quick; outages are
+ * logged once per 10 s.
  */
 export function createRedis(url: string, logger: Logger, options: { commandTimeoutMs?: number } = {}): Redis {
   const redis = new Redis(url, {

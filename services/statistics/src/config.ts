@@ -19,7 +19,12 @@ const Env = serviceEnv('statistics', {
   SNAPSHOT_PAGE_SIZE: z.coerce.number().int().min(1).max(1000).default(500),
   /** How often a running service checks that the replica is built (and builds it if not). */
   REPLICA_CHECK_INTERVAL_MS: ms(100, 600_000, 5000),
-  /** The topic exchange the issues service publishes to; tests use their own. */
+  /**
+   * The topic exchange of the integration events: the one the issues and access relays
+   * publish to (their EVENTS_EXCHANGE, the same value). This service binds only the issues
+   * service's events to its queue (src/consumers/index.ts) and dead-letters through
+   * `<exchange>.dlx`; tests use their own.
+   */
   EVENTS_EXCHANGE: amqpName.default('tracker.events'),
   /** Overrides the consumer's queue name (src/consumers/index.ts); tests use their own. */
   EVENTS_QUEUE: amqpName.optional(),

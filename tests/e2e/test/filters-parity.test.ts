@@ -2,8 +2,11 @@ import { pollUntil, startSystem, waitForReplica, type ApiResponse, type System }
 
 /**
  * The same filters select the same issues in search and in statistics (README, Behaviour
- * worth knowing). The two build their SQL apart, over different tables: search over the
- * issues service's own tables, statistics over its replica. Here one workspace with varied
+ * worth knowing). Both take their conditions from one place (`searchConditions` and
+ * `searchTextQuery` of libs/search-sql), but each builds its own statement around them,
+ * over different tables: search over the issues service's own tables (the status category
+ * from its statuses, the text as two branches, summaries sorted and cut), statistics over
+ * its replica (the category kept on the issue, the figures grouped). Here one workspace with varied
  * issues is written through the API and replicated; then, for hand-picked filters that
  * cover every field and for random combinations of them, asked by a workspace admin (every
  * queue) and by a member who reads only some queues:

@@ -9,8 +9,11 @@ import { inTransaction, prepared, rowCountOf, rowsOf, sql, type Sql } from '@tra
  * `WHERE EXCLUDED.revision > <table>.revision`: the database decides under the row
  * lock, so there is no read-then-write race between concurrent consumers. Neither does a
  * row ever move to another workspace (workspace-rule.ts refuses such events first; the
- * condition closes the race of two concurrent first events of one row). The statements
- * every batch of events runs (the workspaces held, the issues, the comments) are prepared.
+ * condition closes the race of two concurrent first events of one row). Of the statements
+ * a batch of events runs, those of every batch (the workspaces held, the issues, the
+ * comments) are prepared; the queue upsert and its statuses (queue events are rare) go
+ * unnamed through the kit's `sql` tag. These three and the read of the replica's status
+ * (statistics.repository.ts) are the service's prepared statements.
  */
 function replicaWriter(c: Sql): ReplicaWriter {
   return {
