@@ -1,9 +1,10 @@
 import { pollUntil, startSystem, waitForReplica, type ApiResponse, type System } from '@tracker/system-tests-support';
 
 /**
- * The same filters select the same issues in search and in statistics (README, Behaviour
- * worth knowing). The two build their SQL apart, over different tables: search over the
- * issues service's own tables, statistics over its replica. Here one workspace with varied
+ * The same filters select the same issues in search and in statistics (docs/decisions.md,
+ * Filters). Both take their conditions from one builder (`searchConditions` of
+ * libs/search-sql), but run them in queries of their own over different tables: search over
+ * the issues service's own tables, statistics over its replica. Here one workspace with varied
  * issues is written through the API and replicated; then, for hand-picked filters that
  * cover every field and for random combinations of them, asked by a workspace admin (every
  * queue) and by a member who reads only some queues:
