@@ -25,7 +25,7 @@ export const PUBLIC_EVENT_TYPES = [
 export const PublicEventType = z.enum(PUBLIC_EVENT_TYPES);
 export type PublicEventType = z.infer<typeof PublicEventType>;
 
-/** Bounds of the event log and its feed (README: Limits). */
+/** Bounds of the event log and its feed (docs/decisions.md: Limits). */
 export const EVENT_LIMITS = {
   /** The most a public event's JSON takes, in bytes (UTF-8): longer texts are cut and say so. */
   payloadBytes: 65_536,

@@ -3,7 +3,7 @@ import type { Priority } from './issues';
 import type { Category } from './queues';
 
 /**
- * What a Filters body means, for search and statistics alike (README, Behaviour worth knowing: the same
+ * What a Filters body means, for search and statistics alike (docs/decisions.md, Filters: the same
  * filters select the same issues): every present condition ANDs with the others.
  * `queueIds: null` means every queue of the workspace (a workspace admin's reach). An id
  * list holds the only ids an issue may have there: an empty one admits no issue

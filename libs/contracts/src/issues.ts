@@ -4,7 +4,7 @@ import { Category, CATEGORY_MEANING, Id, text } from './queues';
 export const Priority = z.enum(['low', 'normal', 'high', 'critical']);
 export type Priority = z.infer<typeof Priority>;
 
-/** Limits of an issue's fields and lists (docs/decisions.md, README Limits, and the OpenAPI document). */
+/** Limits of an issue's fields and lists (docs/decisions.md, Limits, and the OpenAPI document). */
 export const ISSUE_LIMITS = {
   title: 500,
   description: 100_000,
@@ -23,7 +23,7 @@ export const ISSUE_LIMITS = {
 
 /**
  * What one issue read, one page of its lists and one search row may carry, so that no
- * answer grows with what users add to an issue (README: Limits; services/issues/README.md).
+ * answer grows with what users add to an issue (docs/decisions.md: Limits; services/issues/README.md).
  * A queue's permission history is embedded and paged by the same numbers.
  */
 export const ISSUE_READ_LIMITS = {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-/** RFC 9457 body of every error answer (README: Behaviour worth knowing). */
+/** RFC 9457 body of every error answer (docs/decisions.md: Errors). */
 export const Problem = z.object({
   type: z.string(),
   title: z.string(),
@@ -12,7 +12,7 @@ export const Problem = z.object({
 export type Problem = z.infer<typeof Problem>;
 
 /**
- * Every `code` a public answer can carry, with its status and title (README: Behaviour worth knowing).
+ * Every `code` a public answer can carry, with its status and title (docs/decisions.md: Errors).
  * The kit's error catalog answers with exactly these (a gateway test holds them equal);
  * its `internal_error` (500) is a bug, never part of the contract.
  */

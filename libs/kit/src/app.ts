@@ -164,7 +164,7 @@ const isStreaming = (res: Response) => res.locals.streaming === true;
  * Every request's first layer: its id, the headers every answer carries, and once it is
  * answered its access log line and metrics (one listener for both). Express answers
  * OPTIONS itself with 200 and an Allow header listing the path's methods; an unserved
- * method is 404 here (see the README), and routes are not revealed.
+ * method is 404 here (docs/decisions.md, Errors), and routes are not revealed.
  */
 function requestContext(options: BaseAppOptions) {
   const { logger, metrics, isShuttingDown } = options;
@@ -298,7 +298,7 @@ async function runChecks(checks: Record<string, () => Promise<unknown>>): Promis
   return Object.fromEntries(entries);
 }
 
-/** Maps body-parser failures (they carry `type`) to the statuses the README documents. */
+/** Maps body-parser failures (they carry `type`) to the statuses docs/decisions.md documents. */
 function toAppError(error: unknown): AppError | null {
   if (error instanceof AppError) return error;
   if (error instanceof UpstreamUnavailableError) return dependencyUnavailable('A service this request needs');

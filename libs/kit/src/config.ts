@@ -30,7 +30,7 @@ function deepFreeze<T>(value: T): T {
   return value;
 }
 
-/** Env fields every service shares (ports, URLs, local defaults: README, Configuration). */
+/** Env fields every service shares (ports, URLs, local defaults: docs/configuration.md). */
 export const commonEnv = {
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
   HOST: z.string().min(1).default('127.0.0.1'),

@@ -7,7 +7,7 @@ import type { Logger } from './logger';
 import { prepared, writeAtCommit, type Sql } from './postgres';
 
 /**
- * Safe retries of a POST that writes (README: Retrying safely). A request carrying
+ * Safe retries of a POST that writes (docs/decisions.md: Retries and conditional requests). A request carrying
  * `Idempotency-Key` claims the key in the write's own transaction and stores its answer
  * there too, so the write and the record of it commit or vanish together:
  * - a repeat (same caller, key and request) within IDEMPOTENCY.replayHours gets the stored

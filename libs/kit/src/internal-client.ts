@@ -92,7 +92,7 @@ export function internalClient(options: { baseUrl: string; audience: Signer; key
 
 /**
  * The 503 for a request whose owning service is down or did not answer in time:
- * the statistics paths have their own code (README, Behaviour worth knowing), every other service answers alike.
+ * the statistics paths have their own code (docs/decisions.md, Requests and answers), every other service answers alike.
  */
 export const upstreamUnavailable = (service: string) =>
   service === 'statistics'

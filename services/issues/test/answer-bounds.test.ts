@@ -4,7 +4,7 @@ import { issueDetailsJson, issueSummaryJson, listPageJson } from '../src/routes/
 
 /**
  * The largest answers the limits allow, built from records at every limit, through the
- * same JSON mappers the routes use (README: Limits). Every text is made of U+0001, the
+ * same JSON mappers the routes use (docs/decisions.md: Limits). Every text is made of U+0001, the
  * character JSON writes longest (`\u0001`, 6 bytes); ids have 10 digits. Plain text
  * (1 byte a character) gives the `plain` figures.
  */

@@ -3,7 +3,7 @@ import { DOCUMENTED } from './answer-bounds.test';
 import { problem, startIssues, type IssuesHarness } from './harness';
 
 /**
- * No answer grows with what one user piles onto an issue (README: Limits): the issue read,
+ * No answer grows with what one user piles onto an issue (docs/decisions.md: Limits): the issue read,
  * search rows and the statistics snapshot pages stay within their documented sizes, history
  * keeps at most 1,000 characters of a text, and an issue holds at most 5,000 comments and
  * 10,000 worklogs.

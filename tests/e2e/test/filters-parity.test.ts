@@ -1,8 +1,8 @@
 import { pollUntil, startSystem, waitForReplica, type ApiResponse, type System } from '@tracker/system-tests-support';
 
 /**
- * The same filters select the same issues in search and in statistics (README, Behaviour
- * worth knowing). Both take their conditions from one place (`searchConditions` and
+ * The same filters select the same issues in search and in statistics (docs/decisions.md,
+ * Filters). Both take their conditions from one place (`searchConditions` and
  * `searchTextQuery` of libs/search-sql), but each builds its own statement around them,
  * over different tables: search over the issues service's own tables (the status category
  * from its statuses, the text as two branches, summaries sorted and cut), statistics over

@@ -10,7 +10,7 @@ import type { AccessDeps } from '../domain/deps';
 import { revokeToken } from '../domain/revoke-token.use-case';
 
 /**
- * Operator command line (README: Operator command line). With --json the last line printed is one
+ * Operator command line (docs/decisions.md: The operator command line). With --json the last line printed is one
  * JSON object; other tools rely on that contract.
  */
 const USAGE = `Usage: pnpm -s admin <command> [options] [--json]
