@@ -28,6 +28,10 @@ async function admin(...args: string[]) {
 
 const lastJson = (stdout: string) => JSON.parse(stdout.trim().split('\n').pop()!);
 
+// Each command is a process of its own (pnpm, then tsx compiling the command line), a few
+// seconds each on a loaded 2-CPU machine; the first test runs eight of them.
+jest.setTimeout(120_000);
+
 describe('operator command line', () => {
   test('when every command runs with --json, then each prints its contract object on the last line', async () => {
     const ws = await admin('workspace', 'create', '--name', 'Acme', '--admin-name', 'Ada', '--json');
