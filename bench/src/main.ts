@@ -22,8 +22,8 @@ import { COST_GROUPS, FOLLOW_INTERVAL_MS, measureWebhooks, PER_ENDPOINT, WEBHOOK
 import { cpuTally } from './cpu';
 import { measureStartup, type Build } from './startup';
 import { SERVICE_NAMES } from '@tracker/system-tests-support';
-import { searchSql } from '@tracker/issues/src/data-access/search.repository';
-import { statisticsSql } from '@tracker/statistics/src/data-access/statistics.repository';
+import { searchSql } from '@tracker/issues/statements';
+import { statisticsSql } from '@tracker/statistics/statements';
 import { DashboardInput, toSearchCriteria } from '@tracker/contracts';
 import { PRINCIPAL_HEADER } from '@tracker/kit';
 import { createTrackerClient, dashboardStatistics } from '@tracker/client';
