@@ -56,11 +56,8 @@ import { Pool } from 'pg';
 import { toSearchCriteria, type Filters } from '@tracker/contracts';
 import { createRedis, redisSeenTickets } from '@tracker/authz';
 import { createLogger, createMetrics, createServiceApp, devSigningKey, devTrustedKeysText, inTransaction, parseTrustedKeys, sendJsonText, serve, writeAtCommit } from '@tracker/kit';
-import { issueReadsRepository } from '@tracker/issues/src/data-access/issue-reads.repository';
-import { issuesRepository } from '@tracker/issues/src/data-access/issues.repository';
-import { searchRepository } from '@tracker/issues/src/data-access/search.repository';
-import { formatIssueKey } from '@tracker/issues/src/domain/issue-key.rules';
-import { replicaReader } from '@tracker/statistics/src/data-access/statistics.repository';
+import { formatIssueKey, issueReadsRepository, issuesRepository, searchRepository } from '@tracker/issues/statements';
+import { replicaReader } from '@tracker/statistics/statements';
 
 const [role, port, ...args] = process.argv.slice(2);
 

@@ -1,6 +1,6 @@
 import { gzipSync } from 'node:zlib';
 import type { Page } from 'playwright-core';
-import { launchChromium, within } from '@tracker/system-tests-support/src/chromium';
+import { launchChromium, within } from '@tracker/system-tests-support/chromium';
 import type { BenchSystem } from './system';
 
 /**

@@ -5,7 +5,7 @@
 import { Client } from 'pg';
 import { toSearchCriteria } from '@tracker/contracts';
 import { PRINCIPAL_HEADER } from '@tracker/kit';
-import { searchSql } from '@tracker/issues/src/data-access/search.repository';
+import { searchSql } from '@tracker/issues/statements';
 import { startFloorChain } from '../floors';
 import { asPg, keepAlivePoster, msOf, takingTurns } from '../one-at-a-time';
 import { EXPLAINS, listsFor } from '../rows';

@@ -6,7 +6,7 @@ import { Client } from 'pg';
 import { createTrackerClient, dashboardStatistics } from '@tracker/client';
 import { DashboardInput, toSearchCriteria } from '@tracker/contracts';
 import { PRINCIPAL_HEADER } from '@tracker/kit';
-import { statisticsSql } from '@tracker/statistics/src/data-access/statistics.repository';
+import { statisticsSql } from '@tracker/statistics/statements';
 import { cpuTally } from '../cpu';
 import { startFloorChain, startFloorProxy } from '../floors';
 import { asPg, keepAlivePoster, msOf, takingTurns } from '../one-at-a-time';

@@ -11,7 +11,7 @@ import {
   type Signer,
   type SigningKey,
   type TrustedKeys,
-} from '@tracker/kit/src/signing';
+} from '@tracker/kit/signing';
 import { eventSourceOf, type EventEnvelope, type EventType } from './events';
 
 /**

@@ -1,6 +1,6 @@
 import type { BrowserContext, Page } from 'playwright-core';
 import { startSystem, type System } from '@tracker/system-tests-support';
-import { launchChromium, within, type RunningChromium } from '@tracker/system-tests-support/src/chromium';
+import { launchChromium, within, type RunningChromium } from '@tracker/system-tests-support/chromium';
 import { expectAccessible as axeOn, expectFitsWidth as fitsAt, heading as headingOf, pathOf as pathShown, PASSWORD } from './world';
 
 /**

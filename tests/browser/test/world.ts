@@ -1,7 +1,7 @@
 import AxeBuilder from '@axe-core/playwright';
 import type { BrowserContext, Page } from 'playwright-core';
 import { startSystem, type System } from '@tracker/system-tests-support';
-import { launchChromium, within, type RunningChromium } from '@tracker/system-tests-support/src/chromium';
+import { launchChromium, within, type RunningChromium } from '@tracker/system-tests-support/chromium';
 
 /**
  * What every browser test file starts from: the whole system (every service a process,
