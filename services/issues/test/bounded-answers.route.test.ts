@@ -1,5 +1,5 @@
 import { IssueDetails, IssueSummary, ISSUE_LIMITS, ISSUE_READ_LIMITS, SNAPSHOT_LIMITS } from '@tracker/contracts';
-import { DOCUMENTED } from './answer-bounds.test';
+import { DOCUMENTED } from './answer-bounds';
 import { problem, startIssues, type IssuesHarness } from './harness';
 
 /**

@@ -15,6 +15,9 @@ import { pollUntil, startSystem, waitForReplica, type ApiResponse, type System }
  * - a refusal (403 for a queue the caller cannot read) is the same in both;
  * - the member sees exactly the admin's matches in the queues they read.
  */
+
+/** How many random combinations of filters the property tries (each asked as an admin and as a member, of search and statistics). */
+const RANDOM_COMBINATIONS = 60;
 let system: System;
 type User = { id: number; token: string };
 let ws: { id: number; admin: User; member: User };
@@ -254,7 +257,7 @@ describe('search and statistics select the same issues', () => {
     expect({ body, matched, expected, size }).toEqual({ body, matched, expected, size: true });
   });
 
-  test('random combinations of filters agree too (a few seconds)', async () => {
+  test(`random combinations of filters agree too (${RANDOM_COMBINATIONS} of them)`, async () => {
     // A seeded generator, so a failure names the seed that replays it (FILTERS_SEED=…).
     const seed = Number(process.env.FILTERS_SEED ?? Math.floor(Math.random() * 2 ** 31));
     const random = mulberry32(seed);
@@ -273,10 +276,10 @@ describe('search and statistics select the same issues', () => {
       overdue: () => random() < 0.5,
       label: () => pick([null, ...LABELS]),
     };
-    const deadline = Date.now() + 2500;
     let runs = 0;
     let matchedSome = 0;
-    while (Date.now() < deadline && runs < 200) {
+    // A fixed number, not as many as fit in a time: a loaded machine checks as much as a quiet one.
+    while (runs < RANDOM_COMBINATIONS) {
       const filters = Object.fromEntries(Object.entries(fields).filter(() => random() < 0.35).map(([name, value]) => [name, value()]));
       try {
         const [asAdmin, asMember] = await Promise.all([bothAgree('admin', filters), bothAgree('member', filters)]);
@@ -288,9 +291,8 @@ describe('search and statistics select the same issues', () => {
       runs += 1;
     }
     // The generator must reach filters that match something, or the property proves little.
-    expect(runs).toBeGreaterThan(20);
     expect(matchedSome).toBeGreaterThan(runs / 5);
-  }, 15_000);
+  }, 120_000);
 });
 
 /** A small seeded pseudo-random generator (mulberry32): the same seed, the same combinations. */
