@@ -458,3 +458,67 @@ function summarize(error: unknown): string {
   const message = errorMessage(error);
   return message.length > 500 ? `${message.slice(0, 500)}…` : message;
 }
+
+/** One queue a service consumes: its name, the routing keys bound to it, and what handles each event. */
+export interface Subscription {
+  queue: string;
+  bindings: string[];
+  handler: EventHandler;
+}
+
+/** A consuming service's broker settings (its config's `events` section, with its keys and the consumer metrics' callback). */
+export interface SubscriptionsConfig {
+  amqpUrl: string;
+  exchange: string;
+  /** Replaces the queue name (tests, and each system of the end-to-end tests, have their own). */
+  queue?: string;
+  prefetch: number;
+  maxAttempts: number;
+  retryDelayMs: number;
+  /** The publishers' public keys (`config.internal.trusted`): only events proved by their publisher (signed or tagged) are handled. */
+  trusted: TrustedKeys;
+  /** This service's own key (`config.internal.key`): tags are checked under the keys it shares with each publisher. */
+  key: SigningKey;
+  onOutcome?: ConsumerOptions['onOutcome'];
+}
+
+export interface StartedSubscriptions {
+  consumers: Consumer[];
+  /** Each queue and its depth, for the consumer metrics (consumerMetrics().watch). */
+  watched: Array<{ queue: string; depth: Consumer['depth'] }>;
+  ready: () => Promise<void>;
+  /** Stops every consumer, waiting for the handlers in flight. */
+  stop: () => Promise<void>;
+}
+
+/** Starts one consumer per subscription of `service` (its connections are named `<service>:<queue>`). */
+export function startSubscriptions(service: string, subscriptions: Subscription[], config: SubscriptionsConfig, logger: EventsLogger): StartedSubscriptions {
+  const queueOf = (s: Subscription) => config.queue ?? s.queue;
+  const consumers = subscriptions.map((s) =>
+    startConsumer({
+      amqpUrl: config.amqpUrl,
+      exchange: config.exchange,
+      queue: queueOf(s),
+      bindings: s.bindings,
+      handler: s.handler,
+      trusted: config.trusted,
+      key: config.key,
+      logger,
+      prefetch: config.prefetch,
+      maxAttempts: config.maxAttempts,
+      retryDelayMs: config.retryDelayMs,
+      connectionName: `${service}:${queueOf(s)}`,
+      onOutcome: config.onOutcome,
+    }),
+  );
+  return {
+    consumers,
+    watched: consumers.map((c, i) => ({ queue: queueOf(subscriptions[i]!), depth: () => c.depth() })),
+    ready: async () => {
+      await Promise.all(consumers.map((c) => c.ready()));
+    },
+    stop: async () => {
+      await Promise.all(consumers.map((c) => c.stop()));
+    },
+  };
+}

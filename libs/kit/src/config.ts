@@ -104,6 +104,41 @@ export const outboxConfigOf = (env: { AMQP_URL: string; OUTBOX_POLL_MS: number; 
   exchange: env.EVENTS_EXCHANGE,
 });
 
+/** An exchange or queue name of the broker. */
+const amqpName = z.string().regex(/^[A-Za-z0-9._-]{1,200}$/, 'must be 1 to 200 letters, digits, ".", "_" or "-"');
+
+/** The event consumer of a service that reads the integration events: the broker, the exchange, its queue and how it retries. */
+export const consumerEnv = {
+  AMQP_URL: url(DEFAULT_AMQP_URL),
+  /** The topic exchange the issues and access relays publish to (their EVENTS_EXCHANGE, the same value); tests use their own. */
+  EVENTS_EXCHANGE: amqpName.default('tracker.events'),
+  /** Overrides the consumer's queue name (the service's src/consumers/index.ts); tests use their own. */
+  EVENTS_QUEUE: amqpName.optional(),
+  /** Deliveries handled at once. */
+  EVENTS_PREFETCH: z.coerce.number().int().min(1).max(500).default(300),
+  /** Attempts of a failing handler before its event is dead-lettered. */
+  EVENTS_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(100).default(5),
+  /** The wait between those attempts. */
+  EVENTS_RETRY_DELAY_MS: z.coerce.number().int().min(0).max(600_000).default(1000),
+};
+
+/** The `events` section of a consumer's config, from the consumerEnv variables. */
+export const consumerConfigOf = (env: {
+  AMQP_URL: string;
+  EVENTS_EXCHANGE: string;
+  EVENTS_QUEUE?: string;
+  EVENTS_PREFETCH: number;
+  EVENTS_MAX_ATTEMPTS: number;
+  EVENTS_RETRY_DELAY_MS: number;
+}) => ({
+  amqpUrl: env.AMQP_URL,
+  exchange: env.EVENTS_EXCHANGE,
+  queue: env.EVENTS_QUEUE,
+  prefetch: env.EVENTS_PREFETCH,
+  maxAttempts: env.EVENTS_MAX_ATTEMPTS,
+  retryDelayMs: env.EVENTS_RETRY_DELAY_MS,
+});
+
 /** The Redis a service shares with the others (caches, accepted tickets). */
 export const redisEnv = {
   REDIS_URL: url(DEFAULT_REDIS_URL),

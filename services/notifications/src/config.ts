@@ -1,27 +1,18 @@
 import { createSecretKey, type KeyObject } from 'node:crypto';
 import { z } from 'zod';
-import { databaseConfigOf, databaseEnv, DEFAULT_AMQP_URL, loadConfig, port, redisEnv, serviceConfigOf, serviceEnv, url } from '@tracker/kit';
+import { consumerConfigOf, consumerEnv, databaseConfigOf, databaseEnv, loadConfig, port, redisEnv, serviceConfigOf, serviceEnv, url } from '@tracker/kit';
 import { parseAllowedTargets } from './domain/targets.rules';
 import { parseRetrySchedule } from './domain/webhook.rules';
 
-const amqpName = z.string().regex(/^[A-Za-z0-9._-]{1,200}$/, 'must be 1 to 200 letters, digits, ".", "_" or "-"');
 const ms = (min: number, max: number, fallback: number) => z.coerce.number().int().min(min).max(max).default(fallback);
 
 const Env = serviceEnv('notifications', {
   PORT: port(8086),
   ...databaseEnv('notifications'),
   ...redisEnv,
-  AMQP_URL: url(DEFAULT_AMQP_URL),
+  ...consumerEnv,
   ACCESS_URL: url('http://127.0.0.1:8081'),
   ACCESS_TIMEOUT_MS: ms(50, 60_000, 2000),
-  /** The topic exchange the issues and access services publish to; tests use their own. */
-  EVENTS_EXCHANGE: amqpName.default('tracker.events'),
-  /** Overrides the consumer's queue name (src/consumers/index.ts); tests use their own. */
-  EVENTS_QUEUE: amqpName.optional(),
-  /** Deliveries handled at once; those arriving together are recorded in one transaction. */
-  EVENTS_PREFETCH: z.coerce.number().int().min(1).max(500).default(300),
-  EVENTS_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(100).default(5),
-  EVENTS_RETRY_DELAY_MS: ms(0, 600_000, 1000),
   /**
    * How long an event is kept after it was recorded, in hours (the feed promises 7 days:
    * keep 168 or more in production). A feed cursor older than that is 410 cursor_expired.
@@ -79,14 +70,7 @@ const Env = serviceEnv('notifications', {
   database: databaseConfigOf(env),
   redis: { url: env.REDIS_URL },
   access: { url: env.ACCESS_URL, timeoutMs: env.ACCESS_TIMEOUT_MS },
-  events: {
-    amqpUrl: env.AMQP_URL,
-    exchange: env.EVENTS_EXCHANGE,
-    queue: env.EVENTS_QUEUE,
-    prefetch: env.EVENTS_PREFETCH,
-    maxAttempts: env.EVENTS_MAX_ATTEMPTS,
-    retryDelayMs: env.EVENTS_RETRY_DELAY_MS,
-  },
+  events: consumerConfigOf(env),
   retention: { hours: env.EVENT_RETENTION_HOURS, pruneIntervalMs: env.EVENT_PRUNE_INTERVAL_MS },
   feed: { scanMax: env.FEED_SCAN_MAX },
   delivery: {

@@ -1,7 +1,6 @@
 import { z } from 'zod';
-import { databaseConfigOf, databaseEnv, DEFAULT_AMQP_URL, loadConfig, port, redisEnv, serviceConfigOf, serviceEnv, url } from '@tracker/kit';
+import { consumerConfigOf, consumerEnv, databaseConfigOf, databaseEnv, loadConfig, port, redisEnv, serviceConfigOf, serviceEnv, url } from '@tracker/kit';
 
-const amqpName = z.string().regex(/^[A-Za-z0-9._-]{1,200}$/, 'must be 1 to 200 letters, digits, ".", "_" or "-"');
 const ms = (min: number, max: number, fallback: number) => z.coerce.number().int().min(min).max(max).default(fallback);
 
 const Env = serviceEnv('statistics', {
@@ -10,7 +9,7 @@ const Env = serviceEnv('statistics', {
   /** DATABASE_STATEMENT_TIMEOUT_MS for the statements of a replica rebuild (whole snapshot pages at once). */
   REBUILD_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(120_000),
   ...redisEnv,
-  AMQP_URL: url(DEFAULT_AMQP_URL),
+  ...consumerEnv,
   ACCESS_URL: url('http://127.0.0.1:8081'),
   ACCESS_TIMEOUT_MS: ms(50, 60_000, 2000),
   ISSUES_URL: url('http://127.0.0.1:8082'),
@@ -19,19 +18,6 @@ const Env = serviceEnv('statistics', {
   SNAPSHOT_PAGE_SIZE: z.coerce.number().int().min(1).max(1000).default(500),
   /** How often a running service checks that the replica is built (and builds it if not). */
   REPLICA_CHECK_INTERVAL_MS: ms(100, 600_000, 5000),
-  /**
-   * The topic exchange of the integration events: the one the issues and access relays
-   * publish to (their EVENTS_EXCHANGE, the same value). This service binds only the issues
-   * service's events to its queue (src/consumers/index.ts) and dead-letters through
-   * `<exchange>.dlx`; tests use their own.
-   */
-  EVENTS_EXCHANGE: amqpName.default('tracker.events'),
-  /** Overrides the consumer's queue name (src/consumers/index.ts); tests use their own. */
-  EVENTS_QUEUE: amqpName.optional(),
-  /** Deliveries handled at once; each is one short transaction. */
-  EVENTS_PREFETCH: z.coerce.number().int().min(1).max(500).default(300),
-  EVENTS_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(100).default(5),
-  EVENTS_RETRY_DELAY_MS: ms(0, 600_000, 1000),
 })
   .transform((env) => ({
     ...serviceConfigOf(env),
@@ -40,14 +26,7 @@ const Env = serviceEnv('statistics', {
     access: { url: env.ACCESS_URL, timeoutMs: env.ACCESS_TIMEOUT_MS },
     issues: { url: env.ISSUES_URL, timeoutMs: env.ISSUES_TIMEOUT_MS, snapshotPageSize: env.SNAPSHOT_PAGE_SIZE },
     replica: { checkIntervalMs: env.REPLICA_CHECK_INTERVAL_MS },
-    events: {
-      amqpUrl: env.AMQP_URL,
-      exchange: env.EVENTS_EXCHANGE,
-      queue: env.EVENTS_QUEUE,
-      prefetch: env.EVENTS_PREFETCH,
-      maxAttempts: env.EVENTS_MAX_ATTEMPTS,
-      retryDelayMs: env.EVENTS_RETRY_DELAY_MS,
-    },
+    events: consumerConfigOf(env),
   }));
 
 export type StatisticsConfig = z.output<typeof Env>;
