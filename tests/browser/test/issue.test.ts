@@ -176,6 +176,8 @@ describe('changing an issue', () => {
     expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Add comment');
     await page.keyboard.press('Enter');
     await region('Comments').getByRole('listitem').filter({ hasText: 'Deployed the fix to staging.' }).waitFor();
+    // The list may show the comment (read again, or told by the live stream) a moment before the form hears its own answer and empties.
+    await page.getByRole('status').filter({ hasText: /^Comment added\.$/ }).waitFor();
     expect(await box.inputValue()).toBe('');
     expect(await page.getByText('Write the comment first').count()).toBe(0);
     const stored = await readIssue(issue.key);
@@ -194,6 +196,7 @@ describe('changing an issue', () => {
     await page.getByRole('button', { name: 'Log time' }).click();
     await region('Worklogs').getByRole('listitem').filter({ hasText: 'Ada Admin logged 90 minutes' }).waitFor();
     expect(await region('Worklogs').textContent()).toContain('90 minutes logged in all of 120 minutes estimated.');
+    await page.getByRole('status').filter({ hasText: /^Logged 90 minutes\.$/ }).waitFor();
     expect(await page.getByRole('spinbutton', { name: 'Minutes' }).inputValue()).toBe('');
     expect((await readIssue(issue.key)).spent_minutes).toBe(90);
   });
