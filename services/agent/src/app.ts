@@ -2,8 +2,8 @@ import type { Redis } from 'ioredis';
 import { createRedis, redisSeenTickets } from '@tracker/authz';
 import { createLogger, createMetrics, createServiceApp, type Logger, type Metrics } from '@tracker/kit';
 import type { AgentConfig } from './config';
+import { callsInFlight } from './data-access/calls-in-flight';
 import { serviceClients } from './data-access/services.client';
-import { callsInFlight } from './domain/calls-in-flight';
 import type { AgentDeps } from './domain/deps';
 import { mcpRoutes } from './routes/mcp.route';
 

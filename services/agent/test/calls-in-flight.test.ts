@@ -1,4 +1,4 @@
-import { callsInFlight } from '../src/domain/calls-in-flight';
+import { callsInFlight } from '../src/data-access/calls-in-flight';
 import { loadAgentConfig } from '../src/config';
 
 describe('callsInFlight', () => {

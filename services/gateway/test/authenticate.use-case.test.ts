@@ -4,7 +4,8 @@ import { blockedClients } from '../src/data-access/blocked-clients';
 import { inFlight } from '../src/data-access/in-flight';
 import { failureLimitReached, tokenRateLimit } from '../src/domain/authenticate.rules';
 import { authenticate, bearerToken, reauthenticate } from '../src/domain/authenticate.use-case';
-import type { CacheLookup, GatewayDeps } from '../src/domain/deps';
+import type { GatewayDeps } from '../src/domain/deps';
+import type { CacheLookup } from '../src/domain/ports';
 import { newToken, principalOf } from './harness';
 
 /** The use case with in-memory ports: what it asks of each, and what it decides. */

@@ -1,5 +1,5 @@
 import { prepared, type Sql } from '@tracker/kit';
-import type { CacheDebtsRepository } from '../domain/deps';
+import type { CacheDebtsRepository } from '../domain/ports';
 
 /**
  * Cache keys a committed change made stale, recorded in its transaction and deleted here

@@ -1,6 +1,6 @@
 import { appendOutboxEvents } from '@tracker/events';
 import type { Sql } from '@tracker/kit';
-import type { OutboxRepository } from '../domain/deps';
+import type { OutboxRepository } from '../domain/ports';
 
 /** Writes integration events in the caller's transaction; a relay publishes them later. */
 export function outboxRepository(c: Sql): OutboxRepository {

@@ -1,5 +1,5 @@
 import { Algorithm, hash, verify } from '@node-rs/argon2';
-import type { Passwords } from '../domain/deps';
+import type { Passwords } from '../domain/ports';
 
 /** Argon2id with OWASP's first recommended parameters: 19 MiB of memory, 2 passes, 1 lane. */
 const OWASP = { algorithm: Algorithm.Argon2id, memoryCost: 19_456, timeCost: 2, parallelism: 1 } as const;

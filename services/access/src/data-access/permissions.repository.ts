@@ -1,6 +1,6 @@
 import { ISSUE_READ_LIMITS, type QueueRole, type UserAcl } from '@tracker/contracts';
 import { prepared, type Sql } from '@tracker/kit';
-import type { PermissionsRepository } from '../domain/deps';
+import type { PermissionsRepository } from '../domain/ports';
 import type { PermissionChangeRecord, PermissionHistory, QueueMember } from '../domain/permissions.model';
 
 // The queue_role enum stores the API's spelling ('read-only', ...): read as text, written with a cast.

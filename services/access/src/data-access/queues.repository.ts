@@ -1,5 +1,5 @@
 import { prepared, type Sql } from '@tracker/kit';
-import type { QueuesRepository } from '../domain/deps';
+import type { QueuesRepository } from '../domain/ports';
 import type { QueueRef } from '../domain/permissions.model';
 
 const QUEUE_COLUMNS = `id, workspace_id AS "workspaceId", key`;

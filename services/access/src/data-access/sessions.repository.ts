@@ -1,5 +1,5 @@
 import { prepared, type Sql } from '@tracker/kit';
-import type { SessionsRepository } from '../domain/deps';
+import type { SessionsRepository } from '../domain/ports';
 import type { SessionWithUser } from '../domain/model';
 
 /** A session (alias s) with its user (alias u), as the domain's SessionWithUser. */

@@ -1,5 +1,5 @@
 import { prepared, type Sql } from '@tracker/kit';
-import type { SetupLinksRepository } from '../domain/deps';
+import type { SetupLinksRepository } from '../domain/ports';
 
 export function setupLinksRepository(c: Sql): SetupLinksRepository {
   return {

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import type { SignInThrottle } from '../domain/deps';
+import type { SignInThrottle } from '../domain/ports';
 
 /** Failures are counted in fixed windows of this length: a refusal lasts at most this long. */
 export const SIGN_IN_WINDOW_SECONDS = 15 * 60;

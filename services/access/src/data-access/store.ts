@@ -1,6 +1,6 @@
 import type { Pool } from 'pg';
 import { inTransaction, type Sql } from '@tracker/kit';
-import type { Repositories, Store } from '../domain/deps';
+import type { Repositories, Store } from '../domain/ports';
 import { cacheDebtsRepository } from './cache-debts.repository';
 import { outboxRepository } from './outbox.repository';
 import { permissionsRepository } from './permissions.repository';

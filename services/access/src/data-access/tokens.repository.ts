@@ -1,5 +1,5 @@
 import { prepared, type Sql } from '@tracker/kit';
-import type { TokensRepository } from '../domain/deps';
+import type { TokensRepository } from '../domain/ports';
 import type { PersonalTokenRecord, TokenOwner } from '../domain/model';
 
 /** A token (alias t) with its owner (alias u) and, for a session token, its session (alias s), as the domain's TokenOwner. */

@@ -1,5 +1,5 @@
 import { prepared, type Sql } from '@tracker/kit';
-import type { UsersRepository } from '../domain/deps';
+import type { UsersRepository } from '../domain/ports';
 import type { SignInUser, User } from '../domain/model';
 
 /** A user row (alias u) as the domain's User. */

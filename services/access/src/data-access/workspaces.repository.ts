@@ -1,5 +1,5 @@
 import { prepared, type Sql } from '@tracker/kit';
-import type { WorkspacesRepository } from '../domain/deps';
+import type { WorkspacesRepository } from '../domain/ports';
 
 export function workspacesRepository(c: Sql): WorkspacesRepository {
   return {

@@ -1,9 +1,12 @@
 import { ACCOUNT_LIMITS } from '@tracker/contracts';
 import { AppError, forbidden, notFound } from '@tracker/kit';
 
+/** Every refusal of the access context. Hidden objects answer exactly like missing ones. */
 export const accessErrors = {
   userNotFound: () => notFound('The user'),
+  queueNotFound: () => notFound('The queue'),
   adminOnly: () => forbidden('Only a workspace admin may do this.'),
+  queueAdminOnly: () => forbidden('Only an admin of the queue or of the workspace may manage its permissions.'),
   lastActiveAdmin: () =>
     new AppError('last_active_admin', 'The last active admin of a workspace cannot be demoted or deactivated.'),
   emailTaken: () => new AppError('email_taken', 'Another user already has this email.'),
@@ -30,4 +33,8 @@ export const accessErrors = {
     new AppError('validation_failed', `Queue ${queueId} is registered to another workspace.`, {
       errors: [{ path: 'queue_id', message: 'registered to another workspace' }],
     }),
+  /** The operator command line's: it sees every workspace, so it names the id it did not find. */
+  noSuchWorkspace: (workspaceId: number) => new AppError('not_found', `Workspace ${workspaceId} does not exist.`),
+  noSuchUser: (userId: number) => new AppError('not_found', `User ${userId} does not exist.`),
+  noSuchToken: (tokenId: number) => new AppError('not_found', `Token ${tokenId} does not exist.`),
 };

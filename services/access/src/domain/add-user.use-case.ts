@@ -1,4 +1,4 @@
-import { AppError, type WorkspaceRole } from '@tracker/kit';
+import type { WorkspaceRole } from '@tracker/kit';
 import type { AccessDeps } from './deps';
 import { accessErrors } from './access.errors';
 import { emailKeyOf } from './accounts.rules';
@@ -19,6 +19,6 @@ export async function addUser(deps: Pick<AccessDeps, 'store' | 'clock' | 'accoun
     await tx.outbox.append(userCreatedEvent(user, null));
     return { id: user.id, setupUrl: email ? await newSetupLink(deps, tx, user.id) : undefined };
   });
-  if (created === null) throw new AppError('not_found', `Workspace ${input.workspaceId} does not exist.`);
+  if (created === null) throw accessErrors.noSuchWorkspace(input.workspaceId);
   return { user_id: created.id, token: token.token, ...(created.setupUrl ? { setup_url: created.setupUrl } : {}) };
 }

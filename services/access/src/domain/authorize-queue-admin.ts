@@ -1,5 +1,6 @@
 import { effectiveRole } from '@tracker/contracts';
-import { forbidden, notFound, type UserPrincipal } from '@tracker/kit';
+import type { UserPrincipal } from '@tracker/kit';
+import { accessErrors } from './access.errors';
 import type { AccessDeps } from './deps';
 import type { QueueRef } from './permissions.model';
 
@@ -10,10 +11,10 @@ import type { QueueRef } from './permissions.model';
  */
 export async function authorizeQueueAdmin(deps: Pick<AccessDeps, 'store'>, caller: UserPrincipal, queueId: number): Promise<QueueRef> {
   const queue = await deps.store.queues.findInWorkspace(caller.workspaceId, queueId);
-  if (!queue) throw notFound('The queue');
+  if (!queue) throw accessErrors.queueNotFound();
   const explicit = caller.workspaceRole === 'admin' ? null : await deps.store.permissions.explicitRole(queueId, caller.userId);
   const effective = effectiveRole(caller.workspaceRole, explicit);
-  if (!effective) throw notFound('The queue');
-  if (effective.role !== 'admin') throw forbidden('Only an admin of the queue or of the workspace may manage its permissions.');
+  if (!effective) throw accessErrors.queueNotFound();
+  if (effective.role !== 'admin') throw accessErrors.queueAdminOnly();
   return queue;
 }

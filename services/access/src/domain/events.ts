@@ -1,20 +1,9 @@
 import { buildEvent } from '@tracker/events';
 import type { QueueRole } from '@tracker/contracts';
 import type { WorkspaceRole } from '@tracker/kit';
-import type { User } from './model';
+import { userWireFields, type User } from './model';
 
 /** Integration events (libs/events) of this service, stamped with the aggregate's revision. */
-
-/** A user as access events carry it: the fields GET /users answers but the workspace, which the envelope names. */
-const userState = (user: User) => ({
-  id: user.id,
-  name: user.name,
-  role: user.role,
-  active: user.active,
-  email: user.email,
-  created_at: user.createdAt.toISOString(),
-  updated_at: user.updatedAt.toISOString(),
-});
 
 /** `actorId` null: the operator's command line made the user. */
 export const userCreatedEvent = (user: User & { revision: number }, actorId: number | null, requestId?: string) =>
@@ -25,7 +14,7 @@ export const userCreatedEvent = (user: User & { revision: number }, actorId: num
     revision: user.revision,
     actorId,
     requestId,
-    data: { user: userState(user) },
+    data: { user: userWireFields(user) },
   });
 
 /** `previous`: the old value of each field that changed (name, role, active, email). */
@@ -37,7 +26,7 @@ export const userUpdatedEvent = (user: User & { revision: number }, previous: Us
     revision: user.revision,
     actorId,
     requestId,
-    data: { user: userState(user), previous },
+    data: { user: userWireFields(user), previous },
   });
 
 export type UserPrevious = Partial<Pick<User, 'name' | 'role' | 'active' | 'email'>>;

@@ -1,5 +1,6 @@
 import type { UserPrincipal, WorkspaceRole } from '@tracker/kit';
-import type { AccessDeps, Repositories } from './deps';
+import type { AccessDeps } from './deps';
+import type { Repositories } from './ports';
 import { accessErrors } from './access.errors';
 import { emailKeyOf, setupLinkExpiry, setupUrlOf } from './accounts.rules';
 import type { User } from './model';

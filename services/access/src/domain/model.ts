@@ -12,6 +12,21 @@ export interface User {
   updatedAt: Date;
 }
 
+/**
+ * A user's own fields as they leave the service, named and formatted as the API and the
+ * integration events both carry them; the API answer (routes/json.ts) adds the workspace,
+ * which an event's envelope names instead.
+ */
+export const userWireFields = (user: User) => ({
+  id: user.id,
+  name: user.name,
+  role: user.role,
+  active: user.active,
+  email: user.email,
+  created_at: user.createdAt.toISOString(),
+  updated_at: user.updatedAt.toISOString(),
+});
+
 export interface Workspace {
   id: number;
   name: string;

@@ -1,5 +1,5 @@
-import { AppError } from '@tracker/kit';
 import { authCacheKey } from '@tracker/authz';
+import { accessErrors } from './access.errors';
 import type { AccessDeps } from './deps';
 
 /**
@@ -16,7 +16,7 @@ export async function revokeToken(deps: Pick<AccessDeps, 'store' | 'cache'>, inp
     await tx.cacheDebts.record(keys);
     return keys;
   });
-  if (!staleKeys) throw new AppError('not_found', `Token ${input.tokenId} does not exist.`);
+  if (!staleKeys) throw accessErrors.noSuchToken(input.tokenId);
   await deps.cache.invalidate(staleKeys);
   return { token_id: input.tokenId, revoked: true as const };
 }

@@ -22,7 +22,7 @@ export async function getSession(deps: SessionDeps, cookie: string | undefined):
  * POST /auth/token: a bearer token for the signed-in page, good for 15 minutes (never past
  * the session's own end), revoked with its session. The request renews the session's idle time.
  */
-export async function issueSessionToken(deps: SessionDeps, cookie: string | undefined) {
+export async function issueSessionToken(deps: SessionDeps, cookie: string | undefined): Promise<{ token: string; expiresInSeconds: number }> {
   const session = await liveSession(deps, cookie);
   if (!session) throw accessErrors.noSession();
   await deps.store.sessions.touch(session.id);
@@ -30,7 +30,7 @@ export async function issueSessionToken(deps: SessionDeps, cookie: string | unde
   const expiresAt = new Date(Math.min(now.getTime() + ACCOUNT_LIMITS.sessionTokenSeconds * 1000, session.expiresAt.getTime()));
   const token = generateToken();
   await deps.store.tokens.create(session.userId, token, { name: 'session', expiresAt, sessionId: session.id });
-  return { access_token: token.token, expires_in: Math.max(1, Math.floor((expiresAt.getTime() - now.getTime()) / 1000)) };
+  return { token: token.token, expiresInSeconds: Math.max(1, Math.floor((expiresAt.getTime() - now.getTime()) / 1000)) };
 }
 
 /** POST /auth/sign-out: the session and its tokens end; signing out twice is no error. */

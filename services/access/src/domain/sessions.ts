@@ -1,5 +1,6 @@
 import { authCacheKey } from '@tracker/authz';
-import type { AccessDeps, Repositories } from './deps';
+import type { AccessDeps } from './deps';
+import type { Repositories } from './ports';
 import { isSessionLive, sessionExpiry } from './accounts.rules';
 import type { SessionWithUser } from './model';
 import { hashSecret, isSecretShaped, newSecret } from './secrets';

@@ -1,5 +1,6 @@
 import type { QueueRole } from '@tracker/contracts';
-import { notFound, type UserPrincipal } from '@tracker/kit';
+import type { UserPrincipal } from '@tracker/kit';
+import { accessErrors } from './access.errors';
 import { aclCacheKey } from '@tracker/authz';
 import { authorizeQueueAdmin } from './authorize-queue-admin';
 import type { AccessDeps } from './deps';
@@ -18,7 +19,7 @@ export async function setQueuePermission(
 ): Promise<{ queueId: number; member: QueueMember }> {
   const queue = await authorizeQueueAdmin(deps, caller, input.queueId);
   const target = await deps.store.users.findInWorkspace(caller.workspaceId, input.userId);
-  if (!target) throw notFound('The user');
+  if (!target) throw accessErrors.userNotFound();
 
   const staleKeys = await deps.store.transaction(async (tx) => {
     // FOR UPDATE waits for any ACL lookup holding the user row FOR SHARE while it caches

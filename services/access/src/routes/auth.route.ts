@@ -1,5 +1,5 @@
 import type { Request, Response, Router } from 'express';
-import { PasswordChange, SESSION_COOKIE, Setup, SignIn, type Session as SessionJson } from '@tracker/contracts';
+import { PasswordChange, SESSION_COOKIE, Setup, SignIn } from '@tracker/contracts';
 import { CLIENT_HEADER, parseBody } from '@tracker/kit';
 import type { AccessDeps } from '../domain/deps';
 import { accessErrors } from '../domain/access.errors';
@@ -7,7 +7,7 @@ import { isCrossSite } from '../domain/accounts.rules';
 import { completeSetup } from '../domain/complete-setup.use-case';
 import { changePassword, getSession, issueSessionToken, signOut } from '../domain/session.use-case';
 import { signIn } from '../domain/sign-in.use-case';
-import { userJson } from './json';
+import { sessionJson, sessionTokenJson } from './json';
 
 /**
  * /auth/*: people's sign-in and sessions, forwarded by the gateway without a bearer token
@@ -45,13 +45,11 @@ export function authRoutes(router: Router, deps: AccessDeps): void {
   });
 
   router.get('/auth/session', async (req, res) => {
-    const user = await getSession(deps, sessionCookie(req));
-    const body: SessionJson = { user: userJson(user), workspace: user.workspace };
-    res.json(body);
+    res.json(sessionJson(await getSession(deps, sessionCookie(req))));
   });
 
   router.post('/auth/token', async (req, res) => {
-    res.json(await issueSessionToken(deps, sessionCookie(req)));
+    res.json(sessionTokenJson(await issueSessionToken(deps, sessionCookie(req))));
   });
 
   router.post('/auth/password', async (req, res) => {

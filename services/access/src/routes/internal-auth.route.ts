@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { parseBody } from '@tracker/kit';
 import type { AccessDeps } from '../domain/deps';
 import { resolveToken } from '../domain/resolve-token.use-case';
+import { resolutionJson } from './json';
 
 const ResolveRequest = z.strictObject({ token_hash: z.string().regex(/^[0-9a-f]{64}$/) });
 
@@ -10,7 +11,6 @@ const ResolveRequest = z.strictObject({ token_hash: z.string().regex(/^[0-9a-f]{
 export function internalAuthRoutes(router: Router, deps: AccessDeps): void {
   router.post('/internal/auth/resolve', async (req, res) => {
     const { token_hash } = parseBody(ResolveRequest, req.body);
-    const resolution = await resolveToken(deps, token_hash);
-    res.json(resolution.principal ? { principal: resolution.principal } : { principal: null, ...(resolution.expired ? { expired: true } : {}) });
+    res.json(resolutionJson(await resolveToken(deps, token_hash)));
   });
 }

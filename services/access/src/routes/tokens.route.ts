@@ -4,7 +4,7 @@ import { TokenCreate } from '@tracker/contracts';
 import { parseBody, parseId, principalOf } from '@tracker/kit';
 import type { AccessDeps } from '../domain/deps';
 import { createPersonalToken, listTokens, recordTokenUses, revokePersonalToken } from '../domain/personal-tokens.use-case';
-import { tokenJson } from './json';
+import { tokenCreatedJson, tokenJson } from './json';
 
 /** The gateways' batches of token uses: at most this many a call (they flush long before). */
 const TokenUses = z.strictObject({
@@ -18,8 +18,7 @@ export function tokensRoutes(router: Router, deps: AccessDeps): void {
   });
 
   router.post('/api/v1/tokens', async (req, res) => {
-    const { token, ...created } = await createPersonalToken(deps, principalOf(res), parseBody(TokenCreate, req.body));
-    res.status(201).json({ ...tokenJson(created), token });
+    res.status(201).json(tokenCreatedJson(await createPersonalToken(deps, principalOf(res), parseBody(TokenCreate, req.body))));
   });
 
   router.delete('/api/v1/tokens/:token_id', async (req, res) => {

@@ -1,5 +1,5 @@
 import type { Router } from 'express';
-import { SetupLinkRequest, UserChanges, UserInvite, type InvitedUser as InvitedUserJson, type Me as MeJson } from '@tracker/contracts';
+import { SetupLinkRequest, UserChanges, UserInvite } from '@tracker/contracts';
 import { parseBody, parseId, principalOf } from '@tracker/kit';
 import type { AccessDeps } from '../domain/deps';
 import { getMe } from '../domain/get-me.use-case';
@@ -7,13 +7,11 @@ import { listUsers } from '../domain/list-users.use-case';
 import { updateUser } from '../domain/update-user.use-case';
 import { assertWorkspaceAdmin } from '../domain/users.rules';
 import { inviteUser, issueSetupLink } from '../domain/invite-user.use-case';
-import { userJson } from './json';
+import { invitedUserJson, meJson, userJson } from './json';
 
 export function usersRoutes(router: Router, deps: AccessDeps): void {
   router.get('/api/v1/me', async (_req, res) => {
-    const me = await getMe(deps, principalOf(res));
-    const body: MeJson = { ...userJson(me), workspace: { id: me.workspace.id, name: me.workspace.name } };
-    res.json(body);
+    res.json(meJson(await getMe(deps, principalOf(res))));
   });
 
   router.get('/api/v1/users', async (_req, res) => {
@@ -25,8 +23,7 @@ export function usersRoutes(router: Router, deps: AccessDeps): void {
     const caller = principalOf(res);
     assertWorkspaceAdmin(caller);
     const { user, setupUrl } = await inviteUser(deps, caller, parseBody(UserInvite, req.body), res.locals.requestId);
-    const body: InvitedUserJson = { ...userJson(user), setup_url: setupUrl };
-    res.status(201).json(body);
+    res.status(201).json(invitedUserJson(user, setupUrl));
   });
 
   router.post('/api/v1/users/:user_id/setup-link', async (req, res) => {

@@ -1,6 +1,6 @@
 import { serviceClient } from '@tracker/kit';
 import type { AgentConfig } from '../config';
-import type { OwningService, ServiceClients } from '../domain/deps';
+import type { OwningService, ServiceClients } from '../domain/ports';
 
 /**
  * The services that own the operations, called for the caller: each ticket carries the

@@ -1,6 +1,7 @@
 import { IDEMPOTENCY_KEY_HEADER, SEARCH_TOTAL_HEADER, SEARCH_TRUNCATED_HEADER } from '@tracker/contracts';
 import { AppError, fieldErrors, invalid, problemBody, upstreamUnavailable, UpstreamUnavailableError, type Proofs, type UpstreamAnswer, type UserPrincipal } from '@tracker/kit';
-import type { AgentDeps, OwningService } from './deps';
+import type { AgentDeps } from './deps';
+import type { OwningService } from './ports';
 import type { Tool } from './tools';
 
 /** A tool's outcome as MCP carries it (a CallToolResult). */

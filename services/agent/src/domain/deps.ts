@@ -1,13 +1,9 @@
-import type { ServiceName } from '@tracker/contracts';
-import type { Metrics, ServiceClient } from '@tracker/kit';
-import type { CallsInFlight } from './calls-in-flight';
+import type { Metrics } from '@tracker/kit';
+import type { CallsInFlight, ServiceClients } from './ports';
 
-/** The services that own the operations the agent calls (the gateway owns none). */
-export type OwningService = Exclude<ServiceName, 'gateway'>;
+export type { CallsInFlight, OwningService, ServiceClients } from './ports';
 
-/** Port: one client per owning service, each calling for the caller (data-access/services.client.ts). */
-export type ServiceClients = Record<OwningService, ServiceClient>;
-
+/** What the tool calls are given; wired once in app.ts (and in tests). */
 export interface AgentDeps {
   services: ServiceClients;
   metrics: Metrics;

@@ -1,5 +1,5 @@
 import { internalClient, UpstreamUnavailableError, type TicketKeys, type UserPrincipal } from '@tracker/kit';
-import type { TokenResolver, TokenUseSink } from '../domain/deps';
+import type { TokenResolver, TokenUseSink } from '../domain/ports';
 
 /** Asks the access service who owns a token hash (on a cache miss or with Redis away). */
 export function accessClient(options: { baseUrl: string; keys: TicketKeys; timeoutMs: number }): TokenResolver & TokenUseSink {

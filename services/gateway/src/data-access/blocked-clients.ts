@@ -1,4 +1,4 @@
-import type { BlockedClients } from '../domain/deps';
+import type { BlockedClients } from '../domain/ports';
 
 /** Clients remembered at most; past it the memory starts over (Redis still counts their failures). */
 const MAX_REMEMBERED = 10_000;

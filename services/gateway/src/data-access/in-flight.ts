@@ -1,4 +1,4 @@
-import type { InFlight } from '../domain/deps';
+import type { InFlight } from '../domain/ports';
 
 /**
  * At most `limit` at once in this process (0: none at all), and at most `perSecond` taken

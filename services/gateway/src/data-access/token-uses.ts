@@ -1,5 +1,5 @@
 import type { Logger } from '@tracker/kit';
-import type { TokenUses, TokenUseSink } from '../domain/deps';
+import type { TokenUses, TokenUseSink } from '../domain/ports';
 
 /** Tokens remembered between flushes at most; past it the batch is sent at once. */
 const MAX_PENDING = 10_000;
