@@ -5,6 +5,7 @@ import {
   memberRows,
   namesOf,
   nextHistoryPage,
+  ROLE_CHOICES,
   userChoices,
   withEarlierPage,
   type QueueMemberLike,
@@ -105,5 +106,15 @@ describe('the history`s pages', () => {
     const view = withEarlierPage(historyView(changes(6, 10), 12), { items: changes(1, 5), next_after_id: null });
     expect(hiddenCount(view)).toBe(0);
     expect(nextHistoryPage(view)).toBeNull();
+  });
+});
+
+describe('the roles a select offers', () => {
+  test('when a role is chosen, then the choices are the three roles lowest first, each in words', () => {
+    expect(ROLE_CHOICES).toEqual([
+      { value: 'read-only', label: 'Read only' },
+      { value: 'read-write', label: 'Read and write' },
+      { value: 'admin', label: 'Admin' },
+    ]);
   });
 });

@@ -1,7 +1,22 @@
-import { useCallback, useEffect, useId, useLayoutEffect, useRef, useState, type AnchorHTMLAttributes, type ButtonHTMLAttributes, type DependencyList, type ReactElement, type ReactNode } from 'react';
+import {
+  useCallback,
+  useEffect,
+  useId,
+  useLayoutEffect,
+  useRef,
+  useState,
+  type AnchorHTMLAttributes,
+  type ButtonHTMLAttributes,
+  type ComponentPropsWithRef,
+  type DependencyList,
+  type FormEvent,
+  type ReactElement,
+  type ReactNode,
+} from 'react';
 import { PAGES, pathTo } from '../../src/pages';
 import { useAuth } from './auth';
-import { ProblemError } from './http';
+import { ProblemError, type Problem } from './http';
+import { hasProblems, type FieldProblems, type FormProblems } from './rules/problems';
 import { cameByNavigation, followLink, navigate } from './router';
 import { SignedOutError } from './session-token';
 
@@ -217,6 +232,34 @@ export function Field({
   );
 }
 
+/** One choice of a select: the value kept or sent, and the words shown for it. */
+export interface Choice<V extends string> {
+  value: V;
+  label: string;
+}
+
+/**
+ * A select of a fixed list of choices, shown in the list's order; `onChoose` gets the value
+ * chosen, typed as the list's. Every other attribute (a `Field`'s id and descriptions, an
+ * aria-label, a ref) goes on the select itself, so its accessible name stays its label's.
+ */
+export function Choices<V extends string>({
+  choices,
+  onChoose,
+  ...select
+}: { choices: readonly Choice<V>[]; value: V; onChoose: (value: V) => void } & Omit<ComponentPropsWithRef<'select'>, 'value' | 'onChange' | 'children'>) {
+  return (
+    // Only the listed values can be chosen, so the chosen one is of the list's type.
+    <select {...select} onChange={(e) => onChoose(e.target.value as V)}>
+      {choices.map((choice) => (
+        <option key={choice.value} value={choice.value}>
+          {choice.label}
+        </option>
+      ))}
+    </select>
+  );
+}
+
 /**
  * A polite live region for what just happened ("Saved."), read out without moving the focus.
  * `className` adds to its style, such as a line kept while empty.
@@ -271,4 +314,61 @@ export function useProblemFocus() {
   }, [asked]);
   const focusProblem = useCallback(() => setAsked((n) => n + 1), []);
   return { formRef, focusProblem };
+}
+
+/** The steps of a form's submit that differ from form to form; `useCheckedSubmit` runs them. */
+export interface SubmitSteps<F extends string> {
+  /** What is wrong with what was typed, found before anything is sent. */
+  check: () => FieldProblems<F>;
+  /** Once the checks pass, whether there is anything to send; when not, nothing is sent and the form says why itself. */
+  ready?: () => boolean;
+  /** Sends what was typed, and empties the form once it is done. */
+  send: () => Promise<void>;
+  /** A refusal's problem placed: next to the fields it is about, the rest said once for the form. */
+  place: (problem: Problem) => FormProblems<F>;
+}
+
+/**
+ * A form's submit, the same for every form that checks what was typed and then sends it:
+ * - nothing is sent while a check fails: its problems go next to their fields (`problems`,
+ *   for each `Field`) and the focus to the first of them;
+ * - while sending, `busy` is true (for the `SubmitButton`, which then sends nothing again);
+ * - a refusal (a ProblemError) is placed next to the fields it is about, the focus going to
+ *   the first, and what no field explains is said once (`general`, for an `Alert`); any
+ *   other failure (a lost connection) is said there in words;
+ * - what was typed is kept when sending fails: only `send`, once done, empties the form.
+ * `formRef` goes on the form, so the focus finds its fields.
+ */
+export function useCheckedSubmit<F extends string>() {
+  const [problems, setProblems] = useState<FieldProblems<F>>({});
+  const [general, setGeneral] = useState('');
+  const [busy, setBusy] = useState(false);
+  const { formRef, focusProblem } = useProblemFocus();
+
+  const submit = async (event: FormEvent, steps: SubmitSteps<F>) => {
+    event.preventDefault();
+    const checked = steps.check();
+    setProblems(checked);
+    setGeneral('');
+    if (hasProblems(checked)) {
+      focusProblem();
+      return;
+    }
+    if (steps.ready && !steps.ready()) return;
+    setBusy(true);
+    try {
+      await steps.send();
+    } catch (error) {
+      if (error instanceof ProblemError) {
+        const placed = steps.place(error.problem);
+        setProblems(placed.fields);
+        setGeneral(placed.general);
+        focusProblem();
+      } else setGeneral(messageOf(error));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return { formRef, problems, general, busy, submit };
 }

@@ -1,4 +1,4 @@
-import { useRef, useState, type FormEvent } from 'react';
+import { useRef, useState, type FormEvent, type RefObject } from 'react';
 import { LIMITS } from '../rules/issue-edit';
 import { Alert, Field, messageOf, Status } from '../ui';
 
@@ -11,21 +11,33 @@ function useAddForm() {
   const [problem, setProblem] = useState('');
   const [done, setDone] = useState('');
   const [busy, setBusy] = useState(false);
-  const run = async (write: () => Promise<string>, fail: string, onDone: () => void) => {
+  /**
+   * A failed check (`refused`, its words already next to the field) sends nothing: the last
+   * outcome goes and the focus goes to `fix`. Else `write` runs once at a time; done, `empty`
+   * clears what was typed; failed, `fail` and the reason are said and what was typed stays.
+   */
+  const submit = async (event: FormEvent, step: { refused: boolean; fix: RefObject<HTMLElement | null>; write: () => Promise<string>; fail: string; empty: () => void }) => {
+    event.preventDefault();
+    if (step.refused) {
+      setDone('');
+      setProblem('');
+      step.fix.current?.focus();
+      return;
+    }
     if (busy) return;
     setBusy(true);
     setProblem('');
     setDone('');
     try {
-      setDone(await write());
-      onDone();
+      setDone(await step.write());
+      step.empty();
     } catch (error) {
-      setProblem(`${fail} ${messageOf(error)}`);
+      setProblem(`${step.fail} ${messageOf(error)}`);
     } finally {
       setBusy(false);
     }
   };
-  return { problem, setProblem, done, setDone, busy, run };
+  return { problem, done, busy, submit };
 }
 
 export function CommentForm({ add }: { add: (body: string) => Promise<string> }) {
@@ -34,18 +46,11 @@ export function CommentForm({ add }: { add: (body: string) => Promise<string> })
   const form = useAddForm();
   const ref = useRef<HTMLTextAreaElement>(null);
 
-  const submit = async (event: FormEvent) => {
-    event.preventDefault();
+  const submit = (event: FormEvent) => {
     const text = body.trim();
     const problem = !text ? 'Write the comment first: an empty comment is not added.' : text.length > LIMITS.comment ? `Keep a comment to ${LIMITS.comment.toLocaleString('en-US')} characters.` : '';
     setBodyProblem(problem);
-    if (problem) {
-      form.setDone('');
-      form.setProblem('');
-      ref.current?.focus();
-      return;
-    }
-    await form.run(() => add(text), 'The comment was not added:', () => setBody(''));
+    return form.submit(event, { refused: !!problem, fix: ref, write: () => add(text), fail: 'The comment was not added:', empty: () => setBody('') });
   };
 
   return (
@@ -74,21 +79,20 @@ export function WorklogForm({ add }: { add: (minutes: number, description: strin
   const form = useAddForm();
   const ref = useRef<HTMLInputElement>(null);
 
-  const submit = async (event: FormEvent) => {
-    event.preventDefault();
+  const submit = (event: FormEvent) => {
     const value = minutes.trim();
     const badMinutes = !WHOLE.test(value) || Number(value) < 1 || Number(value) > LIMITS.worklogMinutes;
     setMinutesProblem(badMinutes ? `Give whole minutes, from 1 to ${LIMITS.worklogMinutes} (a day).` : '');
     setDescriptionProblem(description.length > LIMITS.worklogDescription ? `Keep what was done to ${LIMITS.worklogDescription.toLocaleString('en-US')} characters.` : '');
-    if (badMinutes || description.length > LIMITS.worklogDescription) {
-      form.setDone('');
-      form.setProblem('');
-      ref.current?.focus();
-      return;
-    }
-    await form.run(() => add(Number(value), description.trim()), 'The time was not logged:', () => {
-      setMinutes('');
-      setDescription('');
+    return form.submit(event, {
+      refused: badMinutes || description.length > LIMITS.worklogDescription,
+      fix: ref,
+      write: () => add(Number(value), description.trim()),
+      fail: 'The time was not logged:',
+      empty: () => {
+        setMinutes('');
+        setDescription('');
+      },
     });
   };
 
@@ -131,18 +135,11 @@ export function SubtaskForm({ add }: { add: (title: string) => Promise<string> }
   const form = useAddForm();
   const ref = useRef<HTMLInputElement>(null);
 
-  const submit = async (event: FormEvent) => {
-    event.preventDefault();
+  const submit = (event: FormEvent) => {
     const text = title.trim();
     const problem = !text ? 'Give the subtask a title.' : text.length > LIMITS.title ? `Keep the title to ${LIMITS.title} characters.` : '';
     setTitleProblem(problem);
-    if (problem) {
-      form.setDone('');
-      form.setProblem('');
-      ref.current?.focus();
-      return;
-    }
-    await form.run(() => add(text), 'The subtask was not added:', () => setTitle(''));
+    return form.submit(event, { refused: !!problem, fix: ref, write: () => add(text), fail: 'The subtask was not added:', empty: () => setTitle('') });
   };
 
   return (

@@ -2,7 +2,7 @@ import { useState, type FormEvent } from 'react';
 import { WIDGET_TYPES, type WidgetType } from '../rules/chart';
 import { DASHBOARD_LIMITS, titleProblem } from '../rules/dashboard-draft';
 import { filtersFromForm, formFromFilters, type Filters } from '../rules/statistics-filters';
-import { Field } from '../ui';
+import { Choices, Field } from '../ui';
 import { FilterFields, type Queue, type User } from './WidgetFilters';
 
 export interface WidgetValue {
@@ -53,15 +53,7 @@ export function WidgetEditor({
           {(props) => <input {...props} type="text" maxLength={DASHBOARD_LIMITS.title} autoComplete="off" value={title} onChange={(e) => setTitle(e.target.value)} />}
         </Field>
         <Field label="Group by">
-          {(props) => (
-            <select {...props} value={type} onChange={(e) => setType(e.target.value as WidgetType)}>
-              {WIDGET_TYPES.map((choice) => (
-                <option key={choice.value} value={choice.value}>
-                  {choice.label}
-                </option>
-              ))}
-            </select>
-          )}
+          {(props) => <Choices {...props} choices={WIDGET_TYPES} value={type} onChoose={setType} />}
         </Field>
       </div>
       <FilterFields value={form} onChange={setForm} queues={queues} users={users} />

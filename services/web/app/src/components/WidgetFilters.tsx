@@ -2,10 +2,12 @@ import { useId } from 'react';
 import type { Schemas } from '@tracker/client';
 import { PRIORITIES, PRIORITY_NAMES } from '../rules/issue-fields';
 import { CATEGORIES, FILTER_LIMITS, fieldToIds, NO_IDS, type FilterForm } from '../rules/statistics-filters';
-import { Field } from '../ui';
+import { Choices, Field, type Choice } from '../ui';
 
 export type Queue = Schemas['Queue'];
 export type User = Schemas['User'];
+
+const CATEGORY_CHOICES: ReadonlyArray<Choice<FilterForm['category']>> = [{ value: '', label: 'Any category' }, ...CATEGORIES];
 
 /**
  * An id list the choices of a select cannot show (several ids, the empty list, an id not
@@ -79,16 +81,7 @@ export function FilterFields({ value, onChange, queues, users }: { value: Filter
         )}
       </Field>
       <Field label="Status category">
-        {(props) => (
-          <select {...props} value={value.category} onChange={(e) => set('category', e.target.value as FilterForm['category'])}>
-            <option value="">Any category</option>
-            {CATEGORIES.map((category) => (
-              <option key={category.value} value={category.value}>
-                {category.label}
-              </option>
-            ))}
-          </select>
-        )}
+        {(props) => <Choices {...props} choices={CATEGORY_CHOICES} value={value.category} onChoose={(category) => set('category', category)} />}
       </Field>
       <Field label="Assignee">
         {(props) => (

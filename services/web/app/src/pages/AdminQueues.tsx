@@ -2,11 +2,10 @@ import { useState, type FormEvent } from 'react';
 import type { Schemas } from '@tracker/client';
 import { pathTo } from '../../../src/pages';
 import { useAuth } from '../auth';
-import { ok, ProblemError } from '../http';
+import { ok } from '../http';
 import { ADMIN_LIMITS, checkNewQueue, newQueueProblems, type QueueField } from '../rules/admin-forms';
-import { hasProblems, type FieldProblems } from '../rules/problems';
 import { ROLE_WORDS } from '../rules/queue-permissions';
-import { Alert, Empty, Field, Link, Loading, messageOf, PageHeading, Status, SubmitButton, useLoad, useProblemFocus, useTitle } from '../ui';
+import { Alert, Empty, Field, Link, Loading, PageHeading, Status, SubmitButton, useCheckedSubmit, useLoad, useTitle } from '../ui';
 
 type Queue = Schemas['Queue'];
 
@@ -120,44 +119,28 @@ function CreateQueue({ onStart, onCreated }: { onStart: () => void; onCreated: (
   const [key, setKey] = useState('');
   const [name, setName] = useState('');
   const [description, setDescription] = useState('');
-  const [problems, setProblems] = useState<FieldProblems<QueueField>>({});
-  const [general, setGeneral] = useState('');
-  const [busy, setBusy] = useState(false);
-  const { formRef, focusProblem } = useProblemFocus();
+  const { formRef, problems, general, busy, submit } = useCheckedSubmit<QueueField>();
 
-  const submit = async (event: FormEvent) => {
-    event.preventDefault();
-    onStart();
-    const checked = checkNewQueue({ key, name, description });
-    setProblems(checked);
-    setGeneral('');
-    if (hasProblems(checked)) {
-      focusProblem();
-      return;
-    }
-    setBusy(true);
-    try {
-      const queue = ok(await client.POST('/api/v1/queues', { body: { key: key.trim(), name: name.trim(), description } }));
-      setKey('');
-      setName('');
-      setDescription('');
-      onCreated(queue);
-    } catch (error) {
-      if (error instanceof ProblemError) {
-        const placed = newQueueProblems(error.problem, key);
-        setProblems(placed.fields);
-        setGeneral(placed.general);
-        focusProblem();
-      } else setGeneral(messageOf(error));
-    } finally {
-      setBusy(false);
-    }
-  };
+  const create = (event: FormEvent) =>
+    submit(event, {
+      check: () => {
+        onStart();
+        return checkNewQueue({ key, name, description });
+      },
+      send: async () => {
+        const queue = ok(await client.POST('/api/v1/queues', { body: { key: key.trim(), name: name.trim(), description } }));
+        setKey('');
+        setName('');
+        setDescription('');
+        onCreated(queue);
+      },
+      place: (problem) => newQueueProblems(problem, key),
+    });
 
   return (
     <section aria-labelledby="new-queue-heading" className="card">
       <h2 id="new-queue-heading">Create a queue</h2>
-      <form ref={formRef} className="admin-form" onSubmit={submit} noValidate>
+      <form ref={formRef} className="admin-form" onSubmit={create} noValidate>
         <div className="admin-pair">
           <Field label="Key" problem={problems.key} hint="2 to 12 letters, digits or _, starting with a letter. It starts each issue key, as in OPS-1.">
             {(props) => (

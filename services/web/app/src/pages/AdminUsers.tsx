@@ -5,14 +5,13 @@ import { useAuth } from '../auth';
 import { ok, ProblemError } from '../http';
 import { AdminSetupLink, type Handover } from '../components/AdminSetupLink';
 import { ADMIN_LIMITS, checkInvite, inviteProblems, type InviteField } from '../rules/admin-forms';
-import { hasProblems, type FieldProblems } from '../rules/problems';
 import { setupLinkExpiry, userChangeDone, userChangeProblem, type UserChange } from '../rules/admin-users';
-import { Alert, Empty, Field, formatDay, Link, Loading, messageOf, PageHeading, Status, SubmitButton, useLoad, useProblemFocus, useTitle } from '../ui';
+import { Alert, Choices, Empty, Field, formatDay, Link, Loading, messageOf, PageHeading, Status, SubmitButton, useCheckedSubmit, useLoad, useTitle, type Choice } from '../ui';
 
 type User = Schemas['User'];
 type WorkspaceRole = User['role'];
 
-const ROLE_CHOICES: Array<{ value: WorkspaceRole; label: string }> = [
+const ROLE_CHOICES: ReadonlyArray<Choice<WorkspaceRole>> = [
   { value: 'member', label: 'Member' },
   { value: 'admin', label: 'Admin' },
 ];
@@ -199,43 +198,25 @@ function InviteForm({ onInvited }: { onInvited: (user: Schemas['InvitedUser']) =
   const [name, setName] = useState('');
   const [email, setEmail] = useState('');
   const [role, setRole] = useState<WorkspaceRole>('member');
-  const [problems, setProblems] = useState<FieldProblems<InviteField>>({});
-  const [general, setGeneral] = useState('');
-  const [busy, setBusy] = useState(false);
-  const { formRef, focusProblem } = useProblemFocus();
+  const { formRef, problems, general, busy, submit } = useCheckedSubmit<InviteField>();
 
-  const submit = async (event: FormEvent) => {
-    event.preventDefault();
-    const checked = checkInvite({ name, email });
-    setProblems(checked);
-    setGeneral('');
-    if (hasProblems(checked)) {
-      focusProblem();
-      return;
-    }
-    setBusy(true);
-    try {
-      const user = ok(await client.POST('/api/v1/users', { body: { name: name.trim(), email: email.trim(), role } }));
-      setName('');
-      setEmail('');
-      setRole('member');
-      onInvited(user);
-    } catch (error) {
-      if (error instanceof ProblemError) {
-        const placed = inviteProblems(error.problem);
-        setProblems(placed.fields);
-        setGeneral(placed.general);
-        focusProblem();
-      } else setGeneral(messageOf(error));
-    } finally {
-      setBusy(false);
-    }
-  };
+  const invite = (event: FormEvent) =>
+    submit(event, {
+      check: () => checkInvite({ name, email }),
+      send: async () => {
+        const user = ok(await client.POST('/api/v1/users', { body: { name: name.trim(), email: email.trim(), role } }));
+        setName('');
+        setEmail('');
+        setRole('member');
+        onInvited(user);
+      },
+      place: inviteProblems,
+    });
 
   return (
     <section aria-labelledby="invite-heading" className="card">
       <h2 id="invite-heading">Invite a colleague</h2>
-      <form ref={formRef} className="inline-form" onSubmit={submit} noValidate>
+      <form ref={formRef} className="inline-form" onSubmit={invite} noValidate>
         <div className="grow">
           <Field label="Name" problem={problems.name}>
             {(props) => <input {...props} type="text" autoComplete="off" maxLength={ADMIN_LIMITS.nameMax} value={name} onChange={(e) => setName(e.target.value)} />}
@@ -250,15 +231,7 @@ function InviteForm({ onInvited }: { onInvited: (user: Schemas['InvitedUser']) =
         </div>
         <div>
           <Field label="Role" problem={problems.role}>
-            {(props) => (
-              <select {...props} value={role} onChange={(e) => setRole(e.target.value as WorkspaceRole)}>
-                {ROLE_CHOICES.map((choice) => (
-                  <option key={choice.value} value={choice.value}>
-                    {choice.label}
-                  </option>
-                ))}
-              </select>
-            )}
+            {(props) => <Choices {...props} choices={ROLE_CHOICES} value={role} onChoose={setRole} />}
           </Field>
         </div>
         <SubmitButton busy={busy}>Invite</SubmitButton>
@@ -331,13 +304,7 @@ function UserRow({
       <td data-label="Role">
         <div>
           <div className="admin-controls">
-            <select ref={roleRef} aria-label={`Role for ${user.name}`} value={shownRole} onChange={(e) => onPendingRole(e.target.value as WorkspaceRole)} {...described(roleProblem)}>
-              {ROLE_CHOICES.map((choice) => (
-                <option key={choice.value} value={choice.value}>
-                  {choice.label}
-                </option>
-              ))}
-            </select>
+            <Choices ref={roleRef} aria-label={`Role for ${user.name}`} choices={ROLE_CHOICES} value={shownRole} onChoose={onPendingRole} {...described(roleProblem)} />
             {pendingRole && pendingRole !== user.role && (
               <button type="button" aria-label={`Save role for ${user.name}`} disabled={busy} onClick={() => void saveRole()}>
                 Save

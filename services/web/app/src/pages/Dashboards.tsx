@@ -1,17 +1,15 @@
 import { useState, type FormEvent } from 'react';
 import { pathTo } from '../../../src/pages';
 import { useAuth } from '../auth';
-import { ok, ProblemError } from '../http';
+import { ok, type Problem } from '../http';
 import { DASHBOARD_LIMITS, nameProblem } from '../rules/dashboard-draft';
 import { placeProblem, type FormProblems } from '../rules/problems';
 import { navigate } from '../router';
-import { Alert, Empty, Field, formatDay, Link, Loading, messageOf, PageHeading, SubmitButton, useLoad, useProblemFocus, useTitle } from '../ui';
+import { Alert, Empty, Field, formatDay, Link, Loading, PageHeading, SubmitButton, useCheckedSubmit, useLoad, useTitle } from '../ui';
 
 /** A refused creation, in words: a name refused goes next to it; anything else (the workspace's limit of dashboards) is the service's word, for the form. */
-function createProblems(error: unknown): FormProblems<'name'> {
-  if (!(error instanceof ProblemError)) return { fields: {}, general: messageOf(error) };
-  return placeProblem(error.problem, ['name'] as const, { fieldWords: { name: `Give the dashboard a name of 1 to ${DASHBOARD_LIMITS.name} characters.` } });
-}
+const createProblems = (problem: Problem): FormProblems<'name'> =>
+  placeProblem(problem, ['name'] as const, { fieldWords: { name: `Give the dashboard a name of 1 to ${DASHBOARD_LIMITS.name} characters.` } });
 
 export function DashboardsPage() {
   useTitle('Dashboards');
@@ -22,28 +20,20 @@ export function DashboardsPage() {
     return { dashboards: list, users: ok(users) };
   }, [client]);
   const [name, setName] = useState('');
-  const [problems, setProblems] = useState<FormProblems<'name'>>({ fields: {}, general: '' });
-  const [busy, setBusy] = useState(false);
-  const { formRef, focusProblem } = useProblemFocus();
+  const { formRef, problems, general, busy, submit } = useCheckedSubmit<'name'>();
 
-  const create = async (event: FormEvent) => {
-    event.preventDefault();
-    const wrong = nameProblem(name);
-    setProblems({ fields: { name: wrong || undefined }, general: '' });
-    if (wrong) {
-      focusProblem();
-      return;
-    }
-    setBusy(true);
-    try {
-      const made = ok(await client.POST('/api/v1/dashboards', { body: { name: name.trim(), widgets: [] } }));
-      navigate(pathTo('dashboard', { id: made.id }));
-    } catch (error) {
-      setProblems(createProblems(error));
-      focusProblem();
-      setBusy(false);
-    }
-  };
+  const create = (event: FormEvent) =>
+    submit(event, {
+      check: () => {
+        const wrong = nameProblem(name);
+        return wrong ? { name: wrong } : {};
+      },
+      send: async () => {
+        const made = ok(await client.POST('/api/v1/dashboards', { body: { name: name.trim(), widgets: [] } }));
+        navigate(pathTo('dashboard', { id: made.id }));
+      },
+      place: createProblems,
+    });
 
   return (
     <>
@@ -54,7 +44,7 @@ export function DashboardsPage() {
         <h2 id="new-dashboard-heading">New dashboard</h2>
         <form ref={formRef} className="inline-form" onSubmit={create} noValidate>
           <div className="grow">
-            <Field label="Name" problem={problems.fields.name}>
+            <Field label="Name" problem={problems.name}>
               {(props) => (
                 <input {...props} type="text" maxLength={DASHBOARD_LIMITS.name} required autoComplete="off" value={name} onChange={(e) => setName(e.target.value)} />
               )}
@@ -62,7 +52,7 @@ export function DashboardsPage() {
           </div>
           <SubmitButton busy={busy}>Create dashboard</SubmitButton>
         </form>
-        <Alert>{problems.general}</Alert>
+        <Alert>{general}</Alert>
       </section>
 
       <section aria-labelledby="dashboards-heading">

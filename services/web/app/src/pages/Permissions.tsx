@@ -4,7 +4,7 @@ import { PAGES, pathTo } from '../../../src/pages';
 import { useAuth } from '../auth';
 import { ok, ProblemError } from '../http';
 import { ADMIN_LIMITS, checkQueueSettings } from '../rules/admin-forms';
-import { hasProblems, placeProblem, type FieldProblems } from '../rules/problems';
+import { placeProblem } from '../rules/problems';
 import {
   describeChange,
   hiddenCount,
@@ -13,6 +13,7 @@ import {
   namesOf,
   nextHistoryPage,
   QUEUE_ROLES,
+  ROLE_CHOICES,
   ROLE_MEANING,
   ROLE_WORDS,
   userChoices,
@@ -21,7 +22,7 @@ import {
   type MemberRow,
   type QueueRole,
 } from '../rules/queue-permissions';
-import { Alert, Empty, Field, formatDateTime, Link, Loading, messageOf, PageHeading, Status, SubmitButton, useLoad, useProblemFocus, useTitle } from '../ui';
+import { Alert, Choices, Empty, Field, formatDateTime, Link, Loading, messageOf, PageHeading, Status, SubmitButton, useCheckedSubmit, useLoad, useTitle } from '../ui';
 
 type Queue = Schemas['Queue'];
 type Change = Schemas['PermissionChange'];
@@ -121,10 +122,7 @@ function QueueSettings({ queue, reload }: { queue: Queue; reload: () => Promise<
   const [start, setStart] = useState({ name: queue.name, description: queue.description });
   const [name, setName] = useState(queue.name);
   const [description, setDescription] = useState(queue.description);
-  const [problems, setProblems] = useState<FieldProblems<'name' | 'description'>>({});
-  const [general, setGeneral] = useState('');
-  const [busy, setBusy] = useState(false);
-  const { formRef, focusProblem } = useProblemFocus();
+  const { formRef, problems, general, busy, submit } = useCheckedSubmit<'name' | 'description'>();
 
   if (start.name !== queue.name || start.description !== queue.description) {
     setStart({ name: queue.name, description: queue.description });
@@ -132,45 +130,34 @@ function QueueSettings({ queue, reload }: { queue: Queue; reload: () => Promise<
     setDescription(queue.description);
   }
 
-  const submit = async (event: FormEvent) => {
-    event.preventDefault();
-    const checked = checkQueueSettings({ name, description });
-    setProblems(checked);
-    setGeneral('');
-    setSaved('');
-    if (hasProblems(checked)) {
-      focusProblem();
-      return;
-    }
+  const save = (event: FormEvent) => {
     // Only the fields changed in this form are sent, so a change someone else made meanwhile to the other one stays.
     const changes: Schemas['QueueSettings'] = {};
     if (name.trim() !== start.name) changes.name = name.trim();
     if (description !== start.description) changes.description = description;
-    if (Object.keys(changes).length === 0) {
-      setSaved('Nothing to save: the settings are as shown.');
-      return;
-    }
-    setBusy(true);
-    try {
-      const result = ok(await client.PATCH('/api/v1/queues/{queue_id}', { params: { path: { queue_id: queue.id } }, body: changes }));
-      setSaved(`The settings of ${result.key} are saved.`);
-      await reload();
-    } catch (error) {
-      if (error instanceof ProblemError) {
-        const placed = placeProblem(error.problem, ['name', 'description'] as const);
-        setProblems(placed.fields);
-        setGeneral(placed.general);
-        focusProblem();
-      } else setGeneral(messageOf(error));
-    } finally {
-      setBusy(false);
-    }
+    return submit(event, {
+      check: () => {
+        setSaved('');
+        return checkQueueSettings({ name, description });
+      },
+      ready: () => {
+        if (Object.keys(changes).length > 0) return true;
+        setSaved('Nothing to save: the settings are as shown.');
+        return false;
+      },
+      send: async () => {
+        const result = ok(await client.PATCH('/api/v1/queues/{queue_id}', { params: { path: { queue_id: queue.id } }, body: changes }));
+        setSaved(`The settings of ${result.key} are saved.`);
+        await reload();
+      },
+      place: (problem) => placeProblem(problem, ['name', 'description'] as const),
+    });
   };
 
   return (
     <section aria-labelledby="settings-heading" className="card">
       <h2 id="settings-heading">Settings</h2>
-      <form ref={formRef} className="admin-form" onSubmit={submit} noValidate>
+      <form ref={formRef} className="admin-form" onSubmit={save} noValidate>
         <Field label="Name" problem={problems.name}>
           {(props) => <input {...props} type="text" autoComplete="off" maxLength={ADMIN_LIMITS.nameMax} value={name} onChange={(e) => setName(e.target.value)} />}
         </Field>
@@ -190,73 +177,41 @@ function GrantForm({ queue, users, onDone, reload }: { queue: Queue; users: Sche
   const { client } = useAuth();
   const [userId, setUserId] = useState('');
   const [role, setRole] = useState<QueueRole>('read-write');
-  const [userProblem, setUserProblem] = useState('');
-  const [general, setGeneral] = useState('');
-  const [busy, setBusy] = useState(false);
-  const { formRef, focusProblem } = useProblemFocus();
-  const choices = userChoices(users);
+  const { formRef, problems, general, busy, submit } = useCheckedSubmit<'user'>();
+  const choices = [{ value: '', label: 'Choose a person…' }, ...userChoices(users).map((choice) => ({ value: String(choice.value), label: choice.label }))];
 
-  const submit = async (event: FormEvent) => {
-    event.preventDefault();
-    setGeneral('');
-    if (!userId) {
-      setUserProblem('Choose the person to grant a role to.');
-      focusProblem();
-      return;
-    }
-    setUserProblem('');
-    setBusy(true);
-    try {
-      const granted = ok(
-        await client.PUT('/api/v1/queues/{queue_id}/permissions/{user_id}', { params: { path: { queue_id: queue.id, user_id: Number(userId) } }, body: { role } }),
-      );
-      setUserId('');
-      onDone(
-        granted.role_source === 'inherited'
-          ? `${granted.name} is granted ${ROLE_WORDS[role]} on ${queue.key}, and stays admin of it as a workspace admin.`
-          : `${granted.name} now has ${ROLE_WORDS[role]} on ${queue.key}.`,
-      );
-      await reload();
-    } catch (error) {
-      if (error instanceof ProblemError && error.problem.code === 'validation_failed' && error.problem.errors?.some((e) => e.path === 'user_id')) {
-        setUserProblem('This person is not in the workspace any more. Reload the page.');
-        focusProblem();
-      } else setGeneral(messageOf(error));
-    } finally {
-      setBusy(false);
-    }
-  };
+  const grant = (event: FormEvent) =>
+    submit(event, {
+      check: () => (userId ? {} : { user: 'Choose the person to grant a role to.' }),
+      send: async () => {
+        const granted = ok(
+          await client.PUT('/api/v1/queues/{queue_id}/permissions/{user_id}', { params: { path: { queue_id: queue.id, user_id: Number(userId) } }, body: { role } }),
+        );
+        setUserId('');
+        onDone(
+          granted.role_source === 'inherited'
+            ? `${granted.name} is granted ${ROLE_WORDS[role]} on ${queue.key}, and stays admin of it as a workspace admin.`
+            : `${granted.name} now has ${ROLE_WORDS[role]} on ${queue.key}.`,
+        );
+        await reload();
+      },
+      place: (problem) =>
+        problem.code === 'validation_failed' && problem.errors?.some((e) => e.path === 'user_id')
+          ? { fields: { user: 'This person is not in the workspace any more. Reload the page.' }, general: '' }
+          : { fields: {}, general: problem.detail },
+    });
 
   return (
     <section aria-labelledby="grant-heading" className="card">
       <h2 id="grant-heading">Grant a role</h2>
-      <form ref={formRef} className="inline-form" onSubmit={submit} noValidate>
+      <form ref={formRef} className="inline-form" onSubmit={grant} noValidate>
         <div className="grow">
-          <Field label="User" problem={userProblem}>
-            {(props) => (
-              <select {...props} value={userId} onChange={(e) => setUserId(e.target.value)}>
-                <option value="">Choose a person…</option>
-                {choices.map((choice) => (
-                  <option key={choice.value} value={String(choice.value)}>
-                    {choice.label}
-                  </option>
-                ))}
-              </select>
-            )}
+          <Field label="User" problem={problems.user}>
+            {(props) => <Choices {...props} choices={choices} value={userId} onChoose={setUserId} />}
           </Field>
         </div>
         <div>
-          <Field label="Role">
-            {(props) => (
-              <select {...props} value={role} onChange={(e) => setRole(e.target.value as QueueRole)}>
-                {QUEUE_ROLES.map((value) => (
-                  <option key={value} value={value}>
-                    {ROLE_WORDS[value]}
-                  </option>
-                ))}
-              </select>
-            )}
-          </Field>
+          <Field label="Role">{(props) => <Choices {...props} choices={ROLE_CHOICES} value={role} onChoose={setRole} />}</Field>
         </div>
         <SubmitButton busy={busy}>Grant</SubmitButton>
       </form>
@@ -412,13 +367,7 @@ function MemberLine({
             </span>
           ) : (
             <div className="admin-controls">
-              <select ref={roleRef} aria-label={`Role for ${row.name}`} value={pending ?? row.explicit ?? row.effective} onChange={(e) => onPending(e.target.value as QueueRole)} {...described}>
-                {QUEUE_ROLES.map((value) => (
-                  <option key={value} value={value}>
-                    {ROLE_WORDS[value]}
-                  </option>
-                ))}
-              </select>
+              <Choices ref={roleRef} aria-label={`Role for ${row.name}`} choices={ROLE_CHOICES} value={pending ?? row.explicit ?? row.effective} onChoose={onPending} {...described} />
               {pending && pending !== row.explicit && (
                 <button type="button" aria-label={`Save role for ${row.name}`} disabled={busy} onClick={() => void save()}>
                   Save

@@ -6,7 +6,7 @@ import { ok, ProblemError } from '../http';
 import { figuresOf, formatCount, formatPercent, hasFigures, subjectWithFilters, truncationNote } from '../rules/chart';
 import { EMPTY_FORM, filtersFromForm, GROUPS, queryFromView, statisticsProblem, viewFromQuery, type Group, type Names } from '../rules/statistics-filters';
 import { replaceQuery, useLocation } from '../router';
-import { Empty, Field, formatDateTime, Loading, messageOf, PageHeading, useLoad, useTitle } from '../ui';
+import { Choices, Empty, Field, formatDateTime, Loading, messageOf, PageHeading, useLoad, useTitle } from '../ui';
 
 export function StatisticsPage() {
   useTitle('Statistics');
@@ -91,15 +91,7 @@ export function StatisticsPage() {
         <h2 id="figures-heading">{subject}</h2>
         <div className="inline-form">
           <Field label="Group by">
-            {(props) => (
-              <select {...props} value={view.group} onChange={(e) => group(e.target.value as Group)}>
-                {GROUPS.map((choice) => (
-                  <option key={choice.value} value={choice.value}>
-                    {choice.label}
-                  </option>
-                ))}
-              </select>
-            )}
+            {(props) => <Choices {...props} choices={GROUPS} value={view.group} onChoose={group} />}
           </Field>
         </div>
         {figures.status === 'failed' ? (

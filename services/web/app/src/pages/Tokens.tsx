@@ -1,10 +1,10 @@
 import { useCallback, useEffect, useState, type FormEvent } from 'react';
 import type { Schemas } from '@tracker/client';
 import { useAuth } from '../auth';
-import { ok, ProblemError } from '../http';
+import { ok, type Problem } from '../http';
 import { placeProblem, type FormProblems } from '../rules/problems';
 import { CopyField } from '../components/CopyField';
-import { Alert, Field, formatDateTime, messageOf, PageHeading, Status, SubmitButton, useProblemFocus, useTitle } from '../ui';
+import { Alert, Choices, Field, formatDateTime, messageOf, PageHeading, Status, SubmitButton, useCheckedSubmit, useTitle } from '../ui';
 
 const EXPIRY_CHOICES = [
   { value: '30', label: '30 days' },
@@ -13,6 +13,8 @@ const EXPIRY_CHOICES = [
   { value: 'never', label: 'No expiry' },
 ] as const;
 
+type Expiry = (typeof EXPIRY_CHOICES)[number]['value'];
+
 const TOKEN_NAME_MAX = 100;
 
 const when = (iso: string | null, none: string) => (iso ? formatDateTime(iso) : none);
@@ -20,13 +22,11 @@ const when = (iso: string | null, none: string) => (iso ? formatDateTime(iso) : 
 type TokenField = 'name' | 'expiry';
 
 /** A refused token, in words: next to the field refused, else (such as the limit of tokens a person may have) the service's word for the form. */
-function createProblems(error: unknown): FormProblems<TokenField> {
-  if (!(error instanceof ProblemError)) return { fields: {}, general: messageOf(error) };
-  return placeProblem(error.problem, ['name', 'expiry'] as const, {
+const createProblems = (problem: Problem): FormProblems<TokenField> =>
+  placeProblem(problem, ['name', 'expiry'] as const, {
     fieldWords: { name: `Give the token a name of 1 to ${TOKEN_NAME_MAX} characters.` },
     fieldOfPath: { expires_in_days: 'expiry' },
   });
-}
 
 export function TokensPage() {
   useTitle('Personal tokens');
@@ -34,10 +34,8 @@ export function TokensPage() {
   const [tokens, setTokens] = useState<Schemas['PersonalToken'][] | null>(null);
   const [listProblem, setListProblem] = useState('');
   const [name, setName] = useState('');
-  const [expiry, setExpiry] = useState<string>('90');
-  const [problems, setProblems] = useState<FormProblems<TokenField>>({ fields: {}, general: '' });
-  const [busy, setBusy] = useState(false);
-  const { formRef, focusProblem } = useProblemFocus();
+  const [expiry, setExpiry] = useState<Expiry>('90');
+  const { formRef, problems, general, busy, submit } = useCheckedSubmit<TokenField>();
   const [created, setCreated] = useState<Schemas['PersonalTokenCreated'] | null>(null);
   const [status, setStatus] = useState('');
 
@@ -54,29 +52,18 @@ export function TokensPage() {
     void load();
   }, [load]);
 
-  const create = async (event: FormEvent) => {
-    event.preventDefault();
-    const trimmed = name.trim();
-    if (!trimmed) {
-      setProblems({ fields: { name: 'Give the token a name, such as what will use it.' }, general: '' });
-      focusProblem();
-      return;
-    }
-    setBusy(true);
-    setProblems({ fields: {}, general: '' });
-    setStatus('');
-    try {
-      const made = ok(await client.POST('/api/v1/tokens', { body: { name: trimmed, expires_in_days: expiry === 'never' ? null : Number(expiry) } }));
-      setCreated(made);
-      setName('');
-      await load();
-    } catch (error) {
-      setProblems(createProblems(error));
-      focusProblem();
-    } finally {
-      setBusy(false);
-    }
-  };
+  const create = (event: FormEvent) =>
+    submit(event, {
+      check: () => (name.trim() ? {} : { name: 'Give the token a name, such as what will use it.' }),
+      send: async () => {
+        setStatus('');
+        const made = ok(await client.POST('/api/v1/tokens', { body: { name: name.trim(), expires_in_days: expiry === 'never' ? null : Number(expiry) } }));
+        setCreated(made);
+        setName('');
+        await load();
+      },
+      place: createProblems,
+    });
 
   const revoke = async (token: Schemas['PersonalToken']) => {
     setStatus('');
@@ -104,26 +91,18 @@ export function TokensPage() {
         <h2 id="new-token-heading">Make a token</h2>
         <form ref={formRef} className="inline-form" onSubmit={create} noValidate>
           <div className="grow">
-            <Field label="Token name" problem={problems.fields.name}>
+            <Field label="Token name" problem={problems.name}>
               {(props) => <input {...props} type="text" maxLength={TOKEN_NAME_MAX} required autoComplete="off" value={name} onChange={(e) => setName(e.target.value)} />}
             </Field>
           </div>
           <div>
-            <Field label="Expires" problem={problems.fields.expiry}>
-              {(props) => (
-                <select {...props} value={expiry} onChange={(e) => setExpiry(e.target.value)}>
-                  {EXPIRY_CHOICES.map((choice) => (
-                    <option key={choice.value} value={choice.value}>
-                      {choice.label}
-                    </option>
-                  ))}
-                </select>
-              )}
+            <Field label="Expires" problem={problems.expiry}>
+              {(props) => <Choices {...props} choices={EXPIRY_CHOICES} value={expiry} onChoose={setExpiry} />}
             </Field>
           </div>
           <SubmitButton busy={busy}>Create token</SubmitButton>
         </form>
-        <Alert>{problems.general}</Alert>
+        <Alert>{general}</Alert>
 
         {created && (
           <div className="secret">

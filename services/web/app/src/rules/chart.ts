@@ -36,52 +36,41 @@ export interface FigureSet {
   figures: Figure[];
 }
 
-const SUBJECTS: Record<WidgetType, { subject: string; column: string }> = {
-  statuses: { subject: 'Issues by status category', column: 'Status category' },
-  queues: { subject: 'Issues by queue', column: 'Queue' },
-  assignees: { subject: 'Issues by assignee', column: 'Assignee' },
-  time: { subject: 'Estimated and recorded time', column: 'Work' },
-  stats: { subject: 'Summary of issues by status category', column: 'Status category' },
-  issues: { subject: 'Issues found by status category', column: 'Status category' },
+/** What each widget's figures are and count; the figures themselves come from the answer. */
+const SETS: Record<WidgetType, Omit<FigureSet, 'figures'>> = {
+  statuses: { subject: 'Issues by status category', column: 'Status category', unit: 'issues' },
+  queues: { subject: 'Issues by queue', column: 'Queue', unit: 'issues' },
+  assignees: { subject: 'Issues by assignee', column: 'Assignee', unit: 'issues' },
+  time: { subject: 'Estimated and recorded time', column: 'Work', unit: 'minutes' },
+  stats: { subject: 'Summary of issues by status category', column: 'Status category', unit: 'issues' },
+  issues: { subject: 'Issues found by status category', column: 'Status category', unit: 'issues' },
 };
 
 /** The figures a widget of `type` shows of a statistics answer, in the order drawn. */
 export function figuresOf(type: WidgetType, stats: Statistics, names: Pick<Names, 'user'>): FigureSet {
-  const { subject, column } = SUBJECTS[type];
+  return { ...SETS[type], figures: figureList(type, stats, names) };
+}
+
+function figureList(type: WidgetType, stats: Statistics, names: Pick<Names, 'user'>): Figure[] {
   switch (type) {
     case 'queues':
-      return { subject, column, unit: 'issues', figures: stats.queues.map((queue) => ({ label: queue.key, value: queue.total })) };
+      return stats.queues.map((queue) => ({ label: queue.key, value: queue.total }));
     case 'assignees':
-      return {
-        subject,
-        column,
-        unit: 'issues',
-        figures: stats.assignees.map((row) => ({
-          label: row.assignee_id === null ? 'Unassigned' : (names.user(row.assignee_id) ?? `User ${row.assignee_id}`),
-          value: row.total,
-        })),
-      };
+      return stats.assignees.map((row) => ({
+        label: row.assignee_id === null ? 'Unassigned' : (names.user(row.assignee_id) ?? `User ${row.assignee_id}`),
+        value: row.total,
+      }));
     case 'time':
-      return {
-        subject,
-        column,
-        unit: 'minutes',
-        figures: [
-          { label: 'Estimated', value: stats.time.estimate_minutes },
-          { label: 'Recorded', value: stats.time.spent_minutes },
-        ],
-      };
+      return [
+        { label: 'Estimated', value: stats.time.estimate_minutes },
+        { label: 'Recorded', value: stats.time.spent_minutes },
+      ];
     default:
-      return {
-        subject,
-        column,
-        unit: 'issues',
-        figures: [
-          { label: 'Open', value: stats.progress.open },
-          { label: 'In progress', value: stats.progress.progress },
-          { label: 'Done', value: stats.progress.done },
-        ],
-      };
+      return [
+        { label: 'Open', value: stats.progress.open },
+        { label: 'In progress', value: stats.progress.progress },
+        { label: 'Done', value: stats.progress.done },
+      ];
   }
 }
 
@@ -109,7 +98,7 @@ const lowerFirst = (text: string) => text.charAt(0).toLowerCase() + text.slice(1
 /** What a chart counts and over which issues: "Issues by queue in OPS, overdue". */
 export function subjectWithFilters(type: WidgetType, filters: Partial<Filters> | undefined, names: Names): string {
   const words = describeFilters(filters, names);
-  return words ? `${SUBJECTS[type].subject} ${words}` : SUBJECTS[type].subject;
+  return words ? `${SETS[type].subject} ${words}` : SETS[type].subject;
 }
 
 /** A widget's name: its title, or what it counts when it has none. */

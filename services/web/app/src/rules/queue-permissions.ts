@@ -16,6 +16,9 @@ export const ROLE_WORDS: Record<QueueRole, string> = {
   admin: 'Admin',
 };
 
+/** The roles as a select offers them, lowest first. */
+export const ROLE_CHOICES: ReadonlyArray<{ value: QueueRole; label: string }> = QUEUE_ROLES.map((value) => ({ value, label: ROLE_WORDS[value] }));
+
 export const ROLE_MEANING: Record<QueueRole, string> = {
   'read-only': 'sees the queue and its issues',
   'read-write': 'also creates and changes issues, comments and logs time',
