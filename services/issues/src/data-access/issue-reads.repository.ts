@@ -2,6 +2,7 @@ import type { IssueReadsRepository } from '../domain/ports';
 import { ISSUE_READ_LIMITS } from '@tracker/contracts';
 import { prepared, type Sql } from '@tracker/kit';
 import type { IssueAttachments, IssueDetails, IssueListName, IssueLists, IssueRecord, ListPageOf } from '../domain/model';
+import { ISSUE_RECORD_COLUMNS } from './issue-columns';
 
 /**
  * The issue read, the hottest path of the service (every read, and the first step of
@@ -17,31 +18,6 @@ import type { IssueAttachments, IssueDetails, IssueListName, IssueLists, IssueRe
 const ISSUE_REF_JSON =
   `json_build_object('id', i.id, 'key', i.key, 'queueId', i.queue_id, 'title', i.title, ` +
   `'status', json_build_object('id', s.id, 'name', s.name, 'category', s.category), 'assigneeId', i.assignee_id, 'priority', i.priority)`;
-
-const recordColumns = (description: string) => `
-  i.id, i.workspace_id AS "workspaceId", i.queue_id AS "queueId", i.key, i.title, ${description}, i.status_id,
-  (SELECT json_build_object('id', st.id, 'name', st.name, 'category', st.category) FROM statuses st WHERE st.id = i.status_id) AS status,
-  i.position, i.assignee_id, i.parent_id, i.priority, i.type, i.labels,
-  to_char(i.due_date, 'YYYY-MM-DD') AS due_date, i.estimate_minutes, i.spent_minutes AS "spentMinutes",
-  i.version, i.revision, i.created_by AS "createdBy", i.created_at AS "createdAt", i.updated_at AS "updatedAt"`;
-
-/**
- * An issue (alias i) as an IssueRecord row: no mapping needed. Its status comes from a
- * subquery, not a join: a row locked with FOR NO KEY UPDATE after a concurrent update is
- * re-checked against a joined status row of the old status_id and silently dropped,
- * whereas the subquery is evaluated for the row as locked.
- */
-export const ISSUE_RECORD_COLUMNS = recordColumns('i.description');
-
-/**
- * As ISSUE_RECORD_COLUMNS, the description cut to its first ISSUE_READ_LIMITS.searchDescription
- * characters, and "descriptionTruncated" (an IssueSummaryRecord). `left` reads only the
- * start of a long (TOASTed) text, so a row costs the same whatever its description.
- */
-const SUMMARY = ISSUE_READ_LIMITS.searchDescription;
-export const ISSUE_SUMMARY_COLUMNS = recordColumns(
-  `left(i.description, ${SUMMARY}) AS description, length(left(i.description, ${SUMMARY + 1})) > ${SUMMARY} AS "descriptionTruncated"`,
-);
 
 const FIND_BY_KEY = `
   SELECT ${ISSUE_RECORD_COLUMNS} FROM issues i WHERE i.workspace_id = $1 AND i.key = $2`;

@@ -1,7 +1,6 @@
 import type {
   Comment as CommentJson,
   HistoryEntry as HistoryJson,
-  HistoryField,
   HistoryValue,
   Issue as IssueJson,
   IssueDetails as IssueDetailsJson,
@@ -12,21 +11,21 @@ import type {
   Status as StatusJson,
   Worklog as WorklogJson,
 } from '@tracker/contracts';
-import {
-  issueWireFields,
-  type CommentRecord,
-  type HistoryRecord,
-  type IssueDetails,
-  type IssueListName,
-  type IssueLists,
-  type IssueRecord,
-  type IssueRef,
-  type IssueSummaryRecord,
-  type LinkRecord,
-  type ListPageOf,
-  type QueueWithRole,
-  type StatusRecord,
-  type WorklogRecord,
+import { issueWireFields } from '../domain/issue-wire';
+import type {
+  CommentRecord,
+  HistoryRecord,
+  IssueDetails,
+  IssueListName,
+  IssueLists,
+  IssueRecord,
+  IssueRef,
+  IssueSummaryRecord,
+  LinkRecord,
+  ListPageOf,
+  QueueWithRole,
+  StatusRecord,
+  WorklogRecord,
 } from '../domain/model';
 
 /** The JSON shapes of libs/contracts (documented in services/issues/README.md). */
@@ -84,9 +83,9 @@ export const worklogJson = (w: WorklogRecord): WorklogJson => ({
   created_at: w.createdAt.toISOString(),
 });
 
-// History rows hold only the fields diffIssue records and their JSON values (history.rules.ts).
+// History rows hold the fields' API names and their JSON values (history.rules.ts).
 const historyJson = (h: HistoryRecord): HistoryJson => ({
-  field: h.field as HistoryField,
+  field: h.field,
   from: h.from as HistoryValue,
   to: h.to as HistoryValue,
   from_truncated: h.fromTruncated,
