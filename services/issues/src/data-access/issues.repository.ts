@@ -1,7 +1,7 @@
 import type { IssuesRepository, NewIssueRow } from '../domain/ports';
 import type { HistoryChange } from '../domain/history.rules';
 import { PATCHABLE_FIELDS, type IssuePatch } from '../domain/issue-update.rules';
-import type { CommentRecord, IssueFields, IssueRecord, StatusRecord, WorklogRecord } from '../domain/model';
+import type { CommentRecord, CommentTextRecord, IssueFields, IssueRecord, StatusRecord, WorklogRecord } from '../domain/model';
 import { insertRow, prepared, raw, setColumns, sql, withNamedParameters, type NamedStatement, type Sql } from '@tracker/kit';
 import { SNAPSHOT_LIMITS } from '@tracker/contracts';
 import { choosePage, type Sized } from '../domain/snapshot.rules';
@@ -73,21 +73,39 @@ const UPDATES = new Map<number, NamedStatement<IssueUpdateRun>>();
 /** PATCHes of at most this many fields run as prepared statements (issuesRepository.update). */
 const MAX_PREPARED_UPDATE_FIELDS = 2;
 
-const TOUCH_ISSUE = `
-  WITH i AS (UPDATE issues SET revision = revision + 1, updated_at = $2, spent_minutes = spent_minutes + $3 WHERE id = $1 RETURNING *)
-  SELECT ${ISSUE_RECORD_COLUMNS} FROM i`;
+const TOUCH_ISSUE = withNamedParameters<{ id: number; at: Date; spentMinutes: number }>(
+  (p) => sql`
+  WITH i AS (UPDATE issues SET revision = revision + 1, updated_at = ${p.at}, spent_minutes = spent_minutes + ${p.spentMinutes} WHERE id = ${p.id} RETURNING *)
+  SELECT ${raw(ISSUE_RECORD_COLUMNS)} FROM i`,
+);
 
 // JSON null and absent are both stored as SQL NULL (as the history always had them).
 const toJson = (value: unknown) => (value === null || value === undefined ? null : JSON.stringify(value));
 
 /**
- * Whether issue $1 holds fewer than `cap` (a parameter) comments or worklogs (read up to `cap` index
+ * Whether the issue holds fewer than `cap` comments or worklogs (read up to `cap` index
  * entries), as the condition of the statement that adds one. The issue row is locked by
  * an earlier statement (touch), so this statement's snapshot counts every one committed
  * before and concurrent writers cannot pass the cap together.
  */
-const roomFor = (table: 'comments' | 'worklogs', cap: '$5' | '$6') =>
-  `(SELECT count(*) FROM (SELECT 1 FROM ${table} WHERE issue_id = $1::int LIMIT ${cap}::int) t) < ${cap}::int`;
+const roomFor = (table: 'comments' | 'worklogs', p: { readonly issueId: unknown; readonly cap: unknown }) =>
+  sql`(SELECT count(*) FROM (SELECT 1 FROM ${raw(table)} WHERE issue_id = ${p.issueId}::int LIMIT ${p.cap}::int) t) < ${p.cap}::int`;
+
+/** A comment, unless the issue is full. */
+const ADD_COMMENT = withNamedParameters<{ issueId: number; authorId: number; body: string; at: Date; cap: number }>(
+  (p) => sql`
+  INSERT INTO comments (issue_id, author_id, body, created_at)
+  SELECT ${p.issueId}::int, ${p.authorId}::int, ${p.body}::text, ${p.at}::timestamptz WHERE ${roomFor('comments', p)}
+  RETURNING id, issue_id AS "issueId", author_id AS "authorId", body, created_at AS "createdAt"`,
+);
+
+/** A worklog, unless the issue is full. */
+const ADD_WORKLOG = withNamedParameters<{ issueId: number; authorId: number; minutes: number; description: string; at: Date; cap: number }>(
+  (p) => sql`
+  INSERT INTO worklogs (issue_id, author_id, minutes, description, created_at)
+  SELECT ${p.issueId}::int, ${p.authorId}::int, ${p.minutes}::int, ${p.description}::text, ${p.at}::timestamptz WHERE ${roomFor('worklogs', p)}
+  RETURNING id, issue_id AS "issueId", author_id AS "authorId", minutes, description, created_at AS "createdAt"`,
+);
 
 export function issuesRepository(c: Sql): IssuesRepository {
   async function maxPosition(statusId: number, exceptIssueId?: number): Promise<number | null> {
@@ -229,18 +247,11 @@ export function issuesRepository(c: Sql): IssuesRepository {
      * so does `updated_at`, but not the API `version`. The update also locks the row.
      */
     async touch(id: number, at: Date, spentMinutes = 0): Promise<IssueRecord> {
-      return (await prepared<IssueRecord>(c, 'issues.touch', TOUCH_ISSUE, [id, at, spentMinutes]))[0]!;
+      return (await prepared<IssueRecord>(c, 'issues.touch', TOUCH_ISSUE.text, TOUCH_ISSUE.values({ id, at, spentMinutes })))[0]!;
     },
 
     async addComment(issueId: number, authorId: number, body: string, at: Date, cap: number): Promise<CommentRecord | null> {
-      const rows = await prepared<CommentRecord>(
-        c,
-        'issues.add-comment',
-        `INSERT INTO comments (issue_id, author_id, body, created_at)
-         SELECT $1::int, $2::int, $3::text, $4::timestamptz WHERE ${roomFor('comments', '$5')}
-         RETURNING id, issue_id AS "issueId", author_id AS "authorId", body, created_at AS "createdAt"`,
-        [issueId, authorId, body, at, cap],
-      );
+      const rows = await prepared<CommentRecord>(c, 'issues.add-comment', ADD_COMMENT.text, ADD_COMMENT.values({ issueId, authorId, body, at, cap }));
       return rows[0] ?? null;
     },
 
@@ -248,10 +259,8 @@ export function issuesRepository(c: Sql): IssuesRepository {
       const rows = await prepared<WorklogRecord>(
         c,
         'issues.add-worklog',
-        `INSERT INTO worklogs (issue_id, author_id, minutes, description, created_at)
-         SELECT $1::int, $2::int, $3::int, $4::text, $5::timestamptz WHERE ${roomFor('worklogs', '$6')}
-         RETURNING id, issue_id AS "issueId", author_id AS "authorId", minutes, description, created_at AS "createdAt"`,
-        [issueId, authorId, minutes, description, at, cap],
+        ADD_WORKLOG.text,
+        ADD_WORKLOG.values({ issueId, authorId, minutes, description, at, cap }),
       );
       return rows[0] ?? null;
     },
@@ -300,7 +309,7 @@ export function issuesRepository(c: Sql): IssuesRepository {
     },
 
     /** Every comment's text, by id, for the replica snapshot: paged as `page`. */
-    async commentsPage(afterId: number, limit: number): Promise<{ comments: Array<{ id: number; issue_id: number; body: string }>; more: boolean }> {
+    async commentsPage(afterId: number, limit: number): Promise<{ comments: CommentTextRecord[]; more: boolean }> {
       const sizes = await prepared<Sized>(
         c,
         'issues.snapshot-comment-sizes',
@@ -308,10 +317,10 @@ export function issuesRepository(c: Sql): IssuesRepository {
         [afterId, limit + 1, SNAPSHOT_LIMITS.commentRowOverhead],
       );
       const { ids, more } = choosePage(sizes, limit, SNAPSHOT_LIMITS.pageBytes);
-      const comments = await prepared<{ id: number; issue_id: number; body: string }>(
+      const comments = await prepared<CommentTextRecord>(
         c,
         'issues.snapshot-comments',
-        `SELECT id, issue_id, body FROM comments WHERE id = ANY($1::int[]) ORDER BY id`,
+        `SELECT id, issue_id AS "issueId", body FROM comments WHERE id = ANY($1::int[]) ORDER BY id`,
         [ids],
       );
       return { comments, more };

@@ -74,6 +74,13 @@ export interface CommentRecord {
   createdAt: Date;
 }
 
+/** A comment's text, as the replica's snapshot pages carry it. */
+export interface CommentTextRecord {
+  id: number;
+  issueId: number;
+  body: string;
+}
+
 export interface WorklogRecord {
   id: number;
   issueId: number;

@@ -5,6 +5,7 @@ import type { HistoryChange } from './history.rules';
 import type { IssuePatch } from './issue-update.rules';
 import type {
   CommentRecord,
+  CommentTextRecord,
   IssueDetails,
   IssueFields,
   IssueListName,
@@ -66,7 +67,7 @@ export interface IssuesRepository {
   addWorklog(issueId: number, authorId: number, minutes: number, description: string, at: Date, cap: number): Promise<WorklogRecord | null>;
   linkMentions(source: { id: number; workspaceId: number }, keys: string[], at: Date): Promise<void>;
   page(afterId: number, limit: number): Promise<{ issues: IssueRecord[]; more: boolean }>;
-  commentsPage(afterId: number, limit: number): Promise<{ comments: Array<{ id: number; issue_id: number; body: string }>; more: boolean }>;
+  commentsPage(afterId: number, limit: number): Promise<{ comments: CommentTextRecord[]; more: boolean }>;
 }
 
 /** Port: integration events, written in the caller's transaction. */

@@ -55,7 +55,7 @@ export function issuesRoutes(router: Router, deps: IssuesDeps): void {
   for (const list of ISSUE_LISTS) {
     router.get(`/api/v1/issues/:key/${list}`, async (req, res) => {
       const page = parseQuery(ListPage, req.query as Record<string, unknown>);
-      res.json(listPageJson(list, await listIssueItems(deps, contextOf(res), req.params.key, list, page)));
+      res.json(listPageJson(list, await listIssueItems(deps, contextOf(res), req.params.key, list, { afterId: page.after_id, limit: page.limit })));
     });
   }
 

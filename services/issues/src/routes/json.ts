@@ -11,9 +11,12 @@ import type {
   Status as StatusJson,
   Worklog as WorklogJson,
 } from '@tracker/contracts';
+import { issueState, queueState } from '../domain/events';
 import { issueWireFields } from '../domain/issue-wire';
+import type { SnapshotPageOf } from '../domain/snapshot.use-case';
 import type {
   CommentRecord,
+  CommentTextRecord,
   HistoryRecord,
   IssueDetails,
   IssueListName,
@@ -23,6 +26,7 @@ import type {
   IssueSummaryRecord,
   LinkRecord,
   ListPageOf,
+  QueueRecord,
   QueueWithRole,
   StatusRecord,
   WorklogRecord,
@@ -123,3 +127,19 @@ export function listPageJson<L extends IssueListName>(list: L, page: ListPageOf<
   const item = LIST_ITEM_JSON[list] as (item: IssueLists[L]) => unknown;
   return { items: page.items.map(item), total: page.total, next_after_id: page.nextAfterId };
 }
+
+/** The replica's snapshot pages (SnapshotPage, contracts internal.ts): queues and issues as their events carry them, with their revision. */
+export const queuesSnapshotJson = (page: SnapshotPageOf<'queues', QueueRecord>) => ({
+  queues: page.queues.map((q) => ({ revision: q.revision, queue: queueState(q) })),
+  next_after_id: page.nextAfterId,
+});
+
+export const issuesSnapshotJson = (page: SnapshotPageOf<'issues', IssueRecord>) => ({
+  issues: page.issues.map((i) => ({ revision: i.revision, issue: issueState(i) })),
+  next_after_id: page.nextAfterId,
+});
+
+export const commentsSnapshotJson = (page: SnapshotPageOf<'comments', CommentTextRecord>) => ({
+  comments: page.comments.map((c) => ({ id: c.id, issue_id: c.issueId, body: c.body })),
+  next_after_id: page.nextAfterId,
+});
