@@ -5,7 +5,7 @@ import type { CommentRecord, CommentTextRecord, IssueFields, IssueRecord, Status
 import { insertRow, prepared, raw, setColumns, sql, withNamedParameters, type NamedStatement, type Sql } from '@tracker/kit';
 import { SNAPSHOT_LIMITS } from '@tracker/contracts';
 import { choosePage, type Sized } from '../domain/snapshot.rules';
-import { ISSUE_FIELD_COLUMNS, ISSUE_FIELDS, ISSUE_RECORD_COLUMNS } from './issue-columns';
+import { ISSUE_FIELD_COLUMNS, ISSUE_FIELDS, ISSUE_RECORD_COLUMNS } from './issue-reads.repository';
 
 /** Ancestor walks stop here, far beyond any real hierarchy (and any accidental loop). */
 const MAX_DEPTH = 10_000;

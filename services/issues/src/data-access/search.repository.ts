@@ -2,7 +2,7 @@ import type { SearchRepository } from '../domain/ports';
 import { selectsNothing, type Category, type SearchCriteria } from '@tracker/contracts';
 import { join, raw, rowsOf, sql, type Sql, type SqlQuery } from '@tracker/kit';
 import type { IssueSummaryRecord } from '../domain/model';
-import { ISSUE_SUMMARY_COLUMNS } from './issue-columns';
+import { ISSUE_SUMMARY_COLUMNS } from './issue-reads.repository';
 import { searchConditions, searchTextQuery } from '@tracker/search-sql';
 
 /**

@@ -24,7 +24,7 @@ export interface QueueRecord {
 
 /**
  * The fields of an issue that PATCH may change. Their API names (`status_id`) are in
- * issue-wire.ts, their columns in data-access/issue-columns.ts.
+ * issue-wire.ts, their columns in data-access/issue-reads.repository.ts.
  */
 export interface IssueFields {
   title: string;
