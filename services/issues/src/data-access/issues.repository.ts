@@ -42,7 +42,7 @@ const INSERT_ISSUE = withNamedParameters<NewIssueRow>(
   SELECT ${raw(ISSUE_RECORD_COLUMNS)} FROM i`,
 );
 
-/** What a PATCH's statement takes: the new values by field, and its history entries as parallel arrays (historyColumns). */
+/** What a PATCH's statement takes: the new values by field, and its history entries as parallel arrays (field, from, to), in order. */
 type IssueUpdateRun = IssuePatch & { id: number; at: Date; actorId: number; historyFields: string[]; historyFrom: Array<string | null>; historyTo: Array<string | null> };
 
 /**
