@@ -227,8 +227,8 @@ if (role === 'service') {
       const { number, queueKey } = await issues.nextNumberLockingStatus(input.queue_id, queue.status_id);
       const issue = await issues.create({
         workspaceId: ws, queueId: input.queue_id, number, key: formatIssueKey(queueKey, number), title: input.title, description: input.description,
-        status_id: queue.status_id, assignee_id: null, parent_id: null, priority: 'normal', type: 'task', labels: [],
-        due_date: null, estimate_minutes: 0, createdBy: user, at: new Date(),
+        statusId: queue.status_id, assigneeId: null, parentId: null, priority: 'normal', type: 'task', labels: [],
+        dueDate: null, estimateMinutes: 0, createdBy: user, at: new Date(),
       });
       await writeAtCommit(client, {
         name: 'floor.outbox',

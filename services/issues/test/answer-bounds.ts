@@ -21,8 +21,8 @@ function records(plain: boolean) {
   const status = { id: MAX_ID, name: 'In progress', category: 'progress' as const };
   const issue: IssueRecord = {
     id: MAX_ID, workspaceId: MAX_ID, queueId: MAX_ID, key: `ABCDEFGHIJKL-${MAX_ID}`, title: text(ISSUE_LIMITS.title), description: text(ISSUE_LIMITS.description),
-    status_id: MAX_ID, status, position: LONGEST_POSITION, assignee_id: MAX_ID, parent_id: MAX_ID, priority: 'critical', type: text(ISSUE_LIMITS.type), labels,
-    due_date: '2026-12-31', estimate_minutes: ISSUE_LIMITS.estimateMinutes, spentMinutes: MAX_ID, version: MAX_ID, revision: MAX_ID, createdBy: MAX_ID, createdAt: AT, updatedAt: AT,
+    statusId: MAX_ID, status, position: LONGEST_POSITION, assigneeId: MAX_ID, parentId: MAX_ID, priority: 'critical', type: text(ISSUE_LIMITS.type), labels,
+    dueDate: '2026-12-31', estimateMinutes: ISSUE_LIMITS.estimateMinutes, spentMinutes: MAX_ID, version: MAX_ID, revision: MAX_ID, createdBy: MAX_ID, createdAt: AT, updatedAt: AT,
   };
   const ref: IssueRef = { id: MAX_ID, key: issue.key, queueId: MAX_ID, title: text(ISSUE_LIMITS.title), status, assigneeId: MAX_ID, priority: 'critical' };
   const comment: CommentRecord = { id: MAX_ID, issueId: MAX_ID, authorId: MAX_ID, body: text(ISSUE_LIMITS.comment), createdAt: AT };

@@ -49,8 +49,8 @@ describe('history text rules', () => {
 
   test('when a PATCH changes a 100,000-character description, then its history and event carry 1,001 and 1,000 characters', () => {
     const changes = [
-      { field: 'title', from: 'Old', to: 'New' },
-      { field: 'description', from: 'a'.repeat(100_000), to: 'b'.repeat(100_000) },
+      { field: 'title' as const, from: 'Old', to: 'New' },
+      { field: 'description' as const, from: 'a'.repeat(100_000), to: 'b'.repeat(100_000) },
     ];
     expect(storedHistory(changes)).toEqual([
       { field: 'title', from: 'Old', to: 'New' },
@@ -59,6 +59,22 @@ describe('history text rules', () => {
     expect(shownChanges(changes)).toEqual([
       { field: 'title', from: 'Old', to: 'New', from_truncated: false, to_truncated: false },
       { field: 'description', from: 'a'.repeat(1000), to: 'b'.repeat(1000), from_truncated: true, to_truncated: true },
+    ]);
+  });
+});
+
+describe('field names', () => {
+  test('history entries and the event name each field as the API does', () => {
+    const changes = [
+      { field: 'statusId' as const, from: 1, to: 2 },
+      { field: 'estimateMinutes' as const, from: 0, to: 90 },
+      { field: 'dueDate' as const, from: null, to: '2030-01-31' },
+    ];
+    expect(storedHistory(changes).map((c) => c.field)).toEqual(['status_id', 'estimate_minutes', 'due_date']);
+    expect(shownChanges(changes)).toEqual([
+      { field: 'status_id', from: 1, to: 2, from_truncated: false, to_truncated: false },
+      { field: 'estimate_minutes', from: 0, to: 90, from_truncated: false, to_truncated: false },
+      { field: 'due_date', from: null, to: '2030-01-31', from_truncated: false, to_truncated: false },
     ]);
   });
 });

@@ -4,15 +4,15 @@ import type { IssueFields } from '../src/domain/model';
 const current: IssueFields = {
   title: 'Disk full',
   description: '',
-  status_id: 10,
+  statusId: 10,
   position: 3,
-  assignee_id: 7,
-  parent_id: null,
+  assigneeId: 7,
+  parentId: null,
   priority: 'normal',
   type: 'task',
   labels: ['infra'],
-  due_date: '2030-01-01',
-  estimate_minutes: 0,
+  dueDate: '2030-01-01',
+  estimateMinutes: 0,
 };
 
 describe('change detection', () => {
@@ -30,11 +30,11 @@ describe('change detection', () => {
   });
 
   test('when null is given for a nullable field, then it clears; absent leaves it', () => {
-    expect(diffIssue(current, { assignee_id: null, due_date: null })).toEqual([
-      { field: 'assignee_id', from: 7, to: null },
-      { field: 'due_date', from: '2030-01-01', to: null },
+    expect(diffIssue(current, { assigneeId: null, dueDate: null })).toEqual([
+      { field: 'assigneeId', from: 7, to: null },
+      { field: 'dueDate', from: '2030-01-01', to: null },
     ]);
-    expect(diffIssue(current, { parent_id: null })).toEqual([]);
+    expect(diffIssue(current, { parentId: null })).toEqual([]);
   });
 
   test('when labels are reordered, then that is a change', () => {
@@ -42,29 +42,29 @@ describe('change detection', () => {
   });
 
   test('when the status changes without a position, then the issue goes to the end of the new status', () => {
-    expect(movesToAnotherStatus(current, { status_id: 11 })).toBe(true);
-    expect(diffIssue(current, { status_id: 11 }, 5)).toEqual([
-      { field: 'status_id', from: 10, to: 11 },
+    expect(movesToAnotherStatus(current, { statusId: 11 })).toBe(true);
+    expect(diffIssue(current, { statusId: 11 }, 5)).toEqual([
+      { field: 'statusId', from: 10, to: 11 },
       { field: 'position', from: 3, to: 5 },
     ]);
-    expect(() => diffIssue(current, { status_id: 11 })).toThrow();
+    expect(() => diffIssue(current, { statusId: 11 })).toThrow();
   });
 
   test('when the status changes with a position, or the same status is sent, then the given position holds', () => {
-    expect(diffIssue(current, { status_id: 11, position: 0.5 })).toEqual([
-      { field: 'status_id', from: 10, to: 11 },
+    expect(diffIssue(current, { statusId: 11, position: 0.5 })).toEqual([
+      { field: 'statusId', from: 10, to: 11 },
       { field: 'position', from: 3, to: 0.5 },
     ]);
-    expect(movesToAnotherStatus(current, { status_id: 10 })).toBe(false);
-    expect(diffIssue(current, { status_id: 10 })).toEqual([]);
+    expect(movesToAnotherStatus(current, { statusId: 10 })).toBe(false);
+    expect(diffIssue(current, { statusId: 10 })).toEqual([]);
   });
 
   test('the changed values map back to a patch of just those fields', () => {
-    expect(changedValues(diffIssue(current, { title: 'x', assignee_id: null }))).toEqual({ title: 'x', assignee_id: null });
+    expect(changedValues(diffIssue(current, { title: 'x', assigneeId: null }))).toEqual({ title: 'x', assigneeId: null });
   });
 
   test('the requested fields drop the version and duplicate labels but keep nulls', () => {
-    expect(requestedFields({ version: 3, labels: ['a', 'b', 'a'], parent_id: null })).toEqual({ labels: ['a', 'b'], parent_id: null });
+    expect(requestedFields({ version: 3, labels: ['a', 'b', 'a'], parentId: null })).toEqual({ labels: ['a', 'b'], parentId: null });
     expect(normalizeLabels([])).toEqual([]);
   });
 });

@@ -1,7 +1,7 @@
 import type { IssueReadsRepository } from '../domain/ports';
 import { ISSUE_READ_LIMITS } from '@tracker/contracts';
 import { prepared, type Sql } from '@tracker/kit';
-import type { IssueAttachments, IssueDetails, IssueListName, IssueLists, IssueRecord, ListPageOf } from '../domain/model';
+import type { IssueAttachments, IssueDetails, IssueFields, IssueListName, IssueLists, IssueRecord, ListPageOf } from '../domain/model';
 
 /**
  * The issue read, the hottest path of the service (every read, and the first step of
@@ -13,17 +13,38 @@ import type { IssueAttachments, IssueDetails, IssueListName, IssueLists, IssueRe
  * ISSUE_READ_LIMITS.counted. The list endpoints page through the rest the same way.
  */
 
-/** An issue (alias i) and its status (alias s) as an IssueRef. */
-const ISSUE_REF_JSON =
-  `json_build_object('id', i.id, 'key', i.key, 'queueId', i.queue_id, 'title', i.title, ` +
-  `'status', json_build_object('id', s.id, 'name', s.name, 'category', s.category), 'assigneeId', i.assignee_id, 'priority', i.priority)`;
+/**
+ * Where each of an issue's fields (IssueFields) is stored. The insert and a PATCH's
+ * update (issues.repository.ts) and every issue read (ISSUE_RECORD_COLUMNS below) are
+ * built from this table: a new field is one line here.
+ */
+export const ISSUE_FIELD_COLUMNS: { readonly [F in keyof IssueFields]: string } = {
+  title: 'title',
+  description: 'description',
+  statusId: 'status_id',
+  position: 'position',
+  assigneeId: 'assignee_id',
+  parentId: 'parent_id',
+  priority: 'priority',
+  type: 'type',
+  labels: 'labels',
+  dueDate: 'due_date',
+  estimateMinutes: 'estimate_minutes',
+};
 
-const recordColumns = (description: string) => `
-  i.id, i.workspace_id AS "workspaceId", i.queue_id AS "queueId", i.key, i.title, ${description}, i.status_id,
+export const ISSUE_FIELDS = Object.keys(ISSUE_FIELD_COLUMNS) as ReadonlyArray<keyof IssueFields>;
+
+type ReadAs = { readonly [F in keyof IssueFields]?: string };
+
+/** A field whose column does not hold its value as the record gives it (alias i): a date, as `YYYY-MM-DD` text. */
+const READ_AS: ReadAs = { dueDate: `to_char(i.${ISSUE_FIELD_COLUMNS.dueDate}, 'YYYY-MM-DD')` };
+
+/** An issue (alias i) as an IssueRecord row, each field read as `read` says or else from its column, with `more` after it. */
+const recordColumns = (read: ReadAs, more = '') => `
+  i.id, i.workspace_id AS "workspaceId", i.queue_id AS "queueId", i.key,
+  ${ISSUE_FIELDS.map((field) => `${read[field] ?? `i.${ISSUE_FIELD_COLUMNS[field]}`} AS "${field}"`).join(', ')},
   (SELECT json_build_object('id', st.id, 'name', st.name, 'category', st.category) FROM statuses st WHERE st.id = i.status_id) AS status,
-  i.position, i.assignee_id, i.parent_id, i.priority, i.type, i.labels,
-  to_char(i.due_date, 'YYYY-MM-DD') AS due_date, i.estimate_minutes, i.spent_minutes AS "spentMinutes",
-  i.version, i.revision, i.created_by AS "createdBy", i.created_at AS "createdAt", i.updated_at AS "updatedAt"`;
+  i.spent_minutes AS "spentMinutes", i.version, i.revision, i.created_by AS "createdBy", i.created_at AS "createdAt", i.updated_at AS "updatedAt"${more}`;
 
 /**
  * An issue (alias i) as an IssueRecord row: no mapping needed. Its status comes from a
@@ -31,7 +52,7 @@ const recordColumns = (description: string) => `
  * re-checked against a joined status row of the old status_id and silently dropped,
  * whereas the subquery is evaluated for the row as locked.
  */
-export const ISSUE_RECORD_COLUMNS = recordColumns('i.description');
+export const ISSUE_RECORD_COLUMNS = recordColumns(READ_AS);
 
 /**
  * As ISSUE_RECORD_COLUMNS, the description cut to its first ISSUE_READ_LIMITS.searchDescription
@@ -40,8 +61,14 @@ export const ISSUE_RECORD_COLUMNS = recordColumns('i.description');
  */
 const SUMMARY = ISSUE_READ_LIMITS.searchDescription;
 export const ISSUE_SUMMARY_COLUMNS = recordColumns(
-  `left(i.description, ${SUMMARY}) AS description, length(left(i.description, ${SUMMARY + 1})) > ${SUMMARY} AS "descriptionTruncated"`,
+  { ...READ_AS, description: `left(i.description, ${SUMMARY})` },
+  `, length(left(i.description, ${SUMMARY + 1})) > ${SUMMARY} AS "descriptionTruncated"`,
 );
+
+/** An issue (alias i) and its status (alias s) as an IssueRef. */
+const ISSUE_REF_JSON =
+  `json_build_object('id', i.id, 'key', i.key, 'queueId', i.queue_id, 'title', i.title, ` +
+  `'status', json_build_object('id', s.id, 'name', s.name, 'category', s.category), 'assigneeId', i.assignee_id, 'priority', i.priority)`;
 
 const FIND_BY_KEY = `
   SELECT ${ISSUE_RECORD_COLUMNS} FROM issues i WHERE i.workspace_id = $1 AND i.key = $2`;

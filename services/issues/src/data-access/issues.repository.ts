@@ -1,13 +1,21 @@
-import type { IssuesRepository } from '../domain/ports';
+import type { IssuesRepository, NewIssueRow } from '../domain/ports';
+import type { HistoryChange } from '../domain/history.rules';
 import { PATCHABLE_FIELDS, type IssuePatch } from '../domain/issue-update.rules';
-import type { CommentRecord, FieldChange, IssueFields, IssueRecord, StatusRecord, WorklogRecord } from '../domain/model';
-import { prepared, type Sql } from '@tracker/kit';
+import type { CommentRecord, CommentTextRecord, IssueFields, IssueRecord, StatusRecord, WorklogRecord } from '../domain/model';
+import { insertRow, prepared, raw, setColumns, sql, withNamedParameters, type NamedStatement, type Sql } from '@tracker/kit';
 import { SNAPSHOT_LIMITS } from '@tracker/contracts';
 import { choosePage, type Sized } from '../domain/snapshot.rules';
-import { ISSUE_RECORD_COLUMNS } from './issue-reads.repository';
+import { ISSUE_FIELD_COLUMNS, ISSUE_FIELDS, ISSUE_RECORD_COLUMNS } from './issue-reads.repository';
 
 /** Ancestor walks stop here, far beyond any real hierarchy (and any accidental loop). */
 const MAX_DEPTH = 10_000;
+
+/** The fields' columns with a named parameter each, for insertRow and setColumns. */
+const fieldColumns = <F extends keyof IssueFields>(fields: readonly F[], p: { readonly [K in F]: unknown }) =>
+  Object.fromEntries(fields.map((field) => [ISSUE_FIELD_COLUMNS[field], p[field]]));
+
+/** Every field a new issue's row gives (NewIssueRow): all but the place. */
+const INSERTED_FIELDS = ISSUE_FIELDS.filter((field): field is Exclude<keyof IssueFields, 'position'> => field !== 'position');
 
 /**
  * The issue at the end of its status and its "created" history entry, in one statement.
@@ -15,42 +23,89 @@ const MAX_DEPTH = 10_000;
  * status), read here rather than by a statement of its own: this statement starts after
  * the one that locked the status, so its snapshot holds every place committed before.
  */
-const INSERT_ISSUE = `
+const INSERT_ISSUE = withNamedParameters<NewIssueRow>(
+  (p) => sql`
   WITH i AS (
-    INSERT INTO issues (workspace_id, queue_id, number, key, title, description, status_id, position, assignee_id, parent_id,
-                        priority, type, labels, due_date, estimate_minutes, created_by, created_at, updated_at)
-    VALUES ($1, $2, $3, $4, $5, $6, $7, (SELECT coalesce(max(position), 0) + 1 FROM issues WHERE status_id = $7),
-            $8, $9, $10, $11, $12, $13, $14, $15, $16, $16)
+    INSERT INTO issues ${insertRow({
+      workspace_id: p.workspaceId,
+      queue_id: p.queueId,
+      number: p.number,
+      key: p.key,
+      ...fieldColumns(INSERTED_FIELDS, p),
+      position: sql`(SELECT coalesce(max(position), 0) + 1 FROM issues WHERE status_id = ${p.statusId})`,
+      created_by: p.createdBy,
+      created_at: p.at,
+      updated_at: p.at,
+    })}
     RETURNING *),
   history AS (INSERT INTO issue_history (issue_id, actor_id, at, field) SELECT id, created_by, created_at, 'created' FROM i)
-  SELECT ${ISSUE_RECORD_COLUMNS} FROM i`;
+  SELECT ${raw(ISSUE_RECORD_COLUMNS)} FROM i`,
+);
 
-/** History rows from parallel arrays ($4 fields, $5 from, $6 to) of one issue ($1) by one actor ($3) at $2, in order. */
-const INSERT_HISTORY = `
-  INSERT INTO issue_history (issue_id, actor_id, at, field, "from", "to")
-  SELECT $1::int, $3::int, $2::timestamptz, field, "from", "to"
-    FROM unnest($4::text[], $5::jsonb[], $6::jsonb[]) WITH ORDINALITY AS ch(field, "from", "to", n)
-   ORDER BY n`;
+/** What a PATCH's statement takes: the new values by field, and its history entries as parallel arrays (field, from, to), in order. */
+type IssueUpdateRun = IssuePatch & { id: number; at: Date; actorId: number; historyFields: string[]; historyFrom: Array<string | null>; historyTo: Array<string | null> };
+
+/**
+ * The PATCH of `fields`: new values, next version and revision, and the history entries
+ * of issue `id` by `actorId` at `at`, in their order. The SET names the fields' columns
+ * (ISSUE_FIELD_COLUMNS), never the request's keys.
+ */
+const updateIssue = (fields: ReadonlyArray<keyof IssueFields>) =>
+  withNamedParameters<IssueUpdateRun>(
+    (p) => sql`
+    WITH i AS (
+      UPDATE issues SET ${setColumns({ ...fieldColumns(fields, p), version: raw('version + 1'), revision: raw('revision + 1'), updated_at: p.at })}
+       WHERE id = ${p.id} RETURNING *),
+    history AS (
+      INSERT INTO issue_history (issue_id, actor_id, at, field, "from", "to")
+      SELECT ${p.id}::int, ${p.actorId}::int, ${p.at}::timestamptz, field, "from", "to"
+        FROM unnest(${p.historyFields}::text[], ${p.historyFrom}::jsonb[], ${p.historyTo}::jsonb[]) WITH ORDINALITY AS ch(field, "from", "to", n)
+       ORDER BY n)
+    SELECT ${raw(ISSUE_RECORD_COLUMNS)} FROM i`,
+  );
+
+/**
+ * Each set of fields' statement, built the first time a PATCH changes that set: at most
+ * one per subset of PATCHABLE_FIELDS (2,047), by the set's bit mask.
+ */
+const UPDATES = new Map<number, NamedStatement<IssueUpdateRun>>();
 
 /** PATCHes of at most this many fields run as prepared statements (issuesRepository.update). */
 const MAX_PREPARED_UPDATE_FIELDS = 2;
 
-const TOUCH_ISSUE = `
-  WITH i AS (UPDATE issues SET revision = revision + 1, updated_at = $2, spent_minutes = spent_minutes + $3 WHERE id = $1 RETURNING *)
-  SELECT ${ISSUE_RECORD_COLUMNS} FROM i`;
+const TOUCH_ISSUE = withNamedParameters<{ id: number; at: Date; spentMinutes: number }>(
+  (p) => sql`
+  WITH i AS (UPDATE issues SET revision = revision + 1, updated_at = ${p.at}, spent_minutes = spent_minutes + ${p.spentMinutes} WHERE id = ${p.id} RETURNING *)
+  SELECT ${raw(ISSUE_RECORD_COLUMNS)} FROM i`,
+);
 
 // JSON null and absent are both stored as SQL NULL (as the history always had them).
 const toJson = (value: unknown) => (value === null || value === undefined ? null : JSON.stringify(value));
-const historyColumns = (changes: readonly FieldChange[]) => [changes.map((ch) => ch.field), changes.map((ch) => toJson(ch.from)), changes.map((ch) => toJson(ch.to))];
 
 /**
- * Whether issue $1 holds fewer than `cap` (a parameter) comments or worklogs (read up to `cap` index
+ * Whether the issue holds fewer than `cap` comments or worklogs (read up to `cap` index
  * entries), as the condition of the statement that adds one. The issue row is locked by
  * an earlier statement (touch), so this statement's snapshot counts every one committed
  * before and concurrent writers cannot pass the cap together.
  */
-const roomFor = (table: 'comments' | 'worklogs', cap: '$5' | '$6') =>
-  `(SELECT count(*) FROM (SELECT 1 FROM ${table} WHERE issue_id = $1::int LIMIT ${cap}::int) t) < ${cap}::int`;
+const roomFor = (table: 'comments' | 'worklogs', p: { readonly issueId: unknown; readonly cap: unknown }) =>
+  sql`(SELECT count(*) FROM (SELECT 1 FROM ${raw(table)} WHERE issue_id = ${p.issueId}::int LIMIT ${p.cap}::int) t) < ${p.cap}::int`;
+
+/** A comment, unless the issue is full. */
+const ADD_COMMENT = withNamedParameters<{ issueId: number; authorId: number; body: string; at: Date; cap: number }>(
+  (p) => sql`
+  INSERT INTO comments (issue_id, author_id, body, created_at)
+  SELECT ${p.issueId}::int, ${p.authorId}::int, ${p.body}::text, ${p.at}::timestamptz WHERE ${roomFor('comments', p)}
+  RETURNING id, issue_id AS "issueId", author_id AS "authorId", body, created_at AS "createdAt"`,
+);
+
+/** A worklog, unless the issue is full. */
+const ADD_WORKLOG = withNamedParameters<{ issueId: number; authorId: number; minutes: number; description: string; at: Date; cap: number }>(
+  (p) => sql`
+  INSERT INTO worklogs (issue_id, author_id, minutes, description, created_at)
+  SELECT ${p.issueId}::int, ${p.authorId}::int, ${p.minutes}::int, ${p.description}::text, ${p.at}::timestamptz WHERE ${roomFor('worklogs', p)}
+  RETURNING id, issue_id AS "issueId", author_id AS "authorId", minutes, description, created_at AS "createdAt"`,
+);
 
 export function issuesRepository(c: Sql): IssuesRepository {
   async function maxPosition(statusId: number, exceptIssueId?: number): Promise<number | null> {
@@ -160,46 +215,31 @@ export function issuesRepository(c: Sql): IssuesRepository {
       return rows.map((r) => r.id);
     },
 
-    async create(input: Omit<IssueFields, 'position'> & { workspaceId: number; queueId: number; number: number; key: string; createdBy: number; at: Date }): Promise<IssueRecord> {
-      const rows = await prepared<IssueRecord>(c, 'issues.insert', INSERT_ISSUE, [
-        input.workspaceId,
-        input.queueId,
-        input.number,
-        input.key,
-        input.title,
-        input.description,
-        input.status_id,
-        input.assignee_id,
-        input.parent_id,
-        input.priority,
-        input.type,
-        input.labels,
-        input.due_date,
-        input.estimate_minutes,
-        input.createdBy,
-        input.at,
-      ]);
-      return rows[0]!;
+    async create(input: NewIssueRow): Promise<IssueRecord> {
+      return (await prepared<IssueRecord>(c, 'issues.insert', INSERT_ISSUE.text, INSERT_ISSUE.values(input)))[0]!;
     },
 
     /** A PATCH that changed something: new values, next version and revision, and the changes' history entries. */
-    async update(id: number, values: IssuePatch, history: { actorId: number; changes: readonly FieldChange[] }, at: Date): Promise<IssueRecord> {
-      // The SET is built from the known fields only (their API names are their columns), never from the request's keys.
+    async update(id: number, values: IssuePatch, history: { actorId: number; changes: readonly HistoryChange[] }, at: Date): Promise<IssueRecord> {
       const fields = PATCHABLE_FIELDS.filter((f) => values[f] !== undefined);
-      const assignments = fields.map((f, n) => `${f} = $${n + 7}`);
-      const text = `WITH i AS (
-           UPDATE issues SET ${[...assignments, 'version = version + 1', 'revision = revision + 1', 'updated_at = $2'].join(', ')}
-            WHERE id = $1 RETURNING *),
-         history AS (${INSERT_HISTORY})
-         SELECT ${ISSUE_RECORD_COLUMNS} FROM i`;
-      const params = [id, at, history.actorId, ...historyColumns(history.changes), ...fields.map((f) => values[f])];
+      const fieldSet = PATCHABLE_FIELDS.reduce((mask, f, bit) => (values[f] !== undefined ? mask | (1 << bit) : mask), 0);
+      let statement = UPDATES.get(fieldSet);
+      if (!statement) UPDATES.set(fieldSet, (statement = updateIssue(fields)));
+      const params = statement.values({
+        ...values,
+        id,
+        at,
+        actorId: history.actorId,
+        historyFields: history.changes.map((ch) => ch.field),
+        historyFrom: history.changes.map((ch) => toJson(ch.from)),
+        historyTo: history.changes.map((ch) => toJson(ch.to)),
+      });
       // The usual PATCH changes one or two fields: that statement is prepared once per
       // connection, named by its fields as a bit mask over PATCHABLE_FIELDS (Postgres cuts
       // names at 63 bytes). Larger sets go unnamed, so no client can fill a connection with
       // plans (eleven fields make 2,047 sets; one or two, 66).
-      if (fields.length > MAX_PREPARED_UPDATE_FIELDS) return (await c.query<IssueRecord>(text, params)).rows[0]!;
-      const fieldSet = PATCHABLE_FIELDS.reduce((mask, f, bit) => (values[f] !== undefined ? mask | (1 << bit) : mask), 0);
-      return (await prepared<IssueRecord>(c, `issues.update.${fieldSet.toString(36)}`, text, params))[0]!;
+      if (fields.length > MAX_PREPARED_UPDATE_FIELDS) return (await c.query<IssueRecord>(statement.text, params)).rows[0]!;
+      return (await prepared<IssueRecord>(c, `issues.update.${fieldSet.toString(36)}`, statement.text, params))[0]!;
     },
 
     /**
@@ -207,18 +247,11 @@ export function issuesRepository(c: Sql): IssuesRepository {
      * so does `updated_at`, but not the API `version`. The update also locks the row.
      */
     async touch(id: number, at: Date, spentMinutes = 0): Promise<IssueRecord> {
-      return (await prepared<IssueRecord>(c, 'issues.touch', TOUCH_ISSUE, [id, at, spentMinutes]))[0]!;
+      return (await prepared<IssueRecord>(c, 'issues.touch', TOUCH_ISSUE.text, TOUCH_ISSUE.values({ id, at, spentMinutes })))[0]!;
     },
 
     async addComment(issueId: number, authorId: number, body: string, at: Date, cap: number): Promise<CommentRecord | null> {
-      const rows = await prepared<CommentRecord>(
-        c,
-        'issues.add-comment',
-        `INSERT INTO comments (issue_id, author_id, body, created_at)
-         SELECT $1::int, $2::int, $3::text, $4::timestamptz WHERE ${roomFor('comments', '$5')}
-         RETURNING id, issue_id AS "issueId", author_id AS "authorId", body, created_at AS "createdAt"`,
-        [issueId, authorId, body, at, cap],
-      );
+      const rows = await prepared<CommentRecord>(c, 'issues.add-comment', ADD_COMMENT.text, ADD_COMMENT.values({ issueId, authorId, body, at, cap }));
       return rows[0] ?? null;
     },
 
@@ -226,10 +259,8 @@ export function issuesRepository(c: Sql): IssuesRepository {
       const rows = await prepared<WorklogRecord>(
         c,
         'issues.add-worklog',
-        `INSERT INTO worklogs (issue_id, author_id, minutes, description, created_at)
-         SELECT $1::int, $2::int, $3::int, $4::text, $5::timestamptz WHERE ${roomFor('worklogs', '$6')}
-         RETURNING id, issue_id AS "issueId", author_id AS "authorId", minutes, description, created_at AS "createdAt"`,
-        [issueId, authorId, minutes, description, at, cap],
+        ADD_WORKLOG.text,
+        ADD_WORKLOG.values({ issueId, authorId, minutes, description, at, cap }),
       );
       return rows[0] ?? null;
     },
@@ -278,7 +309,7 @@ export function issuesRepository(c: Sql): IssuesRepository {
     },
 
     /** Every comment's text, by id, for the replica snapshot: paged as `page`. */
-    async commentsPage(afterId: number, limit: number): Promise<{ comments: Array<{ id: number; issue_id: number; body: string }>; more: boolean }> {
+    async commentsPage(afterId: number, limit: number): Promise<{ comments: CommentTextRecord[]; more: boolean }> {
       const sizes = await prepared<Sized>(
         c,
         'issues.snapshot-comment-sizes',
@@ -286,10 +317,10 @@ export function issuesRepository(c: Sql): IssuesRepository {
         [afterId, limit + 1, SNAPSHOT_LIMITS.commentRowOverhead],
       );
       const { ids, more } = choosePage(sizes, limit, SNAPSHOT_LIMITS.pageBytes);
-      const comments = await prepared<{ id: number; issue_id: number; body: string }>(
+      const comments = await prepared<CommentTextRecord>(
         c,
         'issues.snapshot-comments',
-        `SELECT id, issue_id, body FROM comments WHERE id = ANY($1::int[]) ORDER BY id`,
+        `SELECT id, issue_id AS "issueId", body FROM comments WHERE id = ANY($1::int[]) ORDER BY id`,
         [ids],
       );
       return { comments, more };

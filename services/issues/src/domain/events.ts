@@ -1,5 +1,7 @@
 import { buildEvent, type EventEnvelope } from '@tracker/events';
-import { issueWireFields, type CommentRecord, type FieldChange, type IssueRecord, type QueueRecord, type RequestContext, type WorklogRecord } from './model';
+import type { HistoryChange } from './history.rules';
+import { issueWireFields } from './issue-wire';
+import type { CommentRecord, IssueRecord, QueueRecord, RequestContext, WorklogRecord } from './model';
 
 /** Integration events (libs/events) built from records, stamped with the aggregate's revision. */
 
@@ -41,7 +43,7 @@ export const issueCreated = (ctx: RequestContext, issue: IssueRecord): EventEnve
   buildEvent({ type: 'issue.created', ...envelope(ctx, issue), data: { issue: issueState(issue) } });
 
 /** `changes` as history shows them (history.rules.ts shownChanges): a long text cut, with `from_truncated` / `to_truncated`. */
-export const issueUpdated = (ctx: RequestContext, issue: IssueRecord, changes: Array<FieldChange & { from_truncated: boolean; to_truncated: boolean }>): EventEnvelope =>
+export const issueUpdated = (ctx: RequestContext, issue: IssueRecord, changes: Array<HistoryChange & { from_truncated: boolean; to_truncated: boolean }>): EventEnvelope =>
   buildEvent({ type: 'issue.updated', ...envelope(ctx, issue), data: { issue: issueState(issue), changes } });
 
 export const commentAdded = (ctx: RequestContext, issue: IssueRecord, comment: CommentRecord): EventEnvelope =>

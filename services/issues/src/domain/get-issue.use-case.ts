@@ -21,8 +21,8 @@ export async function listIssueItems<L extends IssueListName>(
   ctx: RequestContext,
   key: string,
   list: L,
-  page: { after_id: number; limit: number },
+  page: { afterId: number; limit: number },
 ): Promise<ListPageOf<IssueLists[L]>> {
   const { issue, access } = await readableIssue(deps, ctx, key);
-  return deps.store.reads.page(list, issue.id, page.after_id, page.limit, readableFilter(access));
+  return deps.store.reads.page(list, issue.id, page.afterId, page.limit, readableFilter(access));
 }

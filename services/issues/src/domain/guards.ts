@@ -53,7 +53,7 @@ export async function readableQueueIds(deps: IssuesDeps, ctx: RequestContext, ac
 }
 
 /**
- * A check of `assignee_id` against the access service, asked at most once per
+ * A check of a new assignee against the access service, asked at most once per
  * request per id (the answer may be needed before and inside the transaction).
  */
 export function assigneeCheck(deps: IssuesDeps, ctx: RequestContext) {
@@ -68,6 +68,6 @@ export function assigneeCheck(deps: IssuesDeps, ctx: RequestContext) {
     return asked.get(userId)!;
   };
   return async (userId: number) => {
-    if (!(await isAssignable(userId))) throw issuesErrors.invalidField('assignee_id', 'must be an active user of the workspace');
+    if (!(await isAssignable(userId))) throw issuesErrors.invalidField('assigneeId', 'must be an active user of the workspace');
   };
 }

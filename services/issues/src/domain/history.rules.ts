@@ -1,4 +1,5 @@
 import { ISSUE_READ_LIMITS } from '@tracker/contracts';
+import { ISSUE_FIELD_API_NAMES, type IssueFieldApiName } from './issue-wire';
 import type { FieldChange } from './model';
 
 /**
@@ -42,9 +43,19 @@ export function shownHistoryValue(value: unknown, limit = HISTORY_TEXT_LIMIT): {
   return { value: prefixOf(value, limit), truncated: true };
 }
 
+/**
+ * A change as history entries and the `issue.updated` event hold it: under the field's
+ * API name (`estimate_minutes`), which is data the API shows, not the domain's name.
+ */
+export interface HistoryChange {
+  field: IssueFieldApiName;
+  from: unknown;
+  to: unknown;
+}
+
 /** The changes of a PATCH as its history entries store them. */
-export const storedHistory = (changes: readonly FieldChange[], limit = HISTORY_TEXT_LIMIT): FieldChange[] =>
-  changes.map((c) => ({ field: c.field, from: storedHistoryValue(c.from, limit), to: storedHistoryValue(c.to, limit) }));
+export const storedHistory = (changes: readonly FieldChange[], limit = HISTORY_TEXT_LIMIT): HistoryChange[] =>
+  changes.map((c) => ({ field: ISSUE_FIELD_API_NAMES[c.field], from: storedHistoryValue(c.from, limit), to: storedHistoryValue(c.to, limit) }));
 
 /**
  * The changes of a PATCH as the `issue.updated` event carries them: as history shows them
@@ -54,5 +65,5 @@ export const shownChanges = (changes: readonly FieldChange[], limit = HISTORY_TE
   changes.map((c) => {
     const from = shownHistoryValue(c.from, limit);
     const to = shownHistoryValue(c.to, limit);
-    return { field: c.field, from: from.value, to: to.value, from_truncated: from.truncated, to_truncated: to.truncated };
+    return { field: ISSUE_FIELD_API_NAMES[c.field], from: from.value, to: to.value, from_truncated: from.truncated, to_truncated: to.truncated };
   });

@@ -1,18 +1,20 @@
-import { HISTORY_FIELDS, type HistoryField, type IssueUpdate } from '@tracker/contracts';
+import { HISTORY_FIELDS } from '@tracker/contracts';
+import { issueFieldNamed, type IssueFieldApiName } from './issue-wire';
 import type { FieldChange, IssueFields } from './model';
 
 /** The fields a PATCH may change, in the order their history entries are written: the contract's history fields but `created`. */
-export const PATCHABLE_FIELDS: ReadonlyArray<keyof IssueFields> = HISTORY_FIELDS.filter(
-  (field): field is Exclude<HistoryField, 'created'> => field !== 'created',
-);
+export const PATCHABLE_FIELDS: ReadonlyArray<keyof IssueFields> = HISTORY_FIELDS.filter((name): name is IssueFieldApiName => name !== 'created').map(issueFieldNamed);
 
 /** What a PATCH asks for: absent fields stay absent, `null` stays `null` (it clears). */
 export type IssuePatch = Partial<IssueFields>;
 
+/** A PATCH's request (routes/requests.ts): the fields, and the `version` the caller last read if it gave one. */
+export type UpdateIssueInput = IssuePatch & { version?: number };
+
 /** Labels are a set kept in the order first given. */
 export const normalizeLabels = (labels: readonly string[]) => [...new Set(labels)];
 
-export function requestedFields(update: IssueUpdate): IssuePatch {
+export function requestedFields(update: UpdateIssueInput): IssuePatch {
   const { version: _version, ...fields } = update;
   const patch: IssuePatch = { ...fields };
   if (fields.labels !== undefined) patch.labels = normalizeLabels(fields.labels);
@@ -26,8 +28,8 @@ export function requestedFields(update: IssueUpdate): IssuePatch {
  */
 export const endPosition = (maxInStatus: number | null) => (maxInStatus === null ? 1 : maxInStatus + 1);
 
-export const movesToAnotherStatus = (current: Pick<IssueFields, 'status_id'>, patch: IssuePatch) =>
-  patch.status_id !== undefined && patch.status_id !== current.status_id;
+export const movesToAnotherStatus = (current: Pick<IssueFields, 'statusId'>, patch: IssuePatch) =>
+  patch.statusId !== undefined && patch.statusId !== current.statusId;
 
 const same = (a: unknown, b: unknown) =>
   Array.isArray(a) && Array.isArray(b) ? a.length === b.length && a.every((v, i) => v === b[i]) : a === b;

@@ -1,4 +1,6 @@
 import { AppError, forbidden, invalid, notFound } from '@tracker/kit';
+import { ISSUE_FIELD_API_NAMES } from './issue-wire';
+import type { IssueFields } from './model';
 
 /** Every refusal of the issues context. Hidden objects answer exactly like missing ones. */
 export const issuesErrors = {
@@ -19,7 +21,8 @@ export const issuesErrors = {
     new AppError('precondition_failed', 'If-Match names another version of the issue than its current one. Re-read it and reconsider the change.', {
       fields: { version: current },
     }),
-  invalidField: (path: string, message: string) => invalid([{ path, message }]),
+  /** A field's value refused for what it names (the field's API name is the error's path). */
+  invalidField: (field: keyof IssueFields, message: string) => invalid([{ path: ISSUE_FIELD_API_NAMES[field], message }]),
   /** A limit of the issue, not of this body: reported on the body as a whole (as dashboards per workspace). */
   issueFull: (what: 'comments' | 'worklogs', max: number) =>
     invalid(

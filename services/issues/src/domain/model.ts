@@ -1,4 +1,4 @@
-import type { Category, Priority, QueueRole } from '@tracker/contracts';
+import type { Category, HistoryField, Priority, QueueRole } from '@tracker/contracts';
 
 /** Plain records the use cases work with; repositories map rows to these. */
 
@@ -22,20 +22,23 @@ export interface QueueRecord {
   updatedAt: Date;
 }
 
-/** The fields of an issue that PATCH may change, with their API names. */
+/**
+ * The fields of an issue that PATCH may change. Their API names (`status_id`) are in
+ * issue-wire.ts, their columns in data-access/issue-reads.repository.ts.
+ */
 export interface IssueFields {
   title: string;
   description: string;
-  status_id: number;
+  statusId: number;
   position: number;
-  assignee_id: number | null;
-  parent_id: number | null;
+  assigneeId: number | null;
+  parentId: number | null;
   priority: Priority;
   type: string;
   labels: string[];
   /** `YYYY-MM-DD` */
-  due_date: string | null;
-  estimate_minutes: number;
+  dueDate: string | null;
+  estimateMinutes: number;
 }
 
 export interface IssueRecord extends IssueFields {
@@ -51,32 +54,6 @@ export interface IssueRecord extends IssueFields {
   createdAt: Date;
   updatedAt: Date;
 }
-
-/**
- * An issue's own fields as they leave the service, named and formatted as the API and the
- * integration events both carry them; the API answer (routes/json.ts) and the event state
- * (events.ts) each add what only they carry.
- */
-export const issueWireFields = (i: IssueRecord) => ({
-  id: i.id,
-  key: i.key,
-  workspace_id: i.workspaceId,
-  queue_id: i.queueId,
-  title: i.title,
-  description: i.description,
-  status_id: i.status_id,
-  assignee_id: i.assignee_id,
-  parent_id: i.parent_id,
-  priority: i.priority,
-  type: i.type,
-  labels: i.labels,
-  due_date: i.due_date,
-  estimate_minutes: i.estimate_minutes,
-  spent_minutes: i.spentMinutes,
-  version: i.version,
-  created_at: i.createdAt.toISOString(),
-  updated_at: i.updatedAt.toISOString(),
-});
 
 /** Another issue as links and subtasks show it. */
 export interface IssueRef {
@@ -97,6 +74,13 @@ export interface CommentRecord {
   createdAt: Date;
 }
 
+/** A comment's text, as the replica's snapshot pages carry it. */
+export interface CommentTextRecord {
+  id: number;
+  issueId: number;
+  body: string;
+}
+
 export interface WorklogRecord {
   id: number;
   issueId: number;
@@ -106,13 +90,18 @@ export interface WorklogRecord {
   createdAt: Date;
 }
 
+/** A change a PATCH makes to one field; history.rules.ts gives it the field's API name to store and send it. */
 export interface FieldChange {
-  field: string;
+  field: keyof IssueFields;
   from: unknown;
   to: unknown;
 }
 
-export interface HistoryRecord extends FieldChange {
+/** A history entry as stored: `field` is the API's name of the field (or `created`), data the API shows as is. */
+export interface HistoryRecord {
+  field: HistoryField;
+  from: unknown;
+  to: unknown;
   /** Whether `from` / `to` show only the first characters of a longer text (history.rules.ts). */
   fromTruncated: boolean;
   toTruncated: boolean;

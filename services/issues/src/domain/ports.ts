@@ -1,10 +1,11 @@
 import type { QueueSettings, SearchCriteria } from '@tracker/contracts';
 import type { EventEnvelope } from '@tracker/events';
 import type { IdempotentRequests, Once } from '@tracker/kit';
+import type { HistoryChange } from './history.rules';
 import type { IssuePatch } from './issue-update.rules';
 import type {
   CommentRecord,
-  FieldChange,
+  CommentTextRecord,
   IssueDetails,
   IssueFields,
   IssueListName,
@@ -41,6 +42,9 @@ export interface QueuesRepository {
   update(id: number, changes: QueueSettings): Promise<QueueRecord>;
 }
 
+/** A new issue's row: its fields but the place (the insert puts it at the end of its status), and what the creation decided. */
+export type NewIssueRow = Omit<IssueFields, 'position'> & { workspaceId: number; queueId: number; number: number; key: string; createdBy: number; at: Date };
+
 /** Port: issues and what is written to them (comments, worklogs, history, mention links). */
 export interface IssuesRepository {
   findInWorkspace(workspaceId: number, id: number): Promise<IssueRecord | null>;
@@ -53,8 +57,9 @@ export interface IssuesRepository {
   lockHierarchy(workspaceId: number): Promise<void>;
   ancestorIds(id: number): Promise<number[]>;
   /** The issue at the end of its status (whose lock the transaction holds), with its "created" history entry. */
-  create(input: Omit<IssueFields, 'position'> & { workspaceId: number; queueId: number; number: number; key: string; createdBy: number; at: Date }): Promise<IssueRecord>;
-  update(id: number, values: IssuePatch, history: { actorId: number; changes: readonly FieldChange[] }, at: Date): Promise<IssueRecord>;
+  create(input: NewIssueRow): Promise<IssueRecord>;
+  /** The changed values, and the changes' history entries (under the fields' API names). */
+  update(id: number, values: IssuePatch, history: { actorId: number; changes: readonly HistoryChange[] }, at: Date): Promise<IssueRecord>;
   touch(id: number, at: Date, spentMinutes?: number): Promise<IssueRecord>;
   /** The comment, or null (nothing written) where the issue, locked by this transaction, holds `cap` already. */
   addComment(issueId: number, authorId: number, body: string, at: Date, cap: number): Promise<CommentRecord | null>;
@@ -62,7 +67,7 @@ export interface IssuesRepository {
   addWorklog(issueId: number, authorId: number, minutes: number, description: string, at: Date, cap: number): Promise<WorklogRecord | null>;
   linkMentions(source: { id: number; workspaceId: number }, keys: string[], at: Date): Promise<void>;
   page(afterId: number, limit: number): Promise<{ issues: IssueRecord[]; more: boolean }>;
-  commentsPage(afterId: number, limit: number): Promise<{ comments: Array<{ id: number; issue_id: number; body: string }>; more: boolean }>;
+  commentsPage(afterId: number, limit: number): Promise<{ comments: CommentTextRecord[]; more: boolean }>;
 }
 
 /** Port: integration events, written in the caller's transaction. */

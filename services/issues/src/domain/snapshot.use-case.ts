@@ -1,35 +1,34 @@
 import type { IssuesDeps } from './deps';
-import { issueState, queueState } from './events';
+import type { CommentTextRecord, IssueRecord, QueueRecord } from './model';
 import { nextAfterId } from './snapshot.rules';
 
 /**
  * Pages of every queue, issue and comment with their current revision, for rebuilding
  * the statistics replica (contract: SnapshotPage and SNAPSHOT_LIMITS in @tracker/contracts
- * internal.ts). The replica applies a row only when its revision is newer, as with events,
- * so pages may be read while changes go on. Issue and comment pages are bounded in rows
- * and bytes; comments are paged on their own, so an issue with thousands of them makes no
- * page large.
+ * internal.ts; the JSON in routes/json.ts). The replica applies a row only when its
+ * revision is newer, as with events, so pages may be read while changes go on. Issue and
+ * comment pages are bounded in rows and bytes; comments are paged on their own, so an
+ * issue with thousands of them makes no page large.
  */
-type Page = { after_id: number; limit: number };
-
-export async function queuesSnapshot(deps: Pick<IssuesDeps, 'store'>, page: Page) {
-  const queues = await deps.store.queues.page(page.after_id, page.limit);
-  const ids = queues.map((q) => q.id);
-  return {
-    queues: queues.map((q) => ({ revision: q.revision, queue: queueState(q) })),
-    next_after_id: nextAfterId(ids, ids.length === page.limit),
-  };
+export interface SnapshotPageRequest {
+  afterId: number;
+  limit: number;
 }
 
-export async function issuesSnapshot(deps: Pick<IssuesDeps, 'store'>, page: Page) {
-  const { issues, more } = await deps.store.snapshot((tx) => tx.issues.page(page.after_id, page.limit));
-  return {
-    issues: issues.map((issue) => ({ revision: issue.revision, issue: issueState(issue) })),
-    next_after_id: nextAfterId(issues.map((i) => i.id), more),
-  };
+/** One page of a snapshot: `nextAfterId` null on the last page. */
+export type SnapshotPageOf<K extends string, T> = { [key in K]: T[] } & { nextAfterId: number | null };
+
+export async function queuesSnapshot(deps: Pick<IssuesDeps, 'store'>, page: SnapshotPageRequest): Promise<SnapshotPageOf<'queues', QueueRecord>> {
+  const queues = await deps.store.queues.page(page.afterId, page.limit);
+  return { queues, nextAfterId: nextAfterId(queues.map((q) => q.id), queues.length === page.limit) };
 }
 
-export async function commentsSnapshot(deps: Pick<IssuesDeps, 'store'>, page: Page) {
-  const { comments, more } = await deps.store.snapshot((tx) => tx.issues.commentsPage(page.after_id, page.limit));
-  return { comments, next_after_id: nextAfterId(comments.map((c) => c.id), more) };
+export async function issuesSnapshot(deps: Pick<IssuesDeps, 'store'>, page: SnapshotPageRequest): Promise<SnapshotPageOf<'issues', IssueRecord>> {
+  const { issues, more } = await deps.store.snapshot((tx) => tx.issues.page(page.afterId, page.limit));
+  return { issues, nextAfterId: nextAfterId(issues.map((i) => i.id), more) };
+}
+
+export async function commentsSnapshot(deps: Pick<IssuesDeps, 'store'>, page: SnapshotPageRequest): Promise<SnapshotPageOf<'comments', CommentTextRecord>> {
+  const { comments, more } = await deps.store.snapshot((tx) => tx.issues.commentsPage(page.afterId, page.limit));
+  return { comments, nextAfterId: nextAfterId(comments.map((c) => c.id), more) };
 }

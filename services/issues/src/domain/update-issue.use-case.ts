@@ -1,4 +1,3 @@
-import type { IssueUpdate } from '@tracker/contracts';
 import type { Repositories } from './ports';
 import type { CallerAccess } from '@tracker/authz';
 import type { IssuesDeps } from './deps';
@@ -13,6 +12,7 @@ import {
   endPosition,
   movesToAnotherStatus,
   requestedFields,
+  type UpdateIssueInput,
   type VersionPrecondition,
 } from './issue-update.rules';
 import { issuesErrors } from './issues.errors';
@@ -32,14 +32,14 @@ export async function updateIssue(
   deps: IssuesDeps,
   ctx: RequestContext,
   key: string,
-  update: IssueUpdate,
+  update: UpdateIssueInput,
   ifMatch?: VersionPrecondition,
 ): Promise<IssueRecord> {
   const { issue: seen, access } = await writableIssue(deps, ctx, key);
   const patch = requestedFields(update);
   const checkAssignee = assigneeCheck(deps, ctx);
   // Ask the access service before taking the row lock; inside, the answer is reused.
-  if (patch.assignee_id != null && patch.assignee_id !== seen.assignee_id) await checkAssignee(patch.assignee_id);
+  if (patch.assigneeId != null && patch.assigneeId !== seen.assigneeId) await checkAssignee(patch.assigneeId);
 
   return deps.store.transaction(async (tx) => {
     const current = await tx.issues.lock(seen.id);
@@ -48,12 +48,12 @@ export async function updateIssue(
 
     let endOfNewStatus: number | undefined;
     if (movesToAnotherStatus(current, patch)) {
-      const status = await tx.issues.statusInQueue(current.queueId, patch.status_id!);
-      if (!status) throw issuesErrors.invalidField('status_id', "must be a status of the issue's queue");
+      const status = await tx.issues.statusInQueue(current.queueId, patch.statusId!);
+      if (!status) throw issuesErrors.invalidField('statusId', "must be a status of the issue's queue");
       if (patch.position === undefined) endOfNewStatus = endPosition(await tx.issues.lockedMaxPosition(status.id, current.id));
     }
-    if (patch.parent_id != null && patch.parent_id !== current.parent_id) await checkParent(tx, ctx, access, current, patch.parent_id);
-    if (patch.assignee_id != null && patch.assignee_id !== current.assignee_id) await checkAssignee(patch.assignee_id);
+    if (patch.parentId != null && patch.parentId !== current.parentId) await checkParent(tx, ctx, access, current, patch.parentId);
+    if (patch.assigneeId != null && patch.assigneeId !== current.assigneeId) await checkAssignee(patch.assigneeId);
 
     const changes = diffIssue(current, patch, endOfNewStatus);
     if (changes.length === 0) return current;
@@ -68,11 +68,11 @@ export async function updateIssue(
 
 /** The new parent: an issue of the workspace the caller can read, not the issue itself or one below it. */
 async function checkParent(tx: Repositories, ctx: RequestContext, access: CallerAccess, issue: IssueRecord, parentId: number) {
-  if (parentId === issue.id) throw issuesErrors.invalidField('parent_id', 'an issue cannot be its own parent');
+  if (parentId === issue.id) throw issuesErrors.invalidField('parentId', 'an issue cannot be its own parent');
   await tx.issues.lockHierarchy(ctx.workspaceId);
   const parent = await tx.issues.findInWorkspace(ctx.workspaceId, parentId);
-  if (!parent || !access.canRead(parent.queueId)) throw issuesErrors.invalidField('parent_id', 'must be an issue you can read');
+  if (!parent || !access.canRead(parent.queueId)) throw issuesErrors.invalidField('parentId', 'must be an issue you can read');
   if (createsCycle(issue.id, parent.id, await tx.issues.ancestorIds(parent.id))) {
-    throw issuesErrors.invalidField('parent_id', 'would make the issue an ancestor of itself');
+    throw issuesErrors.invalidField('parentId', 'would make the issue an ancestor of itself');
   }
 }

@@ -22,6 +22,7 @@ import { searchIssues } from '../domain/search-issues.use-case';
 import { updateIssue } from '../domain/update-issue.use-case';
 import { clientHolds, ifMatchPrecondition, issueEtag } from './conditional';
 import { commentJson, issueDetailsJson, issueJson, issueSummaryJson, listPageJson, worklogJson } from './json';
+import { createIssueInput, updateIssueInput } from './requests';
 
 /** Issue keys in paths are any string: a malformed key names no issue and answers 404. */
 export function issuesRoutes(router: Router, deps: IssuesDeps): void {
@@ -37,7 +38,7 @@ export function issuesRoutes(router: Router, deps: IssuesDeps): void {
   });
 
   router.post('/api/v1/issues', async (req, res) => {
-    const input = parseBody(IssueCreate, req.body);
+    const input = createIssueInput(parseBody(IssueCreate, req.body));
     await answerOnce(req, res, deps.store.idempotentRequests, { status: 201, render: issueJson }, (once) => createIssue(deps, contextOf(res), input, once));
   });
 
@@ -54,12 +55,12 @@ export function issuesRoutes(router: Router, deps: IssuesDeps): void {
   for (const list of ISSUE_LISTS) {
     router.get(`/api/v1/issues/:key/${list}`, async (req, res) => {
       const page = parseQuery(ListPage, req.query as Record<string, unknown>);
-      res.json(listPageJson(list, await listIssueItems(deps, contextOf(res), req.params.key, list, page)));
+      res.json(listPageJson(list, await listIssueItems(deps, contextOf(res), req.params.key, list, { afterId: page.after_id, limit: page.limit })));
     });
   }
 
   router.patch('/api/v1/issues/:key', async (req, res) => {
-    const update = parseBody(IssueUpdate, req.body);
+    const update = updateIssueInput(parseBody(IssueUpdate, req.body));
     const issue = await updateIssue(deps, contextOf(res), req.params.key, update, ifMatchPrecondition(req.header('if-match')));
     const answer = JSON.stringify(issueJson(issue));
     res.setHeader('ETag', issueEtag(issue.version, answer));

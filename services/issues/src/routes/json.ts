@@ -1,7 +1,6 @@
 import type {
   Comment as CommentJson,
   HistoryEntry as HistoryJson,
-  HistoryField,
   HistoryValue,
   Issue as IssueJson,
   IssueDetails as IssueDetailsJson,
@@ -12,21 +11,25 @@ import type {
   Status as StatusJson,
   Worklog as WorklogJson,
 } from '@tracker/contracts';
-import {
-  issueWireFields,
-  type CommentRecord,
-  type HistoryRecord,
-  type IssueDetails,
-  type IssueListName,
-  type IssueLists,
-  type IssueRecord,
-  type IssueRef,
-  type IssueSummaryRecord,
-  type LinkRecord,
-  type ListPageOf,
-  type QueueWithRole,
-  type StatusRecord,
-  type WorklogRecord,
+import { issueState, queueState } from '../domain/events';
+import { issueWireFields } from '../domain/issue-wire';
+import type { SnapshotPageOf } from '../domain/snapshot.use-case';
+import type {
+  CommentRecord,
+  CommentTextRecord,
+  HistoryRecord,
+  IssueDetails,
+  IssueListName,
+  IssueLists,
+  IssueRecord,
+  IssueRef,
+  IssueSummaryRecord,
+  LinkRecord,
+  ListPageOf,
+  QueueRecord,
+  QueueWithRole,
+  StatusRecord,
+  WorklogRecord,
 } from '../domain/model';
 
 /** The JSON shapes of libs/contracts (documented in services/issues/README.md). */
@@ -84,9 +87,9 @@ export const worklogJson = (w: WorklogRecord): WorklogJson => ({
   created_at: w.createdAt.toISOString(),
 });
 
-// History rows hold only the fields diffIssue records and their JSON values (history.rules.ts).
+// History rows hold the fields' API names and their JSON values (history.rules.ts).
 const historyJson = (h: HistoryRecord): HistoryJson => ({
-  field: h.field as HistoryField,
+  field: h.field,
   from: h.from as HistoryValue,
   to: h.to as HistoryValue,
   from_truncated: h.fromTruncated,
@@ -124,3 +127,19 @@ export function listPageJson<L extends IssueListName>(list: L, page: ListPageOf<
   const item = LIST_ITEM_JSON[list] as (item: IssueLists[L]) => unknown;
   return { items: page.items.map(item), total: page.total, next_after_id: page.nextAfterId };
 }
+
+/** The replica's snapshot pages (SnapshotPage, contracts internal.ts): queues and issues as their events carry them, with their revision. */
+export const queuesSnapshotJson = (page: SnapshotPageOf<'queues', QueueRecord>) => ({
+  queues: page.queues.map((q) => ({ revision: q.revision, queue: queueState(q) })),
+  next_after_id: page.nextAfterId,
+});
+
+export const issuesSnapshotJson = (page: SnapshotPageOf<'issues', IssueRecord>) => ({
+  issues: page.issues.map((i) => ({ revision: i.revision, issue: issueState(i) })),
+  next_after_id: page.nextAfterId,
+});
+
+export const commentsSnapshotJson = (page: SnapshotPageOf<'comments', CommentTextRecord>) => ({
+  comments: page.comments.map((c) => ({ id: c.id, issue_id: c.issueId, body: c.body })),
+  next_after_id: page.nextAfterId,
+});
