@@ -7,7 +7,6 @@ import {
   createMetrics,
   createPool,
   createServiceApp,
-  idempotentRequests,
   internalClient,
   isDatabaseUnavailable,
   type Logger,
@@ -15,14 +14,11 @@ import {
 } from '@tracker/kit';
 import type { StatisticsConfig } from './config';
 import { startConsumers } from './consumers';
-import { dashboardsStore } from './data-access/dashboards.repository';
 import { issuesSnapshotClient } from './data-access/issues-snapshot.client';
 import { rebuildLock } from './data-access/rebuild-lock';
-import { replicaStore } from './data-access/replica.repository';
-import { replicaReader } from './data-access/statistics.repository';
-import type { StatisticsDeps } from './domain/deps';
-import type { ReplicaStore } from './domain/replica';
-import { keepReplicaBuilt, rebuildWithLock, type ReplicaBuilderDeps } from './replica-builder';
+import { createStore } from './data-access/store';
+import type { ReplicaStore, StatisticsDeps } from './domain/deps';
+import { keepReplicaBuilt, rebuildWithLock, type ReplicaBuilderDeps } from './jobs/replica-builder';
 import { dashboardsRoutes } from './routes/dashboards.route';
 import { statisticsRoutes } from './routes/statistics.route';
 import { unavailableErrors } from './routes/unavailable';
@@ -30,6 +26,7 @@ import { unavailableErrors } from './routes/unavailable';
 export interface StatisticsService {
   app: ReturnType<typeof createServiceApp>;
   deps: StatisticsDeps;
+  /** The replica's writes (deps.store.replicaWrites): the consumer's and the rebuild's. */
   replica: ReplicaStore;
   builder: ReplicaBuilderDeps;
   pool: Pool;
@@ -56,11 +53,10 @@ export function createStatisticsService(
     internalClient({ baseUrl, audience, keys: config.internal, timeoutMs });
   const access = accessClient(client(config.access.url, 'access', config.access.timeoutMs));
   const clock = options.clock ?? (() => new Date());
-  const replica = replicaStore(pool, { bulkStatementTimeoutMs: config.database.rebuildStatementTimeoutMs });
+  const store = createStore(pool, { bulkStatementTimeoutMs: config.database.rebuildStatementTimeoutMs });
+  const replica = store.replicaWrites;
   const deps: StatisticsDeps = {
-    replica: replicaReader(pool),
-    dashboards: dashboardsStore(pool),
-    idempotentRequests: idempotentRequests(pool),
+    store,
     grants: aclReader(redis, access, logger, config.internal.trusted),
     directory: access,
     clock,
@@ -95,11 +91,11 @@ export function createStatisticsService(
   });
   const clockNow = () => clock().getTime();
   metrics.gauge('tracker_replica_as_of_age_seconds', 'How far the replica lags behind: now minus the as_of of /statistics.', async () => {
-    const status = await deps.replica.status();
+    const status = await store.replicaReads.status();
     return status.asOf ? [{ value: Math.max(0, (clockNow() - status.asOf.getTime()) / 1000) }] : [];
   });
   metrics.gauge('tracker_replica_built', '1 while the replica is built and answers, 0 while it is (re)built.', async () => [
-    { value: (await deps.replica.status()).built ? 1 : 0 },
+    { value: (await store.replicaReads.status()).built ? 1 : 0 },
   ]);
   const events = consumerMetrics(metrics);
   const close = async () => {

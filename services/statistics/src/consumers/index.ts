@@ -1,6 +1,6 @@
 import { startSubscriptions, type StartedSubscriptions, type Subscription, type SubscriptionsConfig } from '@tracker/events';
 import type { Logger } from '@tracker/kit';
-import type { ReplicaStore } from '../domain/replica';
+import type { ReplicaStore } from '../domain/ports';
 import { replicaEventsHandler } from './replica-events.consumer';
 
 /**
