@@ -9,9 +9,7 @@ import { createLogger, createMetrics, createPool, createServiceApp, internalClie
 import type { NotificationsConfig } from './config';
 import { startConsumers } from './consumers';
 import type { OnRecorded } from './consumers/public-events.consumer';
-import { deliveriesRepository } from './data-access/deliveries.repository';
-import { eventsRepository } from './data-access/events.repository';
-import { webhooksRepository } from './data-access/webhooks.repository';
+import { createStore } from './data-access/store';
 import { createWebhookSender } from './delivery/webhook-sender';
 import type { NotificationsDeps } from './domain/deps';
 import { logWatcher } from './domain/log-watcher';
@@ -55,15 +53,15 @@ export function createNotificationsService(
   const access = accessClient(internalClient({ baseUrl: config.access.url, audience: 'access', keys: config.internal, timeoutMs: config.access.timeoutMs }));
   const clock = options.clock ?? (() => new Date());
   const sender = createWebhookSender({ allowed: config.webhooks.allowed, timeoutMs: config.webhooks.timeoutMs });
-  const log = eventsRepository(pool);
+  const store = createStore(pool);
   const deps: NotificationsDeps = {
-    log,
+    log: store.events,
     grants: aclReader(redis, access, logger, config.internal.trusted),
     clock,
     retention: { hours: config.retention.hours },
     feed: { scanMax: config.feed.scanMax },
-    webhooks: webhooksRepository(pool),
-    deliveries: deliveriesRepository(pool),
+    webhooks: store.webhooks,
+    deliveries: store.deliveries,
     targets: sender,
     secrets: {
       generate: newWebhookSecret,
@@ -72,7 +70,7 @@ export function createNotificationsService(
     },
     newId: randomUUID,
     stream: { maxSeconds: config.stream.maxSeconds, keepAliveMs: config.stream.keepAliveMs, maxOpen: config.stream.maxOpen, perUser: config.stream.perUser },
-    watcher: logWatcher(log, logger, { intervalMs: config.stream.pollMs }),
+    watcher: logWatcher(store.events, logger, { intervalMs: config.stream.pollMs }),
     streams: streamSlots({ maxOpen: config.stream.maxOpen, perUser: config.stream.perUser }),
   };
   const metrics = createMetrics('notifications');
