@@ -5,7 +5,7 @@ import type { Pool } from 'pg';
 import { accessClient, aclReader, createRedis, redisSeenTickets } from '@tracker/authz';
 import { PUBLIC_EVENT_TYPES } from '@tracker/contracts';
 import { consumerMetrics } from '@tracker/events';
-import { createLogger, createMetrics, createPool, createServiceApp, internalClient, type Logger, type Metrics } from '@tracker/kit';
+import { closeConnections, createLogger, createMetrics, createPool, createServiceApp, databaseReadiness, internalClient, type Logger, type Metrics } from '@tracker/kit';
 import type { NotificationsConfig } from './config';
 import { startConsumers } from './consumers';
 import type { OnRecorded } from './consumers/public-events.consumer';
@@ -81,11 +81,9 @@ export function createNotificationsService(
     keys: config.internal,
     seenTickets: redisSeenTickets(redis, logger),
     isShuttingDown: options.isShuttingDown,
-    readiness: {
-      database: () => pool.query('SELECT 1'),
-      // The broker, Redis and the access service are not checked: the consumer reconnects by
-      // itself, and without Redis rights come from the access service (slower, as correct).
-    },
+    // The broker, Redis and the access service are not checked: the consumer reconnects by
+    // itself, and without Redis rights come from the access service (slower, as correct).
+    readiness: databaseReadiness(pool),
     routes: (router) => {
       eventsRoutes(router, deps);
       webhooksRoutes(router, deps);
@@ -149,8 +147,7 @@ export function createNotificationsService(
   const close = async () => {
     endStreams();
     deps.watcher.stop();
-    redis.disconnect();
-    if (!pool.ended) await pool.end();
+    await closeConnections(redis, pool);
   };
   return {
     app,

@@ -3,10 +3,12 @@ import { accessClient, aclReader, createRedis, redisSeenTickets } from '@tracker
 import type { Pool } from 'pg';
 import { consumerMetrics } from '@tracker/events';
 import {
+  closeConnections,
   createLogger,
   createMetrics,
   createPool,
   createServiceApp,
+  databaseReadiness,
   internalClient,
   isDatabaseUnavailable,
   type Logger,
@@ -76,13 +78,11 @@ export function createStatisticsService(
     keys: config.internal,
     seenTickets: redisSeenTickets(redis, logger),
     isShuttingDown: options.isShuttingDown,
-    readiness: {
-      database: () => pool.query('SELECT 1'),
-      // Not ready to serve statistics until the replica is built, yet ready as a process:
-      // the API answers those requests itself (503 statistics_unavailable with Retry-After).
-      // The broker, Redis and the access service are not checked: their absence delays or
-      // slows answers, and the consumer reconnects by itself.
-    },
+    // Not ready to serve statistics until the replica is built, yet ready as a process:
+    // the API answers those requests itself (503 statistics_unavailable with Retry-After).
+    // The broker, Redis and the access service are not checked: their absence delays or
+    // slows answers, and the consumer reconnects by itself.
+    readiness: databaseReadiness(pool),
     routes: (router) => {
       statisticsRoutes(router, deps);
       dashboardsRoutes(router, deps);
@@ -98,10 +98,7 @@ export function createStatisticsService(
     { value: (await store.replicaReads.status()).built ? 1 : 0 },
   ]);
   const events = consumerMetrics(metrics);
-  const close = async () => {
-    redis.disconnect();
-    if (!pool.ended) await pool.end();
-  };
+  const close = () => closeConnections(redis, pool);
   return {
     app,
     deps,
