@@ -120,6 +120,7 @@ export function createNotificationsService(
     const oldest = await deps.log.oldestRecordedAt();
     return oldest ? [{ value: Math.max(0, (clock().getTime() - oldest.getTime()) / 1000) }] : [];
   });
+  // Made with the service, so /metrics shows them before the consumer starts.
   const events = consumerMetrics(metrics);
   metrics.gauge('tracker_notifications_event_streams_open', 'Live event streams (GET /api/v1/events/stream) open on this replica.', async () => [{ value: deps.streams.open() }]);
 
@@ -156,14 +157,7 @@ export function createNotificationsService(
     redis,
     logger,
     metrics,
-    startConsumers: () => {
-      const started = startConsumers(
-        { log: deps.log, clock, retention: deps.retention, logger, onRecorded },
-        { ...config.events, trusted: config.internal.trusted, key: config.internal.key, onOutcome: events.onOutcome },
-      );
-      events.watch(started.watched);
-      return started;
-    },
+    startConsumers: () => startConsumers({ log: deps.log, clock, retention: deps.retention, logger, onRecorded }, config, events),
     keepPruned: () => keepEventsPruned(deps, logger, { intervalMs: config.retention.pruneIntervalMs }),
     startDelivering: () => {
       const worker = startDeliveryWorker(

@@ -97,6 +97,7 @@ export function createStatisticsService(
   metrics.gauge('tracker_replica_built', '1 while the replica is built and answers, 0 while it is (re)built.', async () => [
     { value: (await store.replicaReads.status()).built ? 1 : 0 },
   ]);
+  // Made with the service, so /metrics shows them before the consumer starts.
   const events = consumerMetrics(metrics);
   const close = () => closeConnections(redis, pool);
   return {
@@ -108,11 +109,7 @@ export function createStatisticsService(
     redis,
     logger,
     metrics,
-    startConsumers: () => {
-      const started = startConsumers({ replica, logger }, { ...config.events, trusted: config.internal.trusted, key: config.internal.key, onOutcome: events.onOutcome });
-      events.watch(started.watched);
-      return started;
-    },
+    startConsumers: () => startConsumers({ replica, logger }, config, events),
     keepReplicaBuilt: () => keepReplicaBuilt(builder, { pageSize: config.issues.snapshotPageSize, pollMs: config.replica.checkIntervalMs }),
     rebuild: ({ reset }) => rebuildWithLock(builder, { reset, pageSize: config.issues.snapshotPageSize, wait: true }),
     close,
