@@ -57,7 +57,7 @@ import { toSearchCriteria, type Filters } from '@tracker/contracts';
 import { createRedis, redisSeenTickets } from '@tracker/authz';
 import { createLogger, createMetrics, createServiceApp, devSigningKey, devTrustedKeysText, inTransaction, parseTrustedKeys, sendJsonText, serve, writeAtCommit } from '@tracker/kit';
 import { formatIssueKey, issueReadsRepository, issuesRepository, searchRepository } from '@tracker/issues/statements';
-import { replicaReader } from '@tracker/statistics/statements';
+import { replicaReadsRepository } from '@tracker/statistics/statements';
 
 const [role, port, ...args] = process.argv.slice(2);
 
@@ -202,7 +202,7 @@ if (role === 'service') {
   listenExpress(app);
 } else if (role === 'statistics') {
   const [databaseUrl, schema, redisUrl, workspaceId, userId] = args;
-  const replica = replicaReader(schemaPool(databaseUrl!, schema!));
+  const replica = replicaReadsRepository(schemaPool(databaseUrl!, schema!));
   answerFilters(redisUrl!, (filters) => replica.figures(toSearchCriteria(filters, callerOf(workspaceId!, userId!), filters.queue_ids ?? null, new Date())));
 } else if (role === 'search') {
   const [databaseUrl, schema, redisUrl, workspaceId, userId] = args;

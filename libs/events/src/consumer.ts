@@ -12,6 +12,7 @@ import {
 } from './broker';
 import { EVENTS_EXCHANGE, parseEvent, type EventEnvelope } from './events';
 import { checkEventProof, EVENT_SIGNATURE_HEADER, EVENT_TAG_HEADER, type SignatureRefusal } from './signature';
+import type { ConsumerMetrics } from './metrics';
 
 export interface DeliveryMeta {
   /** 1 on the first try, up to maxAttempts. */
@@ -521,4 +522,33 @@ export function startSubscriptions(service: string, subscriptions: Subscription[
       await Promise.all(consumers.map((c) => c.stop()));
     },
   };
+}
+
+/** What a consuming service's config gives its subscriptions: its `events` section (the kit's consumerConfigOf) and its keys. */
+export interface ConsumerServiceConfig {
+  events: Omit<SubscriptionsConfig, 'trusted' | 'key' | 'onOutcome'>;
+  internal: { key: SigningKey; trusted: TrustedKeys };
+}
+
+/**
+ * The subscriptions a consuming service (statistics, notifications) runs beside its API,
+ * from its config: only events proved by their publisher reach the handlers (its trusted
+ * keys, and its own key for the tags), and its consumer metrics count each delivery's
+ * outcome and watch each queue's depth.
+ */
+export function consumeServiceSubscriptions(
+  service: string,
+  subscriptions: Subscription[],
+  config: ConsumerServiceConfig,
+  metrics: ConsumerMetrics,
+  logger: EventsLogger,
+): StartedSubscriptions {
+  const started = startSubscriptions(
+    service,
+    subscriptions,
+    { ...config.events, trusted: config.internal.trusted, key: config.internal.key, onOutcome: metrics.onOutcome },
+    logger,
+  );
+  metrics.watch(started.watched);
+  return started;
 }

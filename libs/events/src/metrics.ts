@@ -70,3 +70,6 @@ export function consumerMetrics(metrics: Metrics) {
     },
   };
 }
+
+/** A service's consumer metrics, made once when the service is built (consumerMetrics). */
+export type ConsumerMetrics = ReturnType<typeof consumerMetrics>;

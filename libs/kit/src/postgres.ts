@@ -25,6 +25,23 @@ export function createPool(database: ServiceDatabase, logger: Pick<Logger, 'warn
 }
 
 /**
+ * /readyz's check of a service's own database (createServiceApp's `readiness`): ready while
+ * the pool answers a trivial query. Every service with a database checks that and no more.
+ */
+export function databaseReadiness(pool: Pool): { database: () => Promise<unknown> } {
+  return { database: () => pool.query('SELECT 1') };
+}
+
+/**
+ * Closes what a service with a database holds open, once its last request is done: its
+ * Redis connection, then its pool (closing twice is harmless).
+ */
+export async function closeConnections(redis: { disconnect(): void }, pool: Pool): Promise<void> {
+  redis.disconnect();
+  if (!pool.ended) await pool.end();
+}
+
+/**
  * A named (prepared) statement: parsed and planned once per connection, then only
  * bound and executed. For the statements every request runs.
  */

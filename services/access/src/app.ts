@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { createRedis, redisSeenTickets } from '@tracker/authz';
-import { createLogger, createMetrics, createPool, createServiceApp, type Logger, type Metrics } from '@tracker/kit';
+import { closeConnections, createLogger, createMetrics, createPool, createServiceApp, databaseReadiness, type Logger, type Metrics } from '@tracker/kit';
 import type { Pool } from 'pg';
 import type { AccessConfig } from './config';
 import { argon2Passwords } from './data-access/passwords';
@@ -62,10 +62,8 @@ export function createAccessService(config: AccessConfig, options: { isShuttingD
       'POST /internal/users/lookup': ['issues', 'statistics'],
     },
     isShuttingDown: options.isShuttingDown,
-    readiness: {
-      database: () => pool.query('SELECT 1'),
-      // Redis is a cache: its absence slows auth down but does not make the service unready.
-    },
+    // Redis is a cache: its absence slows auth down but does not make the service unready.
+    readiness: databaseReadiness(pool),
     routes: (router) => {
       usersRoutes(router, deps);
       authRoutes(router, deps);
@@ -75,9 +73,6 @@ export function createAccessService(config: AccessConfig, options: { isShuttingD
       internalQueuesRoutes(router, deps);
     },
   });
-  const close = async () => {
-    redis.disconnect();
-    if (!pool.ended) await pool.end();
-  };
+  const close = () => closeConnections(redis, pool);
   return { app, deps, pool, cache, redis, logger, metrics, close };
 }

@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { accessClient, aclReader, createRedis, redisSeenTickets } from '@tracker/authz';
-import { createLogger, createMetrics, createPool, createServiceApp, internalClient, type Logger, type Metrics } from '@tracker/kit';
+import { closeConnections, createLogger, createMetrics, createPool, createServiceApp, databaseReadiness, internalClient, type Logger, type Metrics } from '@tracker/kit';
 import type { IssuesConfig } from './config';
 import type { Pool } from 'pg';
 import { createStore } from './data-access/store';
@@ -47,10 +47,8 @@ export function createIssuesService(config: IssuesConfig, options: { isShuttingD
       'GET /internal/snapshot/comments': ['statistics'],
     },
     isShuttingDown: options.isShuttingDown,
-    readiness: {
-      database: () => pool.query('SELECT 1'),
-      // Redis is only a cache and the access service is asked per request (503 when away): neither makes this unready.
-    },
+    // Redis is only a cache and the access service is asked per request (503 when away): neither makes this unready.
+    readiness: databaseReadiness(pool),
     routes: (router) => {
       queuesRoutes(router, deps);
       statusesRoutes(router, deps);
@@ -58,9 +56,6 @@ export function createIssuesService(config: IssuesConfig, options: { isShuttingD
       internalSnapshotRoutes(router, deps);
     },
   });
-  const close = async () => {
-    redis.disconnect();
-    if (!pool.ended) await pool.end();
-  };
+  const close = () => closeConnections(redis, pool);
   return { app, deps, pool, redis, logger, metrics, close };
 }

@@ -5,13 +5,11 @@ import type { Pool } from 'pg';
 import { accessClient, aclReader, createRedis, redisSeenTickets } from '@tracker/authz';
 import { PUBLIC_EVENT_TYPES } from '@tracker/contracts';
 import { consumerMetrics } from '@tracker/events';
-import { createLogger, createMetrics, createPool, createServiceApp, internalClient, type Logger, type Metrics } from '@tracker/kit';
+import { closeConnections, createLogger, createMetrics, createPool, createServiceApp, databaseReadiness, internalClient, type Logger, type Metrics } from '@tracker/kit';
 import type { NotificationsConfig } from './config';
 import { startConsumers } from './consumers';
 import type { OnRecorded } from './consumers/public-events.consumer';
-import { deliveriesRepository } from './data-access/deliveries.repository';
-import { eventsRepository } from './data-access/events.repository';
-import { webhooksRepository } from './data-access/webhooks.repository';
+import { createStore } from './data-access/store';
 import { createWebhookSender } from './delivery/webhook-sender';
 import type { NotificationsDeps } from './domain/deps';
 import { logWatcher } from './domain/log-watcher';
@@ -55,15 +53,15 @@ export function createNotificationsService(
   const access = accessClient(internalClient({ baseUrl: config.access.url, audience: 'access', keys: config.internal, timeoutMs: config.access.timeoutMs }));
   const clock = options.clock ?? (() => new Date());
   const sender = createWebhookSender({ allowed: config.webhooks.allowed, timeoutMs: config.webhooks.timeoutMs });
-  const log = eventsRepository(pool);
+  const store = createStore(pool);
   const deps: NotificationsDeps = {
-    log,
+    log: store.events,
     grants: aclReader(redis, access, logger, config.internal.trusted),
     clock,
     retention: { hours: config.retention.hours },
     feed: { scanMax: config.feed.scanMax },
-    webhooks: webhooksRepository(pool),
-    deliveries: deliveriesRepository(pool),
+    webhooks: store.webhooks,
+    deliveries: store.deliveries,
     targets: sender,
     secrets: {
       generate: newWebhookSecret,
@@ -72,7 +70,7 @@ export function createNotificationsService(
     },
     newId: randomUUID,
     stream: { maxSeconds: config.stream.maxSeconds, keepAliveMs: config.stream.keepAliveMs, maxOpen: config.stream.maxOpen, perUser: config.stream.perUser },
-    watcher: logWatcher(log, logger, { intervalMs: config.stream.pollMs }),
+    watcher: logWatcher(store.events, logger, { intervalMs: config.stream.pollMs }),
     streams: streamSlots({ maxOpen: config.stream.maxOpen, perUser: config.stream.perUser }),
   };
   const metrics = createMetrics('notifications');
@@ -83,11 +81,9 @@ export function createNotificationsService(
     keys: config.internal,
     seenTickets: redisSeenTickets(redis, logger),
     isShuttingDown: options.isShuttingDown,
-    readiness: {
-      database: () => pool.query('SELECT 1'),
-      // The broker, Redis and the access service are not checked: the consumer reconnects by
-      // itself, and without Redis rights come from the access service (slower, as correct).
-    },
+    // The broker, Redis and the access service are not checked: the consumer reconnects by
+    // itself, and without Redis rights come from the access service (slower, as correct).
+    readiness: databaseReadiness(pool),
     routes: (router) => {
       eventsRoutes(router, deps);
       webhooksRoutes(router, deps);
@@ -124,6 +120,7 @@ export function createNotificationsService(
     const oldest = await deps.log.oldestRecordedAt();
     return oldest ? [{ value: Math.max(0, (clock().getTime() - oldest.getTime()) / 1000) }] : [];
   });
+  // Made with the service, so /metrics shows them before the consumer starts.
   const events = consumerMetrics(metrics);
   metrics.gauge('tracker_notifications_event_streams_open', 'Live event streams (GET /api/v1/events/stream) open on this replica.', async () => [{ value: deps.streams.open() }]);
 
@@ -151,8 +148,7 @@ export function createNotificationsService(
   const close = async () => {
     endStreams();
     deps.watcher.stop();
-    redis.disconnect();
-    if (!pool.ended) await pool.end();
+    await closeConnections(redis, pool);
   };
   return {
     app,
@@ -161,14 +157,7 @@ export function createNotificationsService(
     redis,
     logger,
     metrics,
-    startConsumers: () => {
-      const started = startConsumers(
-        { log: deps.log, clock, retention: deps.retention, logger, onRecorded },
-        { ...config.events, trusted: config.internal.trusted, key: config.internal.key, onOutcome: events.onOutcome },
-      );
-      events.watch(started.watched);
-      return started;
-    },
+    startConsumers: () => startConsumers({ log: deps.log, clock, retention: deps.retention, logger, onRecorded }, config, events),
     keepPruned: () => keepEventsPruned(deps, logger, { intervalMs: config.retention.pruneIntervalMs }),
     startDelivering: () => {
       const worker = startDeliveryWorker(

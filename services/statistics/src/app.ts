@@ -3,11 +3,12 @@ import { accessClient, aclReader, createRedis, redisSeenTickets } from '@tracker
 import type { Pool } from 'pg';
 import { consumerMetrics } from '@tracker/events';
 import {
+  closeConnections,
   createLogger,
   createMetrics,
   createPool,
   createServiceApp,
-  idempotentRequests,
+  databaseReadiness,
   internalClient,
   isDatabaseUnavailable,
   type Logger,
@@ -15,14 +16,11 @@ import {
 } from '@tracker/kit';
 import type { StatisticsConfig } from './config';
 import { startConsumers } from './consumers';
-import { dashboardsStore } from './data-access/dashboards.repository';
 import { issuesSnapshotClient } from './data-access/issues-snapshot.client';
 import { rebuildLock } from './data-access/rebuild-lock';
-import { replicaStore } from './data-access/replica.repository';
-import { replicaReader } from './data-access/statistics.repository';
-import type { StatisticsDeps } from './domain/deps';
-import type { ReplicaStore } from './domain/replica';
-import { keepReplicaBuilt, rebuildWithLock, type ReplicaBuilderDeps } from './replica-builder';
+import { createStore } from './data-access/store';
+import type { ReplicaStore, StatisticsDeps } from './domain/deps';
+import { keepReplicaBuilt, rebuildWithLock, type ReplicaBuilderDeps } from './jobs/replica-builder';
 import { dashboardsRoutes } from './routes/dashboards.route';
 import { statisticsRoutes } from './routes/statistics.route';
 import { unavailableErrors } from './routes/unavailable';
@@ -30,6 +28,7 @@ import { unavailableErrors } from './routes/unavailable';
 export interface StatisticsService {
   app: ReturnType<typeof createServiceApp>;
   deps: StatisticsDeps;
+  /** The replica's writes (deps.store.replicaWrites): the consumer's and the rebuild's. */
   replica: ReplicaStore;
   builder: ReplicaBuilderDeps;
   pool: Pool;
@@ -56,11 +55,10 @@ export function createStatisticsService(
     internalClient({ baseUrl, audience, keys: config.internal, timeoutMs });
   const access = accessClient(client(config.access.url, 'access', config.access.timeoutMs));
   const clock = options.clock ?? (() => new Date());
-  const replica = replicaStore(pool, { bulkStatementTimeoutMs: config.database.rebuildStatementTimeoutMs });
+  const store = createStore(pool, { bulkStatementTimeoutMs: config.database.rebuildStatementTimeoutMs });
+  const replica = store.replicaWrites;
   const deps: StatisticsDeps = {
-    replica: replicaReader(pool),
-    dashboards: dashboardsStore(pool),
-    idempotentRequests: idempotentRequests(pool),
+    store,
     grants: aclReader(redis, access, logger, config.internal.trusted),
     directory: access,
     clock,
@@ -80,13 +78,11 @@ export function createStatisticsService(
     keys: config.internal,
     seenTickets: redisSeenTickets(redis, logger),
     isShuttingDown: options.isShuttingDown,
-    readiness: {
-      database: () => pool.query('SELECT 1'),
-      // Not ready to serve statistics until the replica is built, yet ready as a process:
-      // the API answers those requests itself (503 statistics_unavailable with Retry-After).
-      // The broker, Redis and the access service are not checked: their absence delays or
-      // slows answers, and the consumer reconnects by itself.
-    },
+    // Not ready to serve statistics until the replica is built, yet ready as a process:
+    // the API answers those requests itself (503 statistics_unavailable with Retry-After).
+    // The broker, Redis and the access service are not checked: their absence delays or
+    // slows answers, and the consumer reconnects by itself.
+    readiness: databaseReadiness(pool),
     routes: (router) => {
       statisticsRoutes(router, deps);
       dashboardsRoutes(router, deps);
@@ -95,17 +91,15 @@ export function createStatisticsService(
   });
   const clockNow = () => clock().getTime();
   metrics.gauge('tracker_replica_as_of_age_seconds', 'How far the replica lags behind: now minus the as_of of /statistics.', async () => {
-    const status = await deps.replica.status();
+    const status = await store.replicaReads.status();
     return status.asOf ? [{ value: Math.max(0, (clockNow() - status.asOf.getTime()) / 1000) }] : [];
   });
   metrics.gauge('tracker_replica_built', '1 while the replica is built and answers, 0 while it is (re)built.', async () => [
-    { value: (await deps.replica.status()).built ? 1 : 0 },
+    { value: (await store.replicaReads.status()).built ? 1 : 0 },
   ]);
+  // Made with the service, so /metrics shows them before the consumer starts.
   const events = consumerMetrics(metrics);
-  const close = async () => {
-    redis.disconnect();
-    if (!pool.ended) await pool.end();
-  };
+  const close = () => closeConnections(redis, pool);
   return {
     app,
     deps,
@@ -115,11 +109,7 @@ export function createStatisticsService(
     redis,
     logger,
     metrics,
-    startConsumers: () => {
-      const started = startConsumers({ replica, logger }, { ...config.events, trusted: config.internal.trusted, key: config.internal.key, onOutcome: events.onOutcome });
-      events.watch(started.watched);
-      return started;
-    },
+    startConsumers: () => startConsumers({ replica, logger }, config, events),
     keepReplicaBuilt: () => keepReplicaBuilt(builder, { pageSize: config.issues.snapshotPageSize, pollMs: config.replica.checkIntervalMs }),
     rebuild: ({ reset }) => rebuildWithLock(builder, { reset, pageSize: config.issues.snapshotPageSize, wait: true }),
     close,

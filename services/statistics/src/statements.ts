@@ -3,4 +3,4 @@
  * without the service around them (the bench's floors and its plan checks, bench/src/).
  * A service has no main entry; this is the one part of it another package may import.
  */
-export { replicaReader, statisticsSql } from './data-access/statistics.repository';
+export { replicaReadsRepository, statisticsSql } from './data-access/replica-reads.repository';

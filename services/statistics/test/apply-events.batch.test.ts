@@ -1,6 +1,6 @@
 import type { EventEnvelope } from '@tracker/events';
 import { applyEvents } from '../src/domain/apply-event.use-case';
-import type { ReplicaStore } from '../src/domain/replica';
+import type { ReplicaStore } from '../src/domain/ports';
 import { WorkspaceConflictError } from '../src/domain/workspace-rule';
 import { event, issueHistory, issueState, newId, queueHistory, queueState, rng } from './fixtures';
 import { expectedReplica, readReplica, startStatistics, type StatisticsHarness } from './harness';

@@ -21,12 +21,14 @@ const NOTHING: StatisticsFigures = {
 async function criteriaFor(body: unknown, readable: number[] | null): Promise<SearchCriteria> {
   const asked: SearchCriteria[] = [];
   const deps = {
-    replica: {
-      status: async () => ({ built: true, asOf: null }),
-      queueIdsInWorkspace: async (_workspaceId: number, ids: number[]) => ids,
-      figures: async (criteria: SearchCriteria) => {
-        asked.push(criteria);
-        return NOTHING;
+    store: {
+      replicaReads: {
+        status: async () => ({ built: true, asOf: null }),
+        queueIdsInWorkspace: async (_workspaceId: number, ids: number[]) => ids,
+        figures: async (criteria: SearchCriteria) => {
+          asked.push(criteria);
+          return NOTHING;
+        },
       },
     },
     grants: { explicitGrants: async () => new Map((readable ?? []).map((id) => [id, 'read-only' as const])) },

@@ -1,5 +1,5 @@
 import { toSearchCriteria, type Filters } from '@tracker/contracts';
-import { statisticsSql } from '../src/data-access/statistics.repository';
+import { statisticsSql } from '../src/data-access/replica-reads.repository';
 import { issueState, newId, queueState } from './fixtures';
 import { startStatistics, type StatisticsHarness, type Workspace } from './harness';
 

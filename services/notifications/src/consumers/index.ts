@@ -1,4 +1,4 @@
-import { startSubscriptions, type StartedSubscriptions, type Subscription, type SubscriptionsConfig } from '@tracker/events';
+import { consumeServiceSubscriptions, type ConsumerMetrics, type ConsumerServiceConfig, type StartedSubscriptions, type Subscription } from '@tracker/events';
 import type { Logger } from '@tracker/kit';
 import type { RecordDeps } from '../domain/record-events.use-case';
 import { publicEventsHandler, type OnRecorded } from './public-events.consumer';
@@ -14,6 +14,9 @@ export function subscriptions(deps: RecordDeps & { logger: Logger; onRecorded?: 
   return [{ queue: PUBLIC_EVENTS_QUEUE, bindings: PUBLIC_EVENTS_BINDINGS, handler: publicEventsHandler(deps, deps.logger, deps.onRecorded) }];
 }
 
-/** Starts one consumer per subscription; stop() stops them all, waiting for handlers in flight. */
-export const startConsumers = (deps: RecordDeps & { logger: Logger; onRecorded?: OnRecorded }, config: SubscriptionsConfig): StartedSubscriptions =>
-  startSubscriptions('notifications', subscriptions(deps), config, deps.logger);
+/** Starts one consumer per subscription, measured by the service's consumer metrics; stop() stops them all, waiting for handlers in flight. */
+export const startConsumers = (
+  deps: RecordDeps & { logger: Logger; onRecorded?: OnRecorded },
+  config: ConsumerServiceConfig,
+  metrics: ConsumerMetrics,
+): StartedSubscriptions => consumeServiceSubscriptions('notifications', subscriptions(deps), config, metrics, deps.logger);

@@ -1,6 +1,6 @@
 import type { Pool } from 'pg';
 import { inTransaction, prepared } from '@tracker/kit';
-import type { DeliveryStore } from '../domain/deps';
+import type { DeliveriesRepository } from '../domain/ports';
 import type { AttemptRecord, ClaimedDelivery, DeliveryRecord } from '../domain/model';
 
 /**
@@ -24,7 +24,7 @@ const recordOf = (row: Row): DeliveryRecord => ({ ...row, attempts: row.attempts
 /** The delivery columns with the attempts shown bound to parameter `n`. */
 const deliveryColumns = (n: number) => DELIVERY.replace('$ATTEMPTS', `$${n}`);
 
-export function deliveriesRepository(pool: Pool): DeliveryStore {
+export function deliveriesRepository(pool: Pool): DeliveriesRepository {
   return {
     async page({ webhookId, status, beforeId, limit, attemptsShown }) {
       const rows = await prepared<Row>(

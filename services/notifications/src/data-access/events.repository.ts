@@ -1,7 +1,7 @@
 import type { Pool } from 'pg';
 import { inTransaction, prepared } from '@tracker/kit';
 import type { PublicEventType } from '@tracker/contracts';
-import type { EventLog } from '../domain/deps';
+import type { EventLog } from '../domain/ports';
 
 /**
  * The event log's SQL (the `events` and `pruned_horizons` tables of this service's schema).

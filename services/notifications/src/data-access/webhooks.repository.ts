@@ -1,6 +1,6 @@
 import type { Pool } from 'pg';
 import { inTransaction, join, prepared, raw, rowsOf, sql, type SqlQuery } from '@tracker/kit';
-import type { WebhookStore } from '../domain/deps';
+import type { WebhooksRepository } from '../domain/ports';
 import type { WebhookRecord } from '../domain/model';
 
 /** The columns of a WebhookRecord (never the sealed secret: only the delivery worker reads it, through the deliveries repository). */
@@ -15,7 +15,7 @@ const recordOf = (row: Row): WebhookRecord => ({ ...row, queueIds: row.queueIds.
 const WEBHOOK_LOCK = 0x77686b73; // "whks"
 
 /** The webhooks' SQL (the `webhooks` table of this service's schema); every statement names the workspace. */
-export function webhooksRepository(pool: Pool): WebhookStore {
+export function webhooksRepository(pool: Pool): WebhooksRepository {
   return {
     async create({ workspaceId, createdBy, fields, secretSealed, max }) {
       return inTransaction(pool, async (c) => {

@@ -1,5 +1,5 @@
 import type { Logger } from '@tracker/kit';
-import type { EventLog } from './deps';
+import type { EventLog } from './ports';
 import type { Position } from './model';
 
 /**

@@ -1,6 +1,7 @@
 import { accessOf } from '@tracker/authz';
 import { WEBHOOK_LIMITS, type WebhookCreate, type WebhookUpdate } from '@tracker/contracts';
-import type { NotificationsDeps, WebhookFields } from './deps';
+import type { NotificationsDeps } from './deps';
+import type { WebhookFields } from './ports';
 import type { RequestContext, WebhookRecord } from './model';
 import { notificationsErrors } from './notifications.errors';
 

@@ -1,9 +1,9 @@
 import type { Logger } from '@tracker/kit';
-import type { DeliveryStore, EventLog } from './deps';
+import type { DeliveriesRepository, EventLog } from './ports';
 
 export interface PruneDeps {
   log: EventLog;
-  deliveries: DeliveryStore;
+  deliveries: DeliveriesRepository;
   clock: () => Date;
   retention: { hours: number };
 }

@@ -1,6 +1,6 @@
 import type { EventEnvelope } from '@tracker/events';
 import { isDatabaseUnavailable, type ItemResult } from '@tracker/kit';
-import type { EventLog } from './deps';
+import type { EventLog } from './ports';
 import type { LoggedEvent } from './model';
 import { cappedJson } from './payload-cap.rules';
 import { publicEventOf } from './public-event.rules';

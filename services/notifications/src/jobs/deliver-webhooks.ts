@@ -1,5 +1,5 @@
 import type { Logger } from '@tracker/kit';
-import type { DeliveryStore, WebhookSecrets } from '../domain/deps';
+import type { DeliveriesRepository, WebhookSecrets } from '../domain/ports';
 import type { AttemptOutcome, ClaimedDelivery } from '../domain/model';
 import { attemptError, attemptOutcome, type AttemptResult } from '../domain/webhook.rules';
 
@@ -9,7 +9,7 @@ export interface WebhookPoster {
 }
 
 export interface DeliveryWorkerDeps {
-  deliveries: DeliveryStore;
+  deliveries: DeliveriesRepository;
   secrets: WebhookSecrets;
   sender: WebhookPoster;
   /** The Standard Webhooks headers of a body (domain/webhook-signature.rules.ts). */

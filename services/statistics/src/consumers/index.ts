@@ -1,6 +1,6 @@
-import { startSubscriptions, type StartedSubscriptions, type Subscription, type SubscriptionsConfig } from '@tracker/events';
+import { consumeServiceSubscriptions, type ConsumerMetrics, type ConsumerServiceConfig, type StartedSubscriptions, type Subscription } from '@tracker/events';
 import type { Logger } from '@tracker/kit';
-import type { ReplicaStore } from '../domain/replica';
+import type { ReplicaStore } from '../domain/ports';
 import { replicaEventsHandler } from './replica-events.consumer';
 
 /**
@@ -14,6 +14,6 @@ export function subscriptions(deps: { replica: ReplicaStore; logger: Logger }): 
   return [{ queue: REPLICA_EVENTS_QUEUE, bindings: REPLICA_EVENTS_BINDINGS, handler: replicaEventsHandler(deps.replica, deps.logger) }];
 }
 
-/** Starts one consumer per subscription; stop() stops them all, waiting for handlers in flight. */
-export const startConsumers = (deps: { replica: ReplicaStore; logger: Logger }, config: SubscriptionsConfig): StartedSubscriptions =>
-  startSubscriptions('statistics', subscriptions(deps), config, deps.logger);
+/** Starts one consumer per subscription, measured by the service's consumer metrics; stop() stops them all, waiting for handlers in flight. */
+export const startConsumers = (deps: { replica: ReplicaStore; logger: Logger }, config: ConsumerServiceConfig, metrics: ConsumerMetrics): StartedSubscriptions =>
+  consumeServiceSubscriptions('statistics', subscriptions(deps), config, metrics, deps.logger);

@@ -1,7 +1,7 @@
 import { EventRefused, type EventEnvelope, type EventHandler } from '@tracker/events';
 import { batching, type Logger } from '@tracker/kit';
 import { applyEvents } from '../domain/apply-event.use-case';
-import type { ReplicaStore } from '../domain/replica';
+import type { ReplicaStore } from '../domain/ports';
 import { WorkspaceConflictError } from '../domain/workspace-rule';
 
 /**

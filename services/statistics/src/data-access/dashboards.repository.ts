@@ -1,7 +1,6 @@
-import type { Pool } from 'pg';
-import type { DashboardsRepository, DashboardsStore } from '../domain/deps';
+import type { DashboardsRepository } from '../domain/ports';
 import type { DashboardRecord } from '../domain/model';
-import { inTransaction, raw, rowsOf, runOnce, sql, type Once, type Sql } from '@tracker/kit';
+import { raw, rowsOf, sql, type Sql } from '@tracker/kit';
 
 /** A dashboard row as a DashboardRecord. */
 const COLUMNS = raw(
@@ -50,15 +49,5 @@ export function dashboardsRepository(db: Sql): DashboardsRepository {
       );
       return rows[0]!;
     },
-  };
-}
-
-/** The dashboards over the pool, and the same repository inside one transaction. */
-export function dashboardsStore(pool: Pool): DashboardsStore {
-  return {
-    ...dashboardsRepository(pool),
-    /** One transaction; with `once` (an Idempotency-Key), claimed and answered inside it (libs/kit idempotency.ts). */
-    transaction: <T>(work: (tx: DashboardsRepository) => Promise<T>, once?: Once<T>): Promise<T> =>
-      inTransaction(pool, (client) => runOnce(client, once, () => work(dashboardsRepository(client)))),
   };
 }

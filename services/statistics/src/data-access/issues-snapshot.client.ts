@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { IssueState, QueueState } from '@tracker/events';
 import { UpstreamUnavailableError, type InternalClient } from '@tracker/kit';
-import type { IssuesSnapshot } from '../domain/rebuild-replica.use-case';
+import type { IssuesSnapshot } from '../domain/ports';
 
 const id = z.number().int().positive();
 

@@ -1,12 +1,5 @@
 import { Client } from 'pg';
-
-export interface RebuildLock {
-  /** True if this process now holds the lock. */
-  tryAcquire(): Promise<boolean>;
-  /** Waits until this process holds the lock. */
-  acquire(): Promise<void>;
-  release(): Promise<void>;
-}
+import type { RebuildLock } from '../domain/ports';
 
 /**
  * One rebuild at a time per replica (several service instances may start on an

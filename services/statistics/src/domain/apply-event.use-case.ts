@@ -1,6 +1,7 @@
 import type { EventEnvelope } from '@tracker/events';
 import { isDatabaseUnavailable, type ItemResult } from '@tracker/kit';
-import type { CommentRow, IssueRow, QueueRow, ReplicaStore } from './replica';
+import type { ReplicaStore } from './ports';
+import type { CommentRow, IssueRow, QueueRow } from './replica';
 import { replicaRefsOf, workspaceConflict, WorkspaceConflictError, type HeldWorkspaces, type ReplicaRefs } from './workspace-rule';
 
 export type ApplyOutcome = 'applied' | 'stale' | 'ignored';

@@ -22,7 +22,7 @@ export interface Statistics {
  * the answer is the same 503 as before any of them.
  */
 export async function computeStatistics(deps: StatisticsDeps, ctx: RequestContext, filters: Filters): Promise<Statistics> {
-  const [status, { readable, figures }] = await Promise.all([deps.replica.status(), readableFigures(deps, ctx, filters)]);
+  const [status, { readable, figures }] = await Promise.all([deps.store.replicaReads.status(), readableFigures(deps, ctx, filters)]);
   if (!status.built) throw statisticsErrors.unavailable('the read replica is being built');
   if (!readable) throw statisticsErrors.queueNotAccessible('queue_ids');
   return statisticsOf(figures, status.asOf);
@@ -35,7 +35,7 @@ export async function computeStatistics(deps: StatisticsDeps, ctx: RequestContex
 async function readableFigures(deps: StatisticsDeps, ctx: RequestContext, filters: Filters): Promise<{ readable: boolean; figures: StatisticsFigures }> {
   const access = await accessOf(deps.grants, ctx);
   const named = namedQueues(filters);
-  const [readable, figures] = await Promise.all([named ? allReadable(deps, ctx, access, named) : true, deps.replica.figures(statisticsCriteria(filters, ctx, access, deps.clock()))]);
+  const [readable, figures] = await Promise.all([named ? allReadable(deps, ctx, access, named) : true, deps.store.replicaReads.figures(statisticsCriteria(filters, ctx, access, deps.clock()))]);
   return { readable, figures };
 }
 

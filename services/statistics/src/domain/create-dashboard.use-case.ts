@@ -18,9 +18,9 @@ export async function createDashboard(deps: StatisticsDeps, ctx: RequestContext,
   // The key (if any) is claimed first, so a concurrent repeat replays rather than counting;
   // creates of one workspace then wait for each other, so the count sees every one committed.
   // A refusal throws inside the transaction, which rolls the key's claim back with it.
-  return deps.dashboards.transaction(async (tx) => {
-    await tx.lockWorkspace(ctx.workspaceId);
-    if ((await tx.countInWorkspace(ctx.workspaceId)) >= max) throw statisticsErrors.tooManyDashboards(max);
-    return tx.insert({ workspaceId: ctx.workspaceId, ownerId: ctx.userId, name: input.name, widgets: input.widgets, queueIds });
+  return deps.store.transaction(async (tx) => {
+    await tx.dashboards.lockWorkspace(ctx.workspaceId);
+    if ((await tx.dashboards.countInWorkspace(ctx.workspaceId)) >= max) throw statisticsErrors.tooManyDashboards(max);
+    return tx.dashboards.insert({ workspaceId: ctx.workspaceId, ownerId: ctx.userId, name: input.name, widgets: input.widgets, queueIds });
   }, once);
 }

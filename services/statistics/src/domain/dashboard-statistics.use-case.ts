@@ -26,11 +26,11 @@ export interface DashboardStatistics {
  * saved, and a queue never leaves its workspace), so no widget can answer 403.
  */
 export async function dashboardStatistics(deps: StatisticsDeps, ctx: RequestContext, id: number): Promise<DashboardStatistics> {
-  const [{ status, access }, dashboard] = await Promise.all([builtReplicaAndAccess(deps, ctx), deps.dashboards.find(ctx.workspaceId, id)]);
+  const [{ status, access }, dashboard] = await Promise.all([builtReplicaAndAccess(deps, ctx), deps.store.dashboards.find(ctx.workspaceId, id)]);
   if (!dashboard || !seesDashboard(access, dashboard)) throw statisticsErrors.dashboardNotFound();
   const now = deps.clock();
   const widgets = await mapInTurns(dashboard.widgets as Widget[], WIDGETS_IN_FLIGHT, async ({ filters }) =>
-    statisticsOf(await deps.replica.figures(statisticsCriteria(filters, ctx, access, now)), status.asOf),
+    statisticsOf(await deps.store.replicaReads.figures(statisticsCriteria(filters, ctx, access, now)), status.asOf),
   );
   return { dashboardId: dashboard.id, widgets };
 }

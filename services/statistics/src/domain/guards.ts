@@ -8,7 +8,7 @@ import { statisticsErrors } from './statistics.errors';
  * is built every statistics and dashboard answer is 503 (README: Rebuilding the replica).
  */
 export async function builtReplicaAndAccess(deps: StatisticsDeps, ctx: RequestContext): Promise<{ status: ReplicaStatus; access: CallerAccess }> {
-  const [status, access] = await Promise.all([deps.replica.status(), accessOf(deps.grants, ctx)]);
+  const [status, access] = await Promise.all([deps.store.replicaReads.status(), accessOf(deps.grants, ctx)]);
   if (!status.built) throw statisticsErrors.unavailable('the read replica is being built');
   return { status, access };
 }
@@ -24,7 +24,7 @@ export async function allReadable(deps: StatisticsDeps, ctx: RequestContext, acc
   const named = [...new Set(ids)];
   if (named.length === 0) return true;
   if (!access.isWorkspaceAdmin) return named.every((id) => access.canRead(id));
-  const replicated = new Set(await deps.replica.queueIdsInWorkspace(ctx.workspaceId, named));
+  const replicated = new Set(await deps.store.replicaReads.queueIdsInWorkspace(ctx.workspaceId, named));
   const unseen = named.filter((id) => !replicated.has(id));
   if (unseen.length === 0) return true;
   const registered = new Set(await deps.directory.lookupQueues(ctx.workspaceId, unseen, ctx.requestId));

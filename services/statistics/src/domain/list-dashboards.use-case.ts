@@ -8,5 +8,5 @@ import type { DashboardRecord, RequestContext } from './model';
  */
 export async function listDashboards(deps: StatisticsDeps, ctx: RequestContext): Promise<DashboardRecord[]> {
   const { access } = await builtReplicaAndAccess(deps, ctx);
-  return deps.dashboards.listVisible(ctx.workspaceId, readableScope(access));
+  return deps.store.dashboards.listVisible(ctx.workspaceId, readableScope(access));
 }

@@ -1,16 +1,5 @@
 import { backoffDelay } from '@tracker/kit';
-import type { CommentRow, IssueRow, QueueRow, ReplicaStore } from './replica';
-
-/**
- * Port: the issues service's snapshot, paged by id (libs/contracts/src/internal.ts). Issue
- * and comment pages are bounded in bytes too, so a page may be short while more follow:
- * only `nextAfterId: null` ends a walk.
- */
-export interface IssuesSnapshot {
-  queues(afterId: number, limit: number): Promise<{ rows: QueueRow[]; nextAfterId: number | null }>;
-  issues(afterId: number, limit: number): Promise<{ rows: IssueRow[]; nextAfterId: number | null }>;
-  comments(afterId: number, limit: number): Promise<{ rows: CommentRow[]; nextAfterId: number | null }>;
-}
+import type { IssuesSnapshot, ReplicaStore } from './ports';
 
 export interface RebuildDeps {
   replica: ReplicaStore;

@@ -11,10 +11,10 @@ import { statisticsErrors } from './statistics.errors';
  */
 export async function replaceDashboard(deps: StatisticsDeps, ctx: RequestContext, id: number, input: DashboardInput): Promise<DashboardRecord> {
   const { access } = await builtReplicaAndAccess(deps, ctx);
-  const dashboard = await deps.dashboards.find(ctx.workspaceId, id);
+  const dashboard = await deps.store.dashboards.find(ctx.workspaceId, id);
   if (!dashboard || !seesDashboard(access, dashboard)) throw statisticsErrors.dashboardNotFound();
   if (dashboard.ownerId !== ctx.userId) throw statisticsErrors.ownerOnly();
   const queueIds = queueIdsOf(input.widgets);
   await requireReadable(deps, ctx, access, queueIds, 'widgets.filters.queue_ids');
-  return deps.dashboards.replace(id, { name: input.name, widgets: input.widgets, queueIds }, deps.clock());
+  return deps.store.dashboards.replace(id, { name: input.name, widgets: input.widgets, queueIds }, deps.clock());
 }

@@ -16,7 +16,7 @@ export function dashboardsRoutes(router: Router, deps: StatisticsDeps): void {
 
   router.post('/api/v1/dashboards', async (req, res) => {
     const input = parseBody(DashboardInput, req.body);
-    await answerOnce(req, res, deps.idempotentRequests, { status: 201, render: dashboardJson }, (once) => createDashboard(deps, contextOf(res), input, once));
+    await answerOnce(req, res, deps.store.idempotentRequests, { status: 201, render: dashboardJson }, (once) => createDashboard(deps, contextOf(res), input, once));
   });
 
   router.put('/api/v1/dashboards/:dashboard_id', async (req, res) => {

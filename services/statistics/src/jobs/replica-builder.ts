@@ -1,7 +1,6 @@
 import { backoffDelay, type Logger } from '@tracker/kit';
-import type { RebuildLock } from './data-access/rebuild-lock';
-import { rebuildReplica, type IssuesSnapshot, type RebuildResult } from './domain/rebuild-replica.use-case';
-import type { ReplicaStore } from './domain/replica';
+import type { IssuesSnapshot, RebuildLock, ReplicaStore } from '../domain/ports';
+import { rebuildReplica, type RebuildResult } from '../domain/rebuild-replica.use-case';
 
 export interface ReplicaBuilderDeps {
   replica: ReplicaStore;

@@ -1,4 +1,4 @@
-import type { ReplicaReader } from '../domain/deps';
+import type { ReplicaReader } from '../domain/ports';
 import type { StatisticsFigures } from '../domain/model';
 import { selectsNothing, type SearchCriteria } from '@tracker/contracts';
 import { join, prepared, rowsOf, sql, type Sql, type SqlQuery } from '@tracker/kit';
@@ -99,7 +99,8 @@ const REPLICA_STATUS = `
     (SELECT max(event_at) FROM issues), (SELECT max(event_at) FROM queues), (SELECT max(event_at) FROM comments)) AS as_of
   FROM replica_state s WHERE s.id = 1`;
 
-export function replicaReader(c: Sql): ReplicaReader {
+/** The replica's reads: its status, which queues it holds, and the statistics' figures. */
+export function replicaReadsRepository(c: Sql): ReplicaReader {
   return {
     async status() {
       // as_of: the newest applied event (each replicated row keeps its event's occurred_at;

@@ -1,6 +1,5 @@
-import type { ReplicaStore, ReplicaWriter } from '../domain/replica';
-import type { Pool } from 'pg';
-import { inTransaction, prepared, rowCountOf, rowsOf, sql, type Sql } from '@tracker/kit';
+import type { ReplicaWriter } from '../domain/ports';
+import { prepared, rowCountOf, rowsOf, sql, type Sql } from '@tracker/kit';
 
 /**
  * Replica writes as set-based upserts: rows travel as one JSON parameter and are
@@ -13,9 +12,12 @@ import { inTransaction, prepared, rowCountOf, rowsOf, sql, type Sql } from '@tra
  * a batch of events runs, those of every batch (the workspaces held, the issues, the
  * comments) are prepared; the queue upsert and its statuses (queue events are rare) go
  * unnamed through the kit's `sql` tag. These three and the read of the replica's status
- * (statistics.repository.ts) are the service's prepared statements.
+ * (replica-reads.repository.ts) are the service's prepared statements.
+ *
+ * Besides the rows, the rebuild's marks on the replica (replica_state): `clear` (run by the
+ * store in one bulk transaction), `isBuilt` and `markBuilt`.
  */
-function replicaWriter(c: Sql): ReplicaWriter {
+export function replicaWritesRepository(c: Sql): ReplicaWriter & ReplicaBuildMarks {
   return {
     async applyQueues(rows, eventAt) {
       if (rows.length === 0) return [];
@@ -121,37 +123,29 @@ function replicaWriter(c: Sql): ReplicaWriter {
       const of = (kind: string) => new Map(rows.filter((r) => r.kind === kind).map((r) => [r.id, r.value]));
       return { queues: of('queue'), issues: of('issue'), comments: of('comment') };
     },
-  };
-}
 
-/**
- * The replica's writes. Bulk transactions (a rebuild's pages and its reset) run with
- * `bulkStatementTimeoutMs` instead of the pool's per-statement limit, so a rebuild of a
- * large replica is not cut by the limit that bounds requests and events.
- */
-export function replicaStore(pool: Pool, options: { bulkStatementTimeoutMs?: number } = {}): ReplicaStore {
-  const bulk = { statementTimeoutMs: options.bulkStatementTimeoutMs };
-  return {
-    transaction: (work, { bulk: isBulk = false } = {}) => inTransaction(pool, (client) => work(replicaWriter(client)), isBulk ? bulk : {}),
-    async reset() {
-      await inTransaction(
-        pool,
-        async (client) => {
-          await client.query('UPDATE replica_state SET built = false, snapshot_at = NULL, built_at = NULL WHERE id = 1');
-          await client.query('TRUNCATE comments, issues, statuses, queues');
-        },
-        bulk,
-      );
+    async clear() {
+      await c.query('UPDATE replica_state SET built = false, snapshot_at = NULL, built_at = NULL WHERE id = 1');
+      await c.query('TRUNCATE comments, issues, statuses, queues');
     },
+
     async isBuilt() {
-      const rows = await rowsOf<{ built: boolean }>(pool, sql`SELECT built FROM replica_state WHERE id = 1`);
+      const rows = await rowsOf<{ built: boolean }>(c, sql`SELECT built FROM replica_state WHERE id = 1`);
       return rows[0]?.built ?? false;
     },
+
     async markBuilt(snapshotAt) {
-      await rowCountOf(pool, sql`
+      await rowCountOf(c, sql`
         INSERT INTO replica_state (id, built, snapshot_at, built_at) VALUES (1, true, ${snapshotAt}, now())
         ON CONFLICT (id) DO UPDATE SET built = true, snapshot_at = EXCLUDED.snapshot_at, built_at = EXCLUDED.built_at`);
     },
   };
 }
 
+/** The rebuild's marks on the replica: the ReplicaStore port's reset (with `clear`), isBuilt and markBuilt. */
+export interface ReplicaBuildMarks {
+  /** Marks the replica not built and deletes every replicated row (dashboards stay). */
+  clear(): Promise<void>;
+  isBuilt(): Promise<boolean>;
+  markBuilt(snapshotAt: Date): Promise<void>;
+}
