@@ -10,7 +10,7 @@ import type { NotificationsConfig } from './config';
 import { startConsumers } from './consumers';
 import type { OnRecorded } from './consumers/public-events.consumer';
 import { createStore } from './data-access/store';
-import { createWebhookSender } from './delivery/webhook-sender';
+import { createWebhookSender } from './data-access/webhook-sender';
 import type { NotificationsDeps } from './domain/deps';
 import { logWatcher } from './domain/log-watcher';
 import { keepEventsPruned } from './domain/prune-events.use-case';

@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { Webhook } from 'standardwebhooks';
-import { createWebhookSender, type Resolve } from '../src/delivery/webhook-sender';
+import { createWebhookSender, type Resolve } from '../src/data-access/webhook-sender';
 import { NO_ALLOWED_TARGETS, parseAllowedTargetsOrThrow } from '../src/domain/targets.rules';
 import { newWebhookSecret, webhookHeaders } from '../src/domain/webhook-signature.rules';
 

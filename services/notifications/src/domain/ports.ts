@@ -4,7 +4,7 @@ import type { AttemptOutcome, AttemptRecord, ClaimedDelivery, DeliveryRecord, De
 /**
  * The ports of the use cases and the jobs: what they need from storage, from the network
  * and from cryptography, declared here so the domain depends on no implementation;
- * src/data-access (over the pool: data-access/store.ts) and src/delivery implement them.
+ * src/data-access implements them (the repositories over the pool, built by data-access/store.ts, and the webhook sender).
  */
 
 /** What one feed read asks of the log. */
@@ -96,7 +96,7 @@ export interface DeliveriesRepository {
   backlog(): Promise<{ due: number; oldestDueSeconds: number }>;
 }
 
-/** Port: where a webhook may send (delivery/webhook-sender.ts): the reason a URL is refused, or null. */
+/** Port: where a webhook may send (data-access/webhook-sender.ts): the reason a URL is refused, or null. */
 export interface WebhookTargets {
   checkUrl(url: string): Promise<string | null>;
 }

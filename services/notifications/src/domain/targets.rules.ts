@@ -4,7 +4,7 @@ import { BlockList, isIP } from 'node:net';
  * Where webhooks may be sent (docs/decisions.md, "Webhook deliveries"): http or https URLs
  * whose every address is public. Loopback, private, link-local, metadata and every other
  * special-purpose address is refused unless the operator lists it in
- * WEBHOOK_ALLOWED_TARGETS. Pure: the sender (delivery/webhook-sender.ts) resolves the
+ * WEBHOOK_ALLOWED_TARGETS. Pure: the sender (data-access/webhook-sender.ts) resolves the
  * names and asks these rules at every connection.
  */
 

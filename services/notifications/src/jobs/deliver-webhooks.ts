@@ -3,7 +3,7 @@ import type { DeliveriesRepository, WebhookSecrets } from '../domain/ports';
 import type { AttemptOutcome, ClaimedDelivery } from '../domain/model';
 import { attemptError, attemptOutcome, type AttemptResult } from '../domain/webhook.rules';
 
-/** Port: sends one signed POST (delivery/webhook-sender.ts); never throws. */
+/** Port: sends one signed POST (data-access/webhook-sender.ts); never throws. */
 export interface WebhookPoster {
   send(request: { url: string; headers: Record<string, string>; body: string }): Promise<AttemptResult & { durationMs: number }>;
 }
