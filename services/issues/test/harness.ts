@@ -111,6 +111,25 @@ export async function startIssues(env: Record<string, string> = {}): Promise<Iss
   };
 }
 
+/**
+ * The issues service for the tests of one file (or of one describe block, when called
+ * inside it): started in beforeAll, closed in afterAll. The harness it returns is only
+ * there once beforeAll has run, so use it inside hooks and tests.
+ */
+export function useIssuesService(env: Record<string, string> = {}): IssuesHarness {
+  let started: IssuesHarness | undefined;
+  beforeAll(async () => {
+    started = await startIssues(env);
+  });
+  afterAll(() => started?.close());
+  return new Proxy({} as IssuesHarness, {
+    get(_, property) {
+      if (!started) throw new Error('the issues service starts in beforeAll: use it inside a hook or a test');
+      return started[property as keyof IssuesHarness];
+    },
+  });
+}
+
 /** The problem+json body every error answer has. */
 export const problem = (status: number, code: string) =>
   expect.objectContaining({ status, code, title: expect.any(String), detail: expect.any(String), type: expect.any(String) });

@@ -1,12 +1,8 @@
 import { CommentPage, HistoryPage, IssueDetails, LinkPage, SubtaskPage, WorklogPage } from '@tracker/contracts';
-import { problem, startIssues, type IssuesHarness } from './harness';
+import { problem, useIssuesService } from './harness';
 
 /** GET /issues/{key}/{comments,worklogs,history,links,subtasks}: pages of what an issue read embeds the newest 50 of. */
-let h: IssuesHarness;
-beforeAll(async () => {
-  h = await startIssues();
-});
-afterAll(() => h.close());
+const h = useIssuesService();
 
 async function setup() {
   const { ws, queue, writer } = await h.writableQueue();
