@@ -5,6 +5,7 @@ export * from './ports';
 export * from './tcp-proxy';
 export * from './amqp';
 export * from './fake-access';
+export * from './fake-upstream';
 export * from './broker';
 export * from './routes';
 export * from './tickets';
