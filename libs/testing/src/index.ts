@@ -15,3 +15,4 @@ export * from './service-env';
 export * from './logs';
 export * from './waiting';
 export * from './problem';
+export * from './pages';

@@ -4,7 +4,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv-provider.js';
 import type { JsonSchemaType, JsonSchemaValidator, jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import { bodyDigest, checkTicket, PRINCIPAL_HEADER, serve, type Principal, type RunningServer, type Signer, type UserPrincipal } from '@tracker/kit';
-import { devTicketKeys, issueFixture, signedClient, startFakeUpstream, ticketedFetch, ticketFor, type UpstreamRequest } from '@tracker/testing';
+import { devTicketKeys, issueFixture, queueMemberFixture, signedClient, startFakeUpstream, ticketedFetch, ticketFor, type UpstreamRequest } from '@tracker/testing';
 import { createAgentService, type AgentService } from '../src/app';
 import { loadAgentConfig } from '../src/config';
 
@@ -251,16 +251,7 @@ export const fixtures = {
     created_at: AT,
     updated_at: AT,
   }),
-  member: (userId = 7) => ({
-    user_id: userId,
-    name: `User ${userId}`,
-    active: true,
-    workspace_role: 'member',
-    role: 'read-write',
-    role_source: 'explicit',
-    explicit_role: 'read-write',
-    inherited_role: null,
-  }),
+  member: (userId = 7) => queueMemberFixture({ user_id: userId, name: `User ${userId}` }),
   queuePermissions: (queueId = 3) => ({
     queue_id: queueId,
     members: [fixtures.member(7)],
