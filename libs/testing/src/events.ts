@@ -1,14 +1,14 @@
-import { connect } from 'amqplib';
-import { eventSourceOf, routingKeyOf, taggedEventHeaders, type EventEnvelope } from '@tracker/events';
-import { devSigningKey, devTrustedKeysText, parseTrustedKeys } from '@tracker/kit';
-import { testAmqpUrl, type AmqpTestNames } from './amqp';
-import { eventually } from './waiting';
-
 /**
  * The test side of an event consumer (`@tracker/testing/events`, apart from the main entry
  * so that only the tests of consumers load the events library): publishing as the
  * publishers' relays do, and reading what the consumer dead-lettered.
  */
+
+import { connect } from 'amqplib';
+import { eventSourceOf, routingKeyOf, taggedEventHeaders, type EventEnvelope } from '@tracker/events';
+import { devSigningKey, devTrustedKeysText, parseTrustedKeys } from '@tracker/kit';
+import { testAmqpUrl, type AmqpTestNames } from './amqp';
+import { eventually } from './waiting';
 
 const DEV_TRUSTED = parseTrustedKeys(devTrustedKeysText());
 
