@@ -14,7 +14,7 @@ export function amqpUrlVia(port: number, host = '127.0.0.1', brokerUrl = testAmq
   return url.toString();
 }
 
-/** What deleting needs of an amqplib channel (this library does not depend on amqplib). */
+/** What deleting needs of an amqplib channel (the main entry of this library does not load amqplib). */
 export interface AmqpAdminChannel {
   deleteQueue(queue: string): Promise<unknown>;
   deleteExchange(exchange: string): Promise<unknown>;

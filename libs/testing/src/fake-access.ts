@@ -1,7 +1,7 @@
-import http from 'node:http';
 import { randomInt } from 'node:crypto';
 import { RegisterQueue, UsersLookup, type QueueRole, type UserAcl } from '@tracker/contracts';
 import type { Signer } from '@tracker/kit';
+import { sendJson, startFakeUpstream } from './fake-upstream';
 import { serviceCallerOf } from './tickets';
 
 /**
@@ -43,48 +43,38 @@ export async function startFakeAccess(service: Signer): Promise<FakeAccess> {
     return { user_id: userId, workspace_id: user.workspaceId, grants: [...user.grants].map(([queue_id, role]) => ({ queue_id, role })) };
   };
 
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const text = Buffer.concat(chunks).toString('utf8');
-      const body = text ? JSON.parse(text) : undefined;
-      calls.push({ method: req.method!, path: req.url!, body });
-      const send = (status: number, json?: unknown) => {
-        res.writeHead(status, { 'content-type': 'application/json' });
-        res.end(json === undefined ? '' : JSON.stringify(json));
-      };
-      if (serviceCallerOf(req, Buffer.from(text), 'access') !== service) return send(401, { code: 'unauthorized' });
-      if (down) return send(500, { code: 'internal_error' });
+  const upstream = await startFakeUpstream((request, res) => {
+    const body = request.body ? JSON.parse(request.body) : undefined;
+    calls.push({ method: request.method, path: request.url, body });
+    const send = (status: number, json?: unknown) => sendJson(res, status, json);
+    if (serviceCallerOf(request, request.bytes, 'access') !== service) return send(401, { code: 'unauthorized' });
+    if (down) return send(500, { code: 'internal_error' });
 
-      const acl = /^\/internal\/acl\/users\/(\d+)$/.exec(req.url ?? '');
-      if (req.method === 'GET' && acl) {
-        const found = aclOf(Number(acl[1]));
-        return found ? send(200, found) : send(404, { code: 'not_found' });
-      }
-      if (req.method === 'POST' && req.url === '/internal/queues') {
-        const parsed = RegisterQueue.safeParse(body);
-        if (!parsed.success) return send(422, { code: 'validation_failed' });
-        registeredQueues.set(parsed.data.queue_id, { workspaceId: parsed.data.workspace_id, key: parsed.data.key });
-        return send(200, {});
-      }
-      if (req.method === 'POST' && req.url === '/internal/users/lookup') {
-        const parsed = UsersLookup.safeParse(body);
-        if (!parsed.success) return send(422, { code: 'validation_failed' });
-        const found = parsed.data.user_ids.flatMap((id) => {
-          const user = users.get(id);
-          return user && user.workspaceId === parsed.data.workspace_id ? [{ id, active: user.active }] : [];
-        });
-        return send(200, { users: found });
-      }
-      send(404, { code: 'not_found' });
-    });
+    const acl = /^\/internal\/acl\/users\/(\d+)$/.exec(request.url);
+    if (request.method === 'GET' && acl) {
+      const found = aclOf(Number(acl[1]));
+      return found ? send(200, found) : send(404, { code: 'not_found' });
+    }
+    if (request.method === 'POST' && request.url === '/internal/queues') {
+      const parsed = RegisterQueue.safeParse(body);
+      if (!parsed.success) return send(422, { code: 'validation_failed' });
+      registeredQueues.set(parsed.data.queue_id, { workspaceId: parsed.data.workspace_id, key: parsed.data.key });
+      return send(200, {});
+    }
+    if (request.method === 'POST' && request.url === '/internal/users/lookup') {
+      const parsed = UsersLookup.safeParse(body);
+      if (!parsed.success) return send(422, { code: 'validation_failed' });
+      const found = parsed.data.user_ids.flatMap((id) => {
+        const user = users.get(id);
+        return user && user.workspaceId === parsed.data.workspace_id ? [{ id, active: user.active }] : [];
+      });
+      return send(200, { users: found });
+    }
+    send(404, { code: 'not_found' });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as { port: number }).port;
 
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: upstream.url,
     calls,
     setDown: (value) => {
       down = value;
@@ -105,10 +95,6 @@ export async function startFakeAccess(service: Signer): Promise<FakeAccess> {
     },
     aclOf,
     registeredQueues,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close: upstream.close,
   };
 }

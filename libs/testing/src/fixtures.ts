@@ -1,4 +1,4 @@
-import type { Category, Issue, Priority } from '@tracker/contracts';
+import type { Category, Issue, Priority, QueueMember } from '@tracker/contracts';
 import type { UserPrincipal } from '@tracker/kit';
 import type { FakeAccess } from './fake-access';
 
@@ -11,9 +11,8 @@ import type { FakeAccess } from './fake-access';
 
 const AT = '2026-01-01T00:00:00.000Z';
 
-/** A new issue's fields (IssueCreate's defaults), at its first version. A fresh object each call. */
-const newIssue = () => ({
-  title: 'An issue',
+/** What IssueCreate fills in for every field a new issue is not given. A fresh object each call. */
+export const issueCreateDefaults = () => ({
   description: '',
   assignee_id: null as number | null,
   parent_id: null as number | null,
@@ -22,6 +21,12 @@ const newIssue = () => ({
   labels: [] as string[],
   due_date: null as string | null,
   estimate_minutes: 0,
+});
+
+/** A new issue's fields (IssueCreate's defaults), at its first version. A fresh object each call. */
+const newIssue = () => ({
+  title: 'An issue',
+  ...issueCreateDefaults(),
   spent_minutes: 0,
   version: 1,
   created_at: AT,
@@ -45,6 +50,19 @@ export function issueStateFixture(fields: IssueIds & Partial<IssueStateFixture>)
 /** An issue as the API answers it, in its queue's status 'Open' unless told otherwise. */
 export function issueFixture(fields: IssueIds & Pick<Issue, 'position' | 'created_by'> & Partial<Issue>): Issue {
   return { ...newIssue(), status: { id: fields.status_id, name: 'Open', category: 'open' }, ...fields };
+}
+
+/** A queue member as the permission answers show them: an active workspace member granted `read-write` here, unless told otherwise. */
+export function queueMemberFixture(fields: Pick<QueueMember, 'user_id' | 'name'> & Partial<QueueMember>): QueueMember {
+  return {
+    active: true,
+    workspace_role: 'member',
+    role: 'read-write',
+    role_source: 'explicit',
+    explicit_role: 'read-write',
+    inherited_role: null,
+    ...fields,
+  };
 }
 
 /** A user of the fake access service, with the principal the gateway would sign for them. */

@@ -30,7 +30,7 @@ export const devTicketKeys = (signer: Signer) => ({ key: devSigningKey(signer), 
  * For a fake service: the service whose valid ticket, made for this very request, came
  * with it (null for none, a user's, or one made for another request).
  */
-export function serviceCallerOf(req: IncomingMessage, rawBody: Uint8Array, audience: Signer): Signer | null {
+export function serviceCallerOf(req: Pick<IncomingMessage, 'headers' | 'method' | 'url'>, rawBody: Uint8Array, audience: Signer): Signer | null {
   const check = checkTicket(req.headers[PRINCIPAL_HEADER] as string | undefined, devTicketKeys(audience), {
     audience,
     method: req.method ?? '',

@@ -1,33 +1,13 @@
-import http from 'node:http';
 import { bodyDigest, checkTicket, devTrustedKeysText, parseTrustedKeys, PRINCIPAL_HEADER, type UserPrincipal } from '@tracker/kit';
-import { signedClient } from '../src';
-
-interface Seen {
-  method: string;
-  url: string;
-  headers: http.IncomingHttpHeaders;
-  body: string;
-}
+import { signedClient, startFakeUpstream, type UpstreamRequest } from '../src';
 
 /** A server that records each request and answers with `answer`. */
-async function recorder(answer: { status: number; text: string }) {
-  const seen: Seen[] = [];
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      seen.push({ method: req.method!, url: req.url!, headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
-      res.writeHead(answer.status, { 'content-type': 'application/json' }).end(answer.text);
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  return { url: `http://127.0.0.1:${port}`, seen, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
-}
+const recorder = (answer: { status: number; text: string }) =>
+  startFakeUpstream((_request, response) => response.writeHead(answer.status, { 'content-type': 'application/json' }).end(answer.text));
 
 const user: UserPrincipal = { kind: 'user', userId: 7, workspaceId: 3, workspaceRole: 'member', tokenId: 1 };
 const trusted = parseTrustedKeys(devTrustedKeysText());
-const principalIn = (request: Seen, audience: 'issues' | 'access') =>
+const principalIn = (request: UpstreamRequest, audience: 'issues' | 'access') =>
   checkTicket(request.headers[PRINCIPAL_HEADER] as string | undefined, trusted, {
     audience,
     method: request.method,
@@ -41,7 +21,7 @@ describe('signedClient', () => {
     try {
       const reply = await signedClient(server.url, 'issues')('POST', '/api/v1/issues?x=1', { as: user, body: { title: 'A' } });
       expect(reply).toMatchObject({ status: 201, body: { id: 5 }, text: '{"id":5}' });
-      const [request] = server.seen;
+      const [request] = server.requests;
       expect(request!.body).toBe('{"title":"A"}');
       expect(request!.headers['content-type']).toBe('application/json');
       expect(principalIn(request!, 'issues')).toMatchObject({ ok: true, principal: user });
@@ -55,7 +35,7 @@ describe('signedClient', () => {
     const server = await recorder({ status: 200, text: '{}' });
     try {
       await signedClient(server.url, 'issues')('GET', '/internal/x', { as: { kind: 'service', service: 'statistics' } });
-      expect(principalIn(server.seen[0]!, 'issues')).toMatchObject({ ok: true, principal: { kind: 'service', service: 'statistics' } });
+      expect(principalIn(server.requests[0]!, 'issues')).toMatchObject({ ok: true, principal: { kind: 'service', service: 'statistics' } });
     } finally {
       await server.close();
     }
@@ -66,7 +46,7 @@ describe('signedClient', () => {
     try {
       const reply = await signedClient(server.url, 'issues')('POST', '/x', { raw: '{oops', headers: { 'content-type': 'text/plain' } });
       expect(reply).toMatchObject({ status: 204, body: undefined, text: '' });
-      const [request] = server.seen;
+      const [request] = server.requests;
       expect(request!.body).toBe('{oops');
       expect(request!.headers['content-type']).toBe('text/plain');
       expect(request!.headers[PRINCIPAL_HEADER]).toBeUndefined();

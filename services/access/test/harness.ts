@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { Redis } from 'ioredis';
 import { serve, type Principal, type RunningServer, type UserPrincipal } from '@tracker/kit';
-import { createTestSchema, signedClient, testRedisUrl, type TestSchema } from '@tracker/testing';
+import { createTestSchema, serviceTestEnv, signedClient, testRedisUrl, type TestSchema } from '@tracker/testing';
 import { createAccessService, type AccessService } from '../src/app';
 import { loadAccessConfig } from '../src/config';
 import { addUser } from '../src/domain/add-user.use-case';
@@ -31,14 +31,7 @@ export interface AccessHarness {
 
 export async function startAccess(env: Record<string, string> = {}): Promise<AccessHarness> {
   const schema = await createTestSchema('access', MIGRATIONS);
-  const config = loadAccessConfig({
-    NODE_ENV: 'test',
-    LOG_LEVEL: 'silent',
-    DATABASE_URL: schema.databaseUrl,
-    DATABASE_SCHEMA: schema.schema,
-    REDIS_URL: testRedisUrl(),
-    ...env,
-  });
+  const config = loadAccessConfig({ ...serviceTestEnv(schema), ...env });
   const service = createAccessService(config);
   const running: RunningServer = await serve(service.app, { port: 0, host: '127.0.0.1', logger: service.logger, graceMs: 1000 });
   const url = `http://127.0.0.1:${running.port}`;

@@ -1,6 +1,7 @@
 import { devTrustedKeysText, parseTrustedKeys, verifiedPayload } from '@tracker/kit';
 import { aclCacheKey } from '@tracker/authz';
 import { ISSUE_READ_LIMITS } from '@tracker/contracts';
+import { INVALID_PAGE_QUERIES, VALID_PAGE_QUERIES } from '@tracker/testing';
 import { startAccess, type AccessHarness } from './harness';
 
 const gateway = { kind: 'service', service: 'issues' } as const;
@@ -179,29 +180,13 @@ describe('the permission history is bounded: the read embeds the newest, GET …
 
   test('when the query is not a page, then 422 problem naming each parameter, as the issue lists answer', async () => {
     const s = await withChanges(1);
-    const cases: Array<[string, string[]]> = [
-      ['limit=0', ['limit']],
-      ['limit=51', ['limit']],
-      ['limit=abc', ['limit']],
-      ['limit=', ['limit']],
-      ['limit=1.5', ['limit']],
-      ['limit=1e1', ['limit']],
-      ['limit=-1', ['limit']],
-      ['after_id=-1', ['after_id']],
-      ['after_id=2147483648', ['after_id']],
-      ['after_id=99999999999', ['after_id']],
-      ['limit=5&limit=6', ['limit']],
-      ['limit[a]=1', ['limit[a]']],
-      ['offset=3', ['offset']],
-      ['limit=0&after_id=x&page=2', ['after_id', 'limit', 'page']],
-    ];
-    for (const [query, paths] of cases) {
+    for (const [query, paths] of INVALID_PAGE_QUERIES) {
       const res = await access.call('GET', `${s.path}/history?${query}`, { as: s.ws.admin.principal });
       expect({ query, status: res.status, code: res.body.code }).toEqual({ query, status: 422, code: 'validation_failed' });
       expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
       expect({ query, paths: res.body.errors.map((e: { path: string }) => e.path).sort() }).toEqual({ query, paths });
     }
-    for (const query of ['after_id=0&limit=50', 'limit=1', 'after_id=2147483647']) {
+    for (const query of VALID_PAGE_QUERIES) {
       expect((await access.call('GET', `${s.path}/history?${query}`, { as: s.ws.admin.principal })).status).toBe(200);
     }
   });

@@ -1,22 +1,16 @@
-import http from 'node:http';
 import { randomInt, randomUUID } from 'node:crypto';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv-provider.js';
 import type { JsonSchemaType, JsonSchemaValidator, jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import { bodyDigest, checkTicket, PRINCIPAL_HEADER, serve, type Principal, type RunningServer, type Signer, type UserPrincipal } from '@tracker/kit';
-import { devTicketKeys, issueFixture, signedClient, ticketedFetch, ticketFor } from '@tracker/testing';
+import { devTicketKeys, issueFixture, queueMemberFixture, signedClient, startFakeUpstream, ticketedFetch, ticketFor, type UpstreamRequest } from '@tracker/testing';
 import { createAgentService, type AgentService } from '../src/app';
 import { loadAgentConfig } from '../src/config';
 
 
 /** One request as a fake upstream received it, undecoded. */
-export interface Received {
-  method: string;
-  url: string;
-  headers: http.IncomingHttpHeaders;
-  body: string;
-}
+export type Received = Pick<UpstreamRequest, 'method' | 'url' | 'headers' | 'body'>;
 
 /**
  * What a fake upstream answers: a status, the exact body bytes and headers; `hang`: never
@@ -27,9 +21,10 @@ export type Answer = { status: number; body: string; headers?: Record<string, st
 
 /**
  * A stand-in for one service (access, issues or statistics) that records every request
- * and answers what the test set. It checks nothing itself: the tests check what it received.
+ * (`received`) and answers what the test set. It checks nothing itself: the tests check
+ * what it received.
  */
-export interface FakeUpstream {
+export interface ScriptedUpstream {
   url: string;
   received: Received[];
   answer: (answer: Answer) => void;
@@ -44,53 +39,36 @@ export const json = (status: number, value: unknown, headers: Record<string, str
   headers: { 'content-type': 'application/json; charset=utf-8', ...headers },
 });
 
-export async function startFakeUpstream(): Promise<FakeUpstream> {
+const NO_ANSWER: Answer = { status: 500, body: 'no answer set by the test' };
+
+export async function startScriptedUpstream(): Promise<ScriptedUpstream> {
+  let answer = NO_ANSWER;
   const received: Received[] = [];
-  let answer: Answer = { status: 500, body: 'no answer set by the test' };
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      received.push({ method: req.method!, url: req.url!, headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
-      if (answer === 'hang') return;
-      if (answer === 'drop') return req.socket.destroy();
-      if (answer === 'hang-mid-body') {
-        // The head and half a body, then silence: an upstream stuck mid-answer.
-        res.writeHead(200, { 'content-type': 'application/json', 'content-length': '1000' });
-        res.write('{"id":');
-        return;
-      }
-      res.writeHead(answer.status, answer.headers ?? {});
-      res.end(answer.body);
-    });
+  const upstream = await startFakeUpstream(({ method, url, headers, body }, res) => {
+    received.push({ method, url, headers, body });
+    if (answer === 'hang') return;
+    if (answer === 'drop') return res.socket?.destroy();
+    if (answer === 'hang-mid-body') {
+      // The head and half a body, then silence: an upstream stuck mid-answer.
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': '1000' });
+      res.write('{"id":');
+      return;
+    }
+    res.writeHead(answer.status, answer.headers ?? {});
+    res.end(answer.body);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: upstream.url,
     received,
     answer: (next) => {
       answer = next;
     },
     reset: () => {
       received.length = 0;
-      answer = { status: 500, body: 'no answer set by the test' };
+      answer = NO_ANSWER;
     },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
+    close: upstream.close,
   };
-}
-
-/** A port nothing listens on: a service that is down. */
-export async function closedPortUrl(): Promise<string> {
-  const server = http.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return `http://127.0.0.1:${port}`;
 }
 
 export interface RunningAgent {
@@ -273,16 +251,7 @@ export const fixtures = {
     created_at: AT,
     updated_at: AT,
   }),
-  member: (userId = 7) => ({
-    user_id: userId,
-    name: `User ${userId}`,
-    active: true,
-    workspace_role: 'member',
-    role: 'read-write',
-    role_source: 'explicit',
-    explicit_role: 'read-write',
-    inherited_role: null,
-  }),
+  member: (userId = 7) => queueMemberFixture({ user_id: userId, name: `User ${userId}` }),
   queuePermissions: (queueId = 3) => ({
     queue_id: queueId,
     members: [fixtures.member(7)],

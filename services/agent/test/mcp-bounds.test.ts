@@ -9,9 +9,9 @@ import {
   post,
   problemIn,
   startAgent,
-  startFakeUpstream,
+  startScriptedUpstream,
   vouchedFor,
-  type FakeUpstream,
+  type ScriptedUpstream,
   type McpClient,
   type RunningAgent,
 } from './harness';
@@ -22,12 +22,12 @@ import {
  */
 type Service = 'access' | 'issues' | 'statistics';
 
-let upstreams: Record<Service, FakeUpstream>;
+let upstreams: Record<Service, ScriptedUpstream>;
 let agent: RunningAgent;
 const clients: McpClient[] = [];
 
 beforeAll(async () => {
-  upstreams = { access: await startFakeUpstream(), issues: await startFakeUpstream(), statistics: await startFakeUpstream() };
+  upstreams = { access: await startScriptedUpstream(), issues: await startScriptedUpstream(), statistics: await startScriptedUpstream() };
   agent = await startAgent({ ACCESS_URL: upstreams.access.url, ISSUES_URL: upstreams.issues.url, STATISTICS_URL: upstreams.statistics.url });
 });
 afterAll(async () => {

@@ -1,12 +1,11 @@
 import { LATEST_PROTOCOL_VERSION, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { devSigningKey, issueTicket, macPayload, PRINCIPAL_HEADER, sharedKeys, type UserPrincipal } from '@tracker/kit';
-import { devTicketKeys } from '@tracker/testing';
+import { closedPortUrl, devTicketKeys } from '@tracker/testing';
 import { TOOLS } from '../src/domain/tools';
 import { version } from '../package.json';
 import {
   actOf,
   claimsOf,
-  closedPortUrl,
   connect,
   fixtures,
   json,
@@ -17,21 +16,21 @@ import {
   post,
   problemIn,
   startAgent,
-  startFakeUpstream,
-  type FakeUpstream,
-  type McpClient,
+  startScriptedUpstream,
   type Received,
+  type ScriptedUpstream,
+  type McpClient,
   type RunningAgent,
 } from './harness';
 
 type Service = 'access' | 'issues' | 'statistics' | 'notifications';
 
-let upstreams: Record<Service, FakeUpstream>;
+let upstreams: Record<Service, ScriptedUpstream>;
 let agent: RunningAgent;
 const clients: McpClient[] = [];
 
 beforeAll(async () => {
-  upstreams = { access: await startFakeUpstream(), issues: await startFakeUpstream(), statistics: await startFakeUpstream(), notifications: await startFakeUpstream() };
+  upstreams = { access: await startScriptedUpstream(), issues: await startScriptedUpstream(), statistics: await startScriptedUpstream(), notifications: await startScriptedUpstream() };
   agent = await startAgent({ ACCESS_URL: upstreams.access.url, ISSUES_URL: upstreams.issues.url, STATISTICS_URL: upstreams.statistics.url, NOTIFICATIONS_URL: upstreams.notifications.url });
 });
 afterAll(async () => {

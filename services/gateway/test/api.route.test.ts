@@ -1,18 +1,17 @@
 import http from 'node:http';
 import { randomInt } from 'node:crypto';
 import { AGENT_CALLS, bodyDigest, checkTicket, INTERNAL_HEADERS, issueTicket, PRINCIPAL_HEADER, type Proofs, type Signer, type UserPrincipal } from '@tracker/kit';
-import { devTicketKeys, testRedisUrl, ticketFor } from '@tracker/testing';
+import { closedPortUrl, devTicketKeys, testRedisUrl, ticketFor } from '@tracker/testing';
 import {
-  closedPortUrl,
   newToken,
   principalOf,
   startFakeAccessForGateway,
-  startFakeUpstream,
+  startRecordingUpstream,
   startGateway,
   tokenHashOf,
   whenReady,
   type FakeAccessForGateway,
-  type FakeUpstream,
+  type RecordingUpstream,
   type GatewayUnderTest,
 } from './harness';
 
@@ -35,12 +34,12 @@ const ENV = {
 };
 
 let access: FakeAccessForGateway;
-let upstream: FakeUpstream;
+let upstream: RecordingUpstream;
 let gw: GatewayUnderTest;
 
 beforeAll(async () => {
   access = await startFakeAccessForGateway();
-  upstream = await startFakeUpstream();
+  upstream = await startRecordingUpstream();
   gw = await startGateway(access, { ...ENV, ISSUES_URL: upstream.url, STATISTICS_URL: upstream.url, AGENT_URL: upstream.url, NOTIFICATIONS_URL: upstream.url });
   await whenReady(gw.gateway.redis);
 });
@@ -174,7 +173,7 @@ describe('a request with a valid token is forwarded with a ticket for exactly th
     const [forwarded] = upstream.received;
     expect(forwarded!.method).toBe('POST');
     expect(forwarded!.url).toBe(path);
-    expect(forwarded!.body.toString('utf8')).toBe(body);
+    expect(forwarded!.body).toBe(body);
     expect(forwarded!.headers['content-length']).toBe(String(Buffer.byteLength(body)));
     expect(forwarded!.headers['x-request-id']).toBe('trace-gw-1');
     const ticket = forwarded!.headers[PRINCIPAL_HEADER] as string;
@@ -259,7 +258,7 @@ describe('a request with a valid token is forwarded with a ticket for exactly th
     expect(status).toBe(200);
     const [forwarded] = upstream.received;
     const body = parts.join('');
-    expect(forwarded!.body.toString('utf8')).toBe(body);
+    expect(forwarded!.body).toBe(body);
     expect(forwarded!.headers['content-length']).toBe(String(body.length));
     expect(forwarded!.headers['transfer-encoding']).toBeUndefined();
     const check = checkTicket(forwarded!.headers[PRINCIPAL_HEADER] as string, devTicketKeys('issues'), { audience: 'issues', method: 'POST', path, bodyDigest: bodyDigest(Buffer.from(body)) });

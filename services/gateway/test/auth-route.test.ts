@@ -1,6 +1,5 @@
-import http from 'node:http';
 import { bodyDigest, checkTicket, CLIENT_HEADER, PRINCIPAL_HEADER } from '@tracker/kit';
-import { devTicketKeys, testRedisUrl } from '@tracker/testing';
+import { devTicketKeys, startFakeUpstream, testRedisUrl, type FakeUpstream, type UpstreamRequest } from '@tracker/testing';
 import { newToken, principalOf, startFakeAccessForGateway, startGateway, tokenHashOf, whenReady, type FakeAccessForGateway, type GatewayUnderTest } from './harness';
 import { createLogger } from '@tracker/kit';
 import { tokenUses } from '../src/data-access/token-uses';
@@ -10,42 +9,25 @@ import { tokenUses } from '../src/data-access/token-uses';
  * with a ticket naming no user and the client's address; nothing else. A recording
  * stand-in plays the access service.
  */
-interface Received {
-  method: string;
-  url: string;
-  headers: http.IncomingHttpHeaders;
-  body: Buffer;
-}
-let received: Received[] = [];
-let fakeAccess: http.Server;
-let accessUrl: string;
+let fakeAccess: FakeUpstream;
+let received: UpstreamRequest[] = [];
 let access: FakeAccessForGateway;
 let gw: GatewayUnderTest;
 
 beforeAll(async () => {
-  fakeAccess = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      received.push({ method: req.method!, url: req.url!, headers: req.headers, body: Buffer.concat(chunks) });
-      res.writeHead(204, { 'set-cookie': 'trk_session=abc; Path=/; HttpOnly; SameSite=Lax' });
-      res.end();
-    });
-  });
-  await new Promise<void>((resolve) => fakeAccess.listen(0, '127.0.0.1', resolve));
-  accessUrl = `http://127.0.0.1:${(fakeAccess.address() as { port: number }).port}`;
+  fakeAccess = await startFakeUpstream((_request, res) => res.writeHead(204, { 'set-cookie': 'trk_session=abc; Path=/; HttpOnly; SameSite=Lax' }).end());
+  received = fakeAccess.requests;
   access = await startFakeAccessForGateway();
-  gw = await startGateway(access, { REDIS_URL: testRedisUrl(), ACCESS_URL: accessUrl, CLIENT_ADDRESS_HEADER: 'X-Forwarded-For' });
+  gw = await startGateway(access, { REDIS_URL: testRedisUrl(), ACCESS_URL: fakeAccess.url, CLIENT_ADDRESS_HEADER: 'X-Forwarded-For' });
   await whenReady(gw.gateway.redis);
 });
 afterAll(async () => {
   await gw.close();
   await access.close();
-  fakeAccess.closeAllConnections();
-  await new Promise<void>((resolve) => fakeAccess.close(() => resolve()));
+  await fakeAccess.close();
 });
 beforeEach(() => {
-  received = [];
+  received.length = 0;
 });
 
 describe('/auth through the gateway', () => {

@@ -1,7 +1,5 @@
-import http from 'node:http';
 import { randomInt } from 'node:crypto';
-import type { AddressInfo } from 'node:net';
-import { openEventStream, testRedisUrl } from '@tracker/testing';
+import { openEventStream, startFakeUpstream, testRedisUrl } from '@tracker/testing';
 import { newToken, principalOf, startFakeAccessForGateway, startGateway, tokenHashOf, whenReady, type FakeAccessForGateway, type GatewayUnderTest } from './harness';
 
 /**
@@ -19,32 +17,19 @@ interface FakeStreams {
 
 async function startFakeStreams(): Promise<FakeStreams> {
   const opened: FakeStreams['opened'] = [];
-  const sockets = new Set<import('node:net').Socket>();
-  const server = http.createServer((req, res) => {
-    if (req.url?.startsWith('/api/v1/events/stream')) {
+  const upstream = await startFakeUpstream((request, res) => {
+    if (request.url.startsWith('/api/v1/events/stream')) {
       res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', 'x-accel-buffering': 'no' });
       res.flushHeaders();
       res.write('retry: 2000\n\n');
-      const entry = { url: req.url, closed: false, ticket: typeof req.headers['x-tracker-principal'] === 'string', send: (text: string) => void res.write(text) };
+      const entry = { url: request.url, closed: false, ticket: typeof request.headers['x-tracker-principal'] === 'string', send: (text: string) => void res.write(text) };
       opened.push(entry);
       res.on('close', () => (entry.closed = true));
       return;
     }
     res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
   });
-  server.on('connection', (socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    opened,
-    close: async () => {
-      for (const socket of sockets) socket.destroy();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  };
+  return { url: upstream.url, opened, close: upstream.close };
 }
 
 let access: FakeAccessForGateway;

@@ -1,8 +1,7 @@
-import http from 'node:http';
 import { randomBytes } from 'node:crypto';
 import { bodyDigest, checkTicket, PRINCIPAL_HEADER, serve, type RunningServer, type UserPrincipal } from '@tracker/kit';
 import { hashToken } from '@tracker/authz';
-import { devTicketKeys } from '@tracker/testing';
+import { devTicketKeys, sendJson, startFakeUpstream, type UpstreamRequest } from '@tracker/testing';
 import { createGatewayService, type GatewayService } from '../src/app';
 import { loadGatewayConfig } from '../src/config';
 
@@ -41,54 +40,41 @@ export async function startFakeAccessForGateway(): Promise<FakeAccessForGateway>
   const uses: Array<{ token_id: number; at: string }> = [];
   let resolves = 0;
   let down = false;
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const bytes = Buffer.concat(chunks);
-      const send = (status: number, json: unknown) => {
-        res.writeHead(status, { 'content-type': 'application/json' });
-        res.end(JSON.stringify(json));
-      };
-      const ticket = checkTicket(req.headers[PRINCIPAL_HEADER] as string | undefined, devTicketKeys('access'), {
-        audience: 'access',
-        method: req.method!,
-        path: req.url!,
-        bodyDigest: bodyDigest(bytes),
-      });
-      if (!ticket.ok) return send(401, { code: 'unauthorized', detail: ticket.reason });
-      if (req.method === 'POST' && req.url === '/internal/auth/resolve') {
-        if (ticket.principal.kind !== 'service' || ticket.principal.service !== 'gateway') return send(401, { code: 'unauthorized' });
-        resolves++;
-        if (down) return send(500, { code: 'internal_error' });
-        const { token_hash } = JSON.parse(bytes.toString('utf8')) as { token_hash: string };
-        return send(200, { principal: tokens.get(token_hash) ?? null });
-      }
-      if (req.method === 'POST' && req.url === '/internal/tokens/used' && ticket.principal.kind === 'service') {
-        uses.push(...(JSON.parse(bytes.toString('utf8')) as { uses: Array<{ token_id: number; at: string }> }).uses);
-        res.writeHead(204).end();
-        return;
-      }
-      if (req.method === 'GET' && req.url === '/api/v1/me') {
-        return ticket.principal.kind === 'user' ? send(200, { principal: ticket.principal }) : send(401, { code: 'unauthorized' });
-      }
-      send(404, { code: 'not_found' });
+  const upstream = await startFakeUpstream((request, res) => {
+    const send = (status: number, json: unknown) => sendJson(res, status, json);
+    const ticket = checkTicket(request.headers[PRINCIPAL_HEADER] as string | undefined, devTicketKeys('access'), {
+      audience: 'access',
+      method: request.method,
+      path: request.url,
+      bodyDigest: bodyDigest(request.bytes),
     });
+    if (!ticket.ok) return send(401, { code: 'unauthorized', detail: ticket.reason });
+    if (request.method === 'POST' && request.url === '/internal/auth/resolve') {
+      if (ticket.principal.kind !== 'service' || ticket.principal.service !== 'gateway') return send(401, { code: 'unauthorized' });
+      resolves++;
+      if (down) return send(500, { code: 'internal_error' });
+      const { token_hash } = JSON.parse(request.body) as { token_hash: string };
+      return send(200, { principal: tokens.get(token_hash) ?? null });
+    }
+    if (request.method === 'POST' && request.url === '/internal/tokens/used' && ticket.principal.kind === 'service') {
+      uses.push(...(JSON.parse(request.body) as { uses: Array<{ token_id: number; at: string }> }).uses);
+      res.writeHead(204).end();
+      return;
+    }
+    if (request.method === 'GET' && request.url === '/api/v1/me') {
+      return ticket.principal.kind === 'user' ? send(200, { principal: ticket.principal }) : send(401, { code: 'unauthorized' });
+    }
+    send(404, { code: 'not_found' });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
-    url: `http://127.0.0.1:${(server.address() as { port: number }).port}`,
+    url: upstream.url,
     tokens,
     uses,
     resolves: () => resolves,
     setDown: (value) => {
       down = value;
     },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close: upstream.close,
   };
 }
 
@@ -97,48 +83,27 @@ export async function startFakeAccessForGateway(): Promise<FakeAccessForGateway>
  * arrived, body as bytes) and answers 200 `{"ok":true}`; with `setHanging(true)` it
  * accepts requests and never answers.
  */
-export interface FakeUpstream {
+export interface RecordingUpstream {
   url: string;
-  received: Array<{ method: string; url: string; headers: http.IncomingHttpHeaders; body: Buffer }>;
+  received: UpstreamRequest[];
   setHanging: (hanging: boolean) => void;
   close: () => Promise<void>;
 }
 
-export async function startFakeUpstream(): Promise<FakeUpstream> {
-  const received: FakeUpstream['received'] = [];
+export async function startRecordingUpstream(): Promise<RecordingUpstream> {
   let hanging = false;
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      received.push({ method: req.method!, url: req.url!, headers: req.headers, body: Buffer.concat(chunks) });
-      if (hanging) return;
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ ok: true }));
-    });
+  const upstream = await startFakeUpstream((_request, res) => {
+    if (hanging) return;
+    sendJson(res, 200, { ok: true });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
-    url: `http://127.0.0.1:${(server.address() as { port: number }).port}`,
-    received,
+    url: upstream.url,
+    received: upstream.requests,
     setHanging: (value) => {
       hanging = value;
     },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close: upstream.close,
   };
-}
-
-/** The URL of a port nobody listens on (it was free a moment ago): a service that is down. */
-export async function closedPortUrl(): Promise<string> {
-  const server = http.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as { port: number }).port;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return `http://127.0.0.1:${port}`;
 }
 
 export interface GatewayUnderTest {

@@ -2,7 +2,7 @@ import net from 'node:net';
 import { randomInt } from 'node:crypto';
 import { testRedisUrl } from '@tracker/testing';
 import { LINGER } from '../src/routes/request-body';
-import { newToken, principalOf, startFakeAccessForGateway, startFakeUpstream, startGateway, tokenHashOf, whenReady, type FakeAccessForGateway, type FakeUpstream, type GatewayUnderTest } from './harness';
+import { newToken, principalOf, startFakeAccessForGateway, startRecordingUpstream, startGateway, tokenHashOf, whenReady, type FakeAccessForGateway, type RecordingUpstream, type GatewayUnderTest } from './harness';
 
 /**
  * What a request's body costs the gateway, and when: nothing before the caller is known
@@ -13,12 +13,12 @@ import { newToken, principalOf, startFakeAccessForGateway, startFakeUpstream, st
  */
 const IN_FLIGHT = 3;
 let access: FakeAccessForGateway;
-let upstream: FakeUpstream;
+let upstream: RecordingUpstream;
 let gw: GatewayUnderTest;
 
 beforeAll(async () => {
   access = await startFakeAccessForGateway();
-  upstream = await startFakeUpstream();
+  upstream = await startRecordingUpstream();
   gw = await startGateway(access, {
     REDIS_URL: testRedisUrl(),
     CLIENT_ADDRESS_HEADER: 'X-Forwarded-For',

@@ -1,6 +1,6 @@
 import { INTERNAL_HEADERS } from '@tracker/kit';
-import { testRedisUrl } from '@tracker/testing';
-import { closedPortUrl, newToken, startFakeAccessForGateway, startFakeUpstream, startGateway, whenReady, type FakeAccessForGateway, type FakeUpstream, type GatewayUnderTest } from './harness';
+import { closedPortUrl, testRedisUrl } from '@tracker/testing';
+import { newToken, startFakeAccessForGateway, startRecordingUpstream, startGateway, whenReady, type FakeAccessForGateway, type RecordingUpstream, type GatewayUnderTest } from './harness';
 
 /**
  * The web pages at the gateway: every GET and HEAD that is not /api/*, /mcp or /auth/*
@@ -9,12 +9,12 @@ import { closedPortUrl, newToken, startFakeAccessForGateway, startFakeUpstream, 
  * on those paths stays the gateway's 404.
  */
 let access: FakeAccessForGateway;
-let web: FakeUpstream;
+let web: RecordingUpstream;
 let gw: GatewayUnderTest;
 
 beforeAll(async () => {
   access = await startFakeAccessForGateway();
-  web = await startFakeUpstream();
+  web = await startRecordingUpstream();
   gw = await startGateway(access, { REDIS_URL: testRedisUrl(), WEB_URL: web.url });
   await whenReady(gw.gateway.redis);
 });

@@ -2,7 +2,7 @@ import { Redis } from 'ioredis';
 import { devSigningKey, type Signer } from '@tracker/kit';
 import { aclCacheKey, CACHE_FRESH_KEY, signCacheEntry } from '@tracker/authz';
 import { testRedisUrl, createRedisAclUser, type RedisAclUser } from '@tracker/testing';
-import { startIssues, type IssuesHarness, type Member, type Workspace } from './harness';
+import { startIssues, useIssuesService, type Member, type Workspace } from './harness';
 
 /**
  * Whoever can write Redis must not be able to grant themselves a queue: the issues
@@ -11,16 +11,14 @@ import { startIssues, type IssuesHarness, type Member, type Workspace } from './
  * (here a fake that knows no grant) decides, so the caller sees what a real miss gives
  * (404 for an issue or queue they cannot see, 403 where they name the queue).
  */
-let h: IssuesHarness;
+const h = useIssuesService();
 let redis: Redis;
-beforeAll(async () => {
-  h = await startIssues();
+beforeAll(() => {
   redis = new Redis(testRedisUrl());
 });
 afterAll(async () => {
   await redis.del(CACHE_FRESH_KEY);
   redis.disconnect();
-  await h.close();
 });
 // The access service keeps this key alive while the cache may be trusted.
 beforeEach(() => redis.set(CACHE_FRESH_KEY, '1', 'PX', 60_000));

@@ -2,24 +2,20 @@ import { devSigningKey } from '@tracker/kit';
 import { aclCacheKey, CACHE_FRESH_KEY, signCacheEntry } from '@tracker/authz';
 import { Redis } from 'ioredis';
 import { testRedisUrl } from '@tracker/testing';
-import { startIssues, type IssuesHarness, type Member, type Workspace } from './harness';
+import { useIssuesService, type Member, type Workspace } from './harness';
 
 /**
  * One authorization mechanism behind every endpoint: the effective queue role from
  * the workspace role and the explicit grant (Redis, else the access service).
  */
-let h: IssuesHarness;
+const h = useIssuesService();
 let redis: Redis;
 /** A grant list as the access service caches it: signed with its key for this Redis key (libs/authz cache-protocol.ts). */
 const signedAcl = (key: string, acl: unknown) => signCacheEntry(devSigningKey('access'), key, acl, 60);
-beforeAll(async () => {
-  h = await startIssues();
+beforeAll(() => {
   redis = new Redis(testRedisUrl());
 });
-afterAll(async () => {
-  redis.disconnect();
-  await h.close();
-});
+afterAll(() => redis.disconnect());
 
 type Who = 'no role' | 'read-only' | 'read-write' | 'admin' | 'workspace admin';
 const WHO: Who[] = ['no role', 'read-only', 'read-write', 'admin', 'workspace admin'];
@@ -213,11 +209,7 @@ describe('grants come from the Redis ACL cache, else the access service', () => 
 });
 
 describe('with Redis unreachable', () => {
-  let down: IssuesHarness;
-  beforeAll(async () => {
-    down = await startIssues({ REDIS_URL: 'redis://127.0.0.1:1' });
-  });
-  afterAll(() => down.close());
+  const down = useIssuesService({ REDIS_URL: 'redis://127.0.0.1:1' });
 
   test('when Redis cannot be reached, then grants come from the access service and revokes still apply at once', async () => {
     const ws = await down.workspace();

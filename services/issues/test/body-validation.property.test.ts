@@ -1,12 +1,12 @@
 import fc from 'fast-check';
-import { startIssues, type IssuesHarness, type Member, type Workspace } from './harness';
+import { useIssuesService, type Member, type Workspace } from './harness';
 
 /**
  * Random bodies, from plausible to absurd, sent to every endpoint that takes one:
  * the service never answers 5xx, a body from the valid generator is accepted (2xx),
  * and whenever it refuses (4xx) nothing at all changed in its tables (outbox included).
  */
-let h: IssuesHarness;
+const h = useIssuesService();
 let ws: Workspace;
 let writer: Member;
 let queue: any;
@@ -21,7 +21,6 @@ const SNAPSHOT = `SELECT ${TABLES.map((t) => `(SELECT md5(coalesce(string_agg(t:
 const snapshot = async () => (await h.schema.query<{ digest: string }>(SNAPSHOT))[0]!.digest;
 
 beforeAll(async () => {
-  h = await startIssues();
   ws = await h.workspace();
   writer = h.member(ws.id);
   queue = await h.queue(ws, { key: 'PROP' });
@@ -32,7 +31,6 @@ beforeAll(async () => {
   issue = await h.issue(writer, queue.id, { title: 'Target' });
   another = await h.issue(writer, queue.id, { title: 'Another' });
 });
-afterAll(() => h.close());
 
 // PROPERTY_RUNS=1000 for a longer hunt; the default keeps the file well under a minute.
 const RUNS = Number(process.env.PROPERTY_RUNS ?? 120);

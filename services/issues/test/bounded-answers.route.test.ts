@@ -1,6 +1,6 @@
 import { IssueDetails, IssueSummary, ISSUE_LIMITS, ISSUE_READ_LIMITS, SNAPSHOT_LIMITS } from '@tracker/contracts';
 import { DOCUMENTED } from './answer-bounds';
-import { problem, startIssues, type IssuesHarness } from './harness';
+import { problem, useIssuesService } from './harness';
 
 /**
  * No answer grows with what one user piles onto an issue (docs/decisions.md: Limits): the issue read,
@@ -8,11 +8,7 @@ import { problem, startIssues, type IssuesHarness } from './harness';
  * keeps at most 1,000 characters of a text, and an issue holds at most 5,000 comments and
  * 10,000 worklogs.
  */
-let h: IssuesHarness;
-beforeAll(async () => {
-  h = await startIssues();
-});
-afterAll(() => h.close());
+const h = useIssuesService();
 
 async function setup() {
   const { ws, queue, writer } = await h.writableQueue();

@@ -1,6 +1,6 @@
 import { clientHolds, ifMatchPrecondition, issueEtag } from '../src/routes/conditional';
 import { admitsVersion } from '../src/domain/issue-update.rules';
-import { problem, startIssues, type IssuesHarness } from './harness';
+import { problem, useIssuesService } from './harness';
 
 describe('entity tags of an issue', () => {
   test('when tagged, then the tag is the version and 16 hex digits of the answer digest, and another answer gets another tag', () => {
@@ -44,11 +44,7 @@ describe('entity tags of an issue', () => {
 });
 
 describe('conditional requests on /api/v1/issues/{key}', () => {
-  let h: IssuesHarness;
-  beforeAll(async () => {
-    h = await startIssues();
-  });
-  afterAll(() => h.close());
+  const h = useIssuesService();
 
   async function setup() {
     const { queue, writer } = await h.writableQueue();

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { serve, type RunningServer, type Signer } from '@tracker/kit';
-import { createTestSchema, type FakeAccess, type Member, newMember, newWorkspace, signedClient, type SignedReply as Reply, startFakeAccess, testRedisUrl, type TestSchema, type Workspace } from '@tracker/testing';
+import { createTestSchema, type FakeAccess, type Member, newMember, newWorkspace, signedClient, type SignedReply as Reply, serviceTestEnv, startFakeAccess, type TestSchema, type Workspace } from '@tracker/testing';
 import type { QueueRole } from '@tracker/contracts';
 import { createIssuesService, type IssuesService } from '../src/app';
 import { loadIssuesConfig } from '../src/config';
@@ -8,6 +8,7 @@ import { loadIssuesConfig } from '../src/config';
 const MIGRATIONS = path.join(__dirname, '../prisma/migrations');
 
 export type { Member, Workspace };
+export { problem } from '@tracker/testing';
 
 /** The issues service in this test process, on a random port, in its own schema, with a fake access service. */
 export interface IssuesHarness {
@@ -41,16 +42,7 @@ export const uniqueKey = (prefix = 'Q') => `${prefix}${(Date.now() % 1e5).toStri
 export async function startIssues(env: Record<string, string> = {}): Promise<IssuesHarness> {
   const schema = await createTestSchema('issues', MIGRATIONS);
   const access = await startFakeAccess('issues');
-  const config = loadIssuesConfig({
-    NODE_ENV: 'test',
-    LOG_LEVEL: 'silent',
-    DATABASE_URL: schema.databaseUrl,
-    DATABASE_SCHEMA: schema.schema,
-    DATABASE_POOL_MAX: '20',
-    REDIS_URL: testRedisUrl(),
-    ACCESS_URL: access.url,
-    ...env,
-  });
+  const config = loadIssuesConfig({ ...serviceTestEnv(schema), DATABASE_POOL_MAX: '20', ACCESS_URL: access.url, ...env });
   const service = createIssuesService(config);
   const running: RunningServer = await serve(service.app, { port: 0, host: '127.0.0.1', logger: service.logger, graceMs: 1000 });
   const url = `http://127.0.0.1:${running.port}`;
@@ -111,6 +103,21 @@ export async function startIssues(env: Record<string, string> = {}): Promise<Iss
   };
 }
 
-/** The problem+json body every error answer has. */
-export const problem = (status: number, code: string) =>
-  expect.objectContaining({ status, code, title: expect.any(String), detail: expect.any(String), type: expect.any(String) });
+/**
+ * The issues service for the tests of one file (or of one describe block, when called
+ * inside it): started in beforeAll, closed in afterAll. The harness it returns is only
+ * there once beforeAll has run, so use it inside hooks and tests.
+ */
+export function useIssuesService(env: Record<string, string> = {}): IssuesHarness {
+  let started: IssuesHarness | undefined;
+  beforeAll(async () => {
+    started = await startIssues(env);
+  });
+  afterAll(() => started?.close());
+  return new Proxy({} as IssuesHarness, {
+    get(_, property) {
+      if (!started) throw new Error('the issues service starts in beforeAll: use it inside a hook or a test');
+      return started[property as keyof IssuesHarness];
+    },
+  });
+}

@@ -1,13 +1,9 @@
 import { createLogger, serve } from '@tracker/kit';
 import { createIssuesService } from '../src/app';
 import { loadIssuesConfig } from '../src/config';
-import { problem, startIssues, type IssuesHarness } from './harness';
+import { problem, useIssuesService } from './harness';
 
-let h: IssuesHarness;
-beforeAll(async () => {
-  h = await startIssues();
-});
-afterAll(() => h.close());
+const h = useIssuesService();
 
 describe('health and routing', () => {
   test('when the database is reachable, then /healthz and /readyz answer 200', async () => {

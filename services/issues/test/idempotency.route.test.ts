@@ -1,12 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { problem, startIssues, type IssuesHarness } from './harness';
+import { problem, useIssuesService } from './harness';
 
 /** POST under Idempotency-Key: one write per key, the first answer replayed, another request under it refused. */
-let h: IssuesHarness;
-beforeAll(async () => {
-  h = await startIssues();
-});
-afterAll(() => h.close());
+const h = useIssuesService();
 
 const keyed = (key: string) => ({ 'Idempotency-Key': key });
 const json = (key: string) => ({ ...keyed(key), 'Content-Type': 'application/json' });

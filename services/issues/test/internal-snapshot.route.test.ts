@@ -1,11 +1,7 @@
 import { IssueState, QueueState } from '@tracker/events';
-import { problem, startIssues, type IssuesHarness } from './harness';
+import { problem, useIssuesService } from './harness';
 
-let h: IssuesHarness;
-beforeAll(async () => {
-  h = await startIssues();
-});
-afterAll(() => h.close());
+const h = useIssuesService();
 
 const get = (path: string) => h.call('GET', path, { service: 'statistics' });
 

@@ -1,12 +1,9 @@
 import { CommentPage, HistoryPage, IssueDetails, LinkPage, SubtaskPage, WorklogPage } from '@tracker/contracts';
-import { problem, startIssues, type IssuesHarness } from './harness';
+import { INVALID_PAGE_QUERIES, VALID_PAGE_QUERIES } from '@tracker/testing';
+import { problem, useIssuesService } from './harness';
 
 /** GET /issues/{key}/{comments,worklogs,history,links,subtasks}: pages of what an issue read embeds the newest 50 of. */
-let h: IssuesHarness;
-beforeAll(async () => {
-  h = await startIssues();
-});
-afterAll(() => h.close());
+const h = useIssuesService();
 
 async function setup() {
   const { ws, queue, writer } = await h.writableQueue();
@@ -128,27 +125,11 @@ describe('an issue read and its lists', () => {
     const { queue, writer } = await setup();
     const issue = await h.issue(writer, queue.id);
     const path = `/api/v1/issues/${issue.key}/comments`;
-    const cases: Array<[string, string[]]> = [
-      ['limit=0', ['limit']],
-      ['limit=51', ['limit']],
-      ['limit=abc', ['limit']],
-      ['limit=', ['limit']],
-      ['limit=1.5', ['limit']],
-      ['limit=1e1', ['limit']],
-      ['limit=-1', ['limit']],
-      ['after_id=-1', ['after_id']],
-      ['after_id=2147483648', ['after_id']],
-      ['after_id=99999999999', ['after_id']],
-      ['limit=5&limit=6', ['limit']],
-      ['limit[a]=1', ['limit[a]']],
-      ['offset=3', ['offset']],
-      ['limit=0&after_id=x&page=2', ['after_id', 'limit', 'page']],
-    ];
-    for (const [query, paths] of cases) {
+    for (const [query, paths] of INVALID_PAGE_QUERIES) {
       const res = await get(writer, `${path}?${query}`);
       expect({ query, status: res.status, body: res.body }).toEqual({ query, status: 422, body: problem(422, 'validation_failed') });
       expect({ query, paths: res.body.errors.map((e: { path: string }) => e.path).sort() }).toEqual({ query, paths });
     }
-    for (const query of ['after_id=0&limit=50', 'limit=1', 'after_id=2147483647']) expect((await get(writer, `${path}?${query}`)).status).toBe(200);
+    for (const query of VALID_PAGE_QUERIES) expect((await get(writer, `${path}?${query}`)).status).toBe(200);
   });
 });

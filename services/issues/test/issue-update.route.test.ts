@@ -1,11 +1,7 @@
 import { Issue } from '@tracker/contracts';
-import { problem, startIssues, type IssuesHarness } from './harness';
+import { problem, useIssuesService } from './harness';
 
-let h: IssuesHarness;
-beforeAll(async () => {
-  h = await startIssues();
-});
-afterAll(() => h.close());
+const h = useIssuesService();
 
 async function setup() {
   const { ws, queue, writer } = await h.writableQueue();

@@ -1,12 +1,8 @@
 import { Issue, IssueDetails } from '@tracker/contracts';
 import { issueFixture } from '@tracker/testing';
-import { problem, startIssues, type IssuesHarness } from './harness';
+import { problem, useIssuesService } from './harness';
 
-let h: IssuesHarness;
-beforeAll(async () => {
-  h = await startIssues();
-});
-afterAll(() => h.close());
+const h = useIssuesService();
 
 /** A workspace with one queue, a read-write member and the queue's statuses by name. */
 async function setup() {

@@ -1,13 +1,9 @@
 import { Issue, SEARCH_TRUNCATED_HEADER } from '@tracker/contracts';
 import { searchSql } from '../src/data-access/search.repository';
 import { toSearchCriteria } from '@tracker/contracts';
-import { problem, startIssues, type IssuesHarness, type Member, type Workspace } from './harness';
+import { problem, useIssuesService, type Member, type Workspace } from './harness';
 
-let h: IssuesHarness;
-beforeAll(async () => {
-  h = await startIssues();
-});
-afterAll(() => h.close());
+const h = useIssuesService();
 
 const search = (as: Member, body: unknown) => h.call('POST', '/api/v1/issues/search', { as, body });
 const keys = (res: { body: Array<{ key: string }> }) => res.body.map((i) => i.key).sort();

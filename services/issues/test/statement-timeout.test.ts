@@ -1,5 +1,5 @@
 import { Client } from 'pg';
-import { problem, startIssues, type IssuesHarness } from './harness';
+import { problem, useIssuesService } from './harness';
 
 /**
  * Every statement of a request is bounded (DATABASE_STATEMENT_TIMEOUT_MS, 5 s by default;
@@ -7,11 +7,7 @@ import { problem, startIssues, type IssuesHarness } from './harness';
  * cancelled by the server and answered 503 `service_unavailable` with Retry-After, and
  * its transaction leaves nothing behind.
  */
-let h: IssuesHarness;
-beforeAll(async () => {
-  h = await startIssues({ DATABASE_STATEMENT_TIMEOUT_MS: '500' });
-});
-afterAll(() => h.close());
+const h = useIssuesService({ DATABASE_STATEMENT_TIMEOUT_MS: '500' });
 
 async function holding<T>(lock: string, work: () => Promise<T>): Promise<T> {
   const blocker = new Client({ connectionString: h.schema.databaseUrl });

@@ -1,11 +1,7 @@
 import { Status } from '@tracker/contracts';
-import { startIssues, type IssuesHarness } from './harness';
+import { useIssuesService } from './harness';
 
-let h: IssuesHarness;
-beforeAll(async () => {
-  h = await startIssues();
-});
-afterAll(() => h.close());
+const h = useIssuesService();
 
 describe('GET /api/v1/statuses', () => {
   test('when a member lists statuses, then only those of queues they can read come back, in queue and position order', async () => {

@@ -1,5 +1,6 @@
 import { STANDARD_STATUSES, type QueueRole } from '@tracker/contracts';
 import { buildEvent, type EventEnvelope, type NewEvent } from '@tracker/events';
+import { issueCreateDefaults } from '@tracker/testing';
 
 /**
  * Integration events as the issues and access services publish them, with every field
@@ -39,17 +40,10 @@ export function issueState(queue: QueueState, fields: Partial<IssueState> = {}):
     queue_id: queue.id,
     key: `${queue.key}-${++issueNumber}`,
     title: 'An issue',
-    description: '',
+    ...issueCreateDefaults(),
     status_id: open.id,
     status_category: open.category,
     status_name: open.name,
-    assignee_id: null,
-    parent_id: null,
-    priority: 'normal',
-    type: 'task',
-    labels: [],
-    due_date: null,
-    estimate_minutes: 0,
     spent_minutes: 0,
     version: 1,
     position: 1,

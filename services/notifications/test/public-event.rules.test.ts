@@ -1,5 +1,6 @@
 import { PublicEvent } from '@tracker/contracts';
 import { buildEvent } from '@tracker/events';
+import { queueMemberFixture } from '@tracker/testing';
 import { publicEventOf } from '../src/domain/public-event.rules';
 import { events, issueState, queueState, userState } from './fixtures';
 
@@ -121,17 +122,7 @@ describe('public events from integration events', () => {
       event: expect.objectContaining({
         type: 'permission.changed',
         data: {
-          permission: {
-            queue_id: 3,
-            user_id: 8,
-            name: 'Bob',
-            active: true,
-            workspace_role: 'member',
-            role: 'read-write',
-            role_source: 'explicit',
-            explicit_role: 'read-write',
-            inherited_role: null,
-          },
+          permission: { ...queueMemberFixture({ user_id: 8, name: 'Bob' }), queue_id: 3 },
           previous: { explicit_role: null, role: null, role_source: null },
           actor_id: 1,
         },

@@ -1,5 +1,4 @@
-import { connect } from 'amqplib';
-import { testAmqpUrl } from '@tracker/testing';
+import { deadLettered } from '@tracker/testing/events';
 import { again, events, issueState, queueState, userState } from './fixtures';
 import { eventually, startNotifications, type NotificationsHarness } from './harness';
 
@@ -88,13 +87,7 @@ describe('public events consumer', () => {
     await h.publish([{ routingKey: 'tracker.user.created', raw: '{"not":"an event"' }, { routingKey: 'tracker.user.created', raw: JSON.stringify(forged) }]);
     await h.publish([after]);
     await h.handled([after.event_id]);
-    const connection = await connect(testAmqpUrl());
-    try {
-      const channel = await connection.createChannel();
-      await eventually(async () => expect((await channel.checkQueue(`${h.queue}.dlq`)).messageCount).toBe(2));
-    } finally {
-      await connection.close();
-    }
+    expect(await deadLettered(h.queue, 2)).toHaveLength(2);
     expect(await stored([forged.event_id])).toEqual([]);
     expect(await stored([after.event_id])).toHaveLength(1);
   });

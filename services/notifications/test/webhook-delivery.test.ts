@@ -1,6 +1,5 @@
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
+import { startFakeUpstream } from '@tracker/testing';
 import type { Delivery, WebhookCreated } from '@tracker/contracts';
 import { events, issueState, queueState, userState } from './fixtures';
 import { eventually, sleep, startNotifications, type Member, type NotificationsHarness } from './harness';
@@ -10,38 +9,25 @@ import { eventually, sleep, startNotifications, type Member, type NotificationsH
  * retry schedule of 1 s and 1 s: what is delivered, how it is signed, retried, given up,
  * switched off, and that two workers never send an attempt twice at once.
  */
-interface Received {
-  headers: http.IncomingHttpHeaders;
-  body: string;
-  at: number;
-}
-
 /** An endpoint answering each request with `answer(n)` (n: its requests so far, from 1); `hang` never answers. */
 async function receiver(answer: (n: number) => number | 'hang' = () => 204) {
-  const received: Received[] = [];
   let open = 0;
   let mostOpen = 0;
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      received.push({ headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), at: Date.now() });
-      const status = answer(received.length);
-      if (status === 'hang') {
-        mostOpen = Math.max(mostOpen, ++open);
-        res.on('close', () => open--);
-        return;
-      }
-      res.writeHead(status).end();
-    });
+  const upstream = await startFakeUpstream((_request, res) => {
+    const status = answer(upstream.requests.length);
+    if (status === 'hang') {
+      mostOpen = Math.max(mostOpen, ++open);
+      res.on('close', () => open--);
+      return;
+    }
+    res.writeHead(status).end();
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
-    received,
-    ids: () => received.map((r) => r.headers['webhook-id'] as string),
+    url: `${upstream.url}/hook`,
+    received: upstream.requests,
+    ids: () => upstream.requests.map((r) => r.headers['webhook-id'] as string),
     mostOpen: () => mostOpen,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve()) && server.closeAllConnections()),
+    close: upstream.close,
   };
 }
 

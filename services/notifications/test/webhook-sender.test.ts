@@ -1,11 +1,11 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { Webhook } from 'standardwebhooks';
+import { startFakeUpstream, type FakeUpstream, type UpstreamHandler, type UpstreamRequest } from '@tracker/testing';
 import { createWebhookSender, type Resolve } from '../src/data-access/webhook-sender';
 import { NO_ALLOWED_TARGETS, parseAllowedTargetsOrThrow } from '../src/domain/targets.rules';
 import { newWebhookSecret, webhookHeaders } from '../src/domain/webhook-signature.rules';
@@ -15,55 +15,22 @@ import { newWebhookSecret, webhookHeaders } from '../src/domain/webhook-signatur
  * what it reports for each kind of answer, that it follows no redirect, bounds time and
  * bytes, and never connects to an address it refused, however the name resolves.
  */
-interface Received {
-  method: string;
-  url: string;
-  headers: http.IncomingHttpHeaders;
-  body: string;
-}
-
-interface TestServer {
-  url: string;
-  port: number;
-  /** Connections accepted, whether or not a request came on them. */
-  connections: () => number;
-  received: Received[];
+interface TestServer extends FakeUpstream {
+  received: UpstreamRequest[];
   /** Resolves when a request's connection has closed. */
   closed: Promise<void>;
-  close: () => Promise<void>;
 }
 
 const servers: TestServer[] = [];
 
-async function startServer(answer: (req: http.IncomingMessage, res: http.ServerResponse) => void): Promise<TestServer> {
-  let connections = 0;
-  const received: Received[] = [];
+async function startServer(answer: UpstreamHandler): Promise<TestServer> {
   let onClosed: () => void = () => undefined;
   const closed = new Promise<void>((resolve) => (onClosed = resolve));
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      received.push({ method: req.method!, url: req.url!, headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
-      answer(req, res);
-    });
+  const upstream = await startFakeUpstream((request, res) => {
     res.on('close', onClosed);
+    return answer(request, res);
   });
-  server.on('connection', () => connections++);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as AddressInfo).port;
-  const entry: TestServer = {
-    url: `http://127.0.0.1:${port}`,
-    port,
-    connections: () => connections,
-    received,
-    closed,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+  const entry: TestServer = { ...upstream, received: upstream.requests, closed };
   servers.push(entry);
   return entry;
 }

@@ -1,6 +1,5 @@
-import http from 'node:http';
 import { SnapshotPage } from '@tracker/contracts';
-import { serviceCallerOf } from '@tracker/testing';
+import { sendJson, serviceCallerOf, startFakeUpstream } from '@tracker/testing';
 import type { IssueStateData, QueueStateData } from '../src/domain/replica';
 
 /**
@@ -37,46 +36,38 @@ export async function startFakeIssues(): Promise<FakeIssues> {
     return { rows: taken.map((id) => rows.get(id)!), next: ids.length > limit ? taken[taken.length - 1]! : null };
   }
 
-  const server = http.createServer((req, res) => {
-    req.resume();
-    req.on('end', async () => {
-      calls.push(req.url!);
-      const send = (status: number, json: unknown) => {
-        res.writeHead(status, { 'content-type': 'application/json' });
-        res.end(JSON.stringify(json));
-      };
-      if (serviceCallerOf(req, new Uint8Array(), 'issues') !== 'statistics') return send(401, { code: 'unauthorized' });
-      if (delay) await new Promise((r) => setTimeout(r, delay));
-      if (failures > 0) {
-        failures -= 1;
-        return send(500, { code: 'internal_error' });
-      }
-      const url = new URL(req.url!, 'http://x');
-      const query = SnapshotPage.safeParse(Object.fromEntries(url.searchParams));
-      if (req.method !== 'GET' || !query.success) return send(422, { code: 'validation_failed' });
-      const { after_id, limit } = query.data;
-      if (url.pathname === '/internal/snapshot/queues') {
-        const p = page(queues, after_id, limit);
-        return send(200, { queues: p.rows, next_after_id: p.next });
-      }
-      if (url.pathname === '/internal/snapshot/issues') {
-        const p = page(issues, after_id, limit);
-        return send(200, { issues: p.rows.map(({ revision, issue }) => ({ revision, issue })), next_after_id: p.next });
-      }
-      if (url.pathname === '/internal/snapshot/comments') {
-        const comments = new Map(
-          [...issues.values()].flatMap(({ issue, comments: list }) => list.map((c) => [c.id, { id: c.id, issue_id: issue.id, body: c.body }] as const)),
-        );
-        const p = page(comments, after_id, limit);
-        return send(200, { comments: p.rows, next_after_id: p.next });
-      }
-      send(404, { code: 'not_found' });
-    });
+  const upstream = await startFakeUpstream(async (request, res) => {
+    calls.push(request.url);
+    const send = (status: number, json: unknown) => sendJson(res, status, json);
+    if (serviceCallerOf(request, new Uint8Array(), 'issues') !== 'statistics') return send(401, { code: 'unauthorized' });
+    if (delay) await new Promise((r) => setTimeout(r, delay));
+    if (failures > 0) {
+      failures -= 1;
+      return send(500, { code: 'internal_error' });
+    }
+    const url = new URL(request.url, 'http://x');
+    const query = SnapshotPage.safeParse(Object.fromEntries(url.searchParams));
+    if (request.method !== 'GET' || !query.success) return send(422, { code: 'validation_failed' });
+    const { after_id, limit } = query.data;
+    if (url.pathname === '/internal/snapshot/queues') {
+      const p = page(queues, after_id, limit);
+      return send(200, { queues: p.rows, next_after_id: p.next });
+    }
+    if (url.pathname === '/internal/snapshot/issues') {
+      const p = page(issues, after_id, limit);
+      return send(200, { issues: p.rows.map(({ revision, issue }) => ({ revision, issue })), next_after_id: p.next });
+    }
+    if (url.pathname === '/internal/snapshot/comments') {
+      const comments = new Map(
+        [...issues.values()].flatMap(({ issue, comments: list }) => list.map((c) => [c.id, { id: c.id, issue_id: issue.id, body: c.body }] as const)),
+      );
+      const p = page(comments, after_id, limit);
+      return send(200, { comments: p.rows, next_after_id: p.next });
+    }
+    send(404, { code: 'not_found' });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as { port: number }).port;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: upstream.url,
     calls,
     queues,
     issues,
@@ -86,10 +77,6 @@ export async function startFakeIssues(): Promise<FakeIssues> {
     setDelay: (ms) => {
       delay = ms;
     },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close: upstream.close,
   };
 }

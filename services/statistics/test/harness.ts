@@ -1,10 +1,26 @@
 import path from 'node:path';
-import { Writable } from 'node:stream';
 import pino from 'pino';
-import { connect, type ChannelModel, type ConfirmChannel } from 'amqplib';
-import { eventSourceOf, routingKeyOf, taggedEventHeaders, type EventEnvelope } from '@tracker/events';
-import { devSigningKey, devTrustedKeysText, parseTrustedKeys, serve, type Logger, type RunningServer } from '@tracker/kit';
-import { amqpTestNames, type AmqpTestNames, createTestSchema, type FakeAccess, type Member, newMember, newWorkspace, signedClient, type SignedReply as Reply, startFakeAccess, testAmqpUrl, testRedisUrl, type TestSchema, type Workspace } from '@tracker/testing';
+import { serve, type Logger, type RunningServer } from '@tracker/kit';
+import {
+  amqpTestNames,
+  type AmqpTestNames,
+  consumerTestEnv,
+  createTestSchema,
+  type FakeAccess,
+  type LogLine,
+  logSink,
+  type Member,
+  newMember,
+  newWorkspace,
+  serviceTestEnv,
+  signedClient,
+  type SignedReply as Reply,
+  startFakeAccess,
+  type TestSchema,
+  untilHandled,
+  type Workspace,
+} from '@tracker/testing';
+import { startEventPublisher, type EventPublisher, type TestMessage } from '@tracker/testing/events';
 import type { QueueRole } from '@tracker/contracts';
 import { createStatisticsService, type StatisticsService } from '../src/app';
 import { loadStatisticsConfig } from '../src/config';
@@ -12,17 +28,10 @@ import type { IssueStateData, QueueStateData } from '../src/domain/replica';
 import { startFakeIssues, type FakeIssues } from './fake-issues';
 import { withQueuesLookup } from './queues-lookup';
 
-const DEV_TRUSTED = parseTrustedKeys(devTrustedKeysText());
-
 export const MIGRATIONS = path.join(__dirname, '../prisma/migrations');
 
-export type { Member, Workspace };
-
-export interface LogLine {
-  level: string;
-  msg: string;
-  [key: string]: unknown;
-}
+export type { LogLine, Member, Workspace };
+export { eventually, problem, sleep } from '@tracker/testing';
 
 /**
  * The statistics service in this test process, on a random port, in its own schema,
@@ -46,7 +55,7 @@ export interface StatisticsHarness {
   registerQueue: (queue: QueueStateData) => void;
   call: (method: string, path: string, options?: { as?: Member | null; body?: unknown; raw?: string; headers?: Record<string, string> }) => Promise<Reply>;
   /** Publishes events to the test exchange with their routing keys, signed as their publisher's relay does (raw text unsigned), confirmed by the broker. */
-  publish: (events: Array<EventEnvelope | { routingKey: string; raw: string }>) => Promise<void>;
+  publish: (events: TestMessage[]) => Promise<void>;
   /** Resolves once every given event id has been handled `times` times (from the consumer's debug log). */
   handled: (eventIds: string[], times?: number, timeoutMs?: number) => Promise<void>;
   markBuilt: (snapshotAt?: Date) => Promise<void>;
@@ -61,43 +70,24 @@ export async function startStatistics(options: { consumer?: boolean; env?: Recor
   const amqp = options.consumer ? amqpTestNames('statistics') : null;
   const queue = amqp ? amqp.queue('statistics.events') : '';
   const config = loadStatisticsConfig({
-    NODE_ENV: 'test',
-    LOG_LEVEL: 'silent',
-    DATABASE_URL: schema.databaseUrl,
-    DATABASE_SCHEMA: schema.schema,
+    ...serviceTestEnv(schema),
     DATABASE_POOL_MAX: '20',
-    REDIS_URL: testRedisUrl(),
     ACCESS_URL: access.url,
     ISSUES_URL: issues.url,
-    AMQP_URL: testAmqpUrl(),
-    EVENTS_RETRY_DELAY_MS: '100',
-    EVENTS_MAX_ATTEMPTS: '3',
-    ...(amqp ? { EVENTS_EXCHANGE: amqp.exchange, EVENTS_QUEUE: queue } : {}),
+    ...consumerTestEnv(amqp, queue),
     ...options.env,
   });
-  const logs: LogLine[] = [];
-  const logger: Logger = pino(
-    { level: 'debug', base: { service: 'statistics' } },
-    new Writable({
-      write(chunk, _encoding, done) {
-        for (const line of String(chunk).split('\n').filter(Boolean)) logs.push(JSON.parse(line));
-        done();
-      },
-    }),
-  );
+  const { logs, destination } = logSink();
+  const logger: Logger = pino({ level: 'debug', base: { service: 'statistics' } }, destination);
   const service = createStatisticsService(config, { logger, clock: options.clock });
   const running: RunningServer = await serve(service.app, { port: 0, host: '127.0.0.1', logger, graceMs: 1000 });
   const url = `http://127.0.0.1:${running.port}`;
 
-  let connection: ChannelModel | null = null;
-  let channel: ConfirmChannel | null = null;
+  let publisher: EventPublisher | null = null;
   const consumers = amqp ? service.startConsumers() : null;
   if (amqp) {
     await consumers!.ready();
-    connection = await connect(testAmqpUrl());
-    connection.on('error', () => undefined);
-    channel = await connection.createConfirmChannel();
-    channel.on('error', () => undefined);
+    publisher = await startEventPublisher(amqp);
   }
 
   const member: StatisticsHarness['member'] = (workspaceId, role = 'member') => newMember(access, workspaceId, { role });
@@ -121,23 +111,8 @@ export async function startStatistics(options: { consumer?: boolean; env?: Recor
     grant: (m, queueId, role) => access.grant(m.id, queueId, role),
     registerQueue,
     call: (method, path, { as, ...options } = {}) => signedCall(method, path, { ...options, as: as?.principal }),
-    async publish(events) {
-      for (const e of events) {
-        const [routingKey, content, messageId] =
-          'raw' in e ? [e.routingKey, Buffer.from(e.raw), undefined] : [routingKeyOf(e.type), Buffer.from(JSON.stringify(e)), e.event_id];
-        // As the publishers' relays send them: tagged for this service under the key each shares with it.
-        const headers = 'raw' in e ? {} : taggedEventHeaders({ key: devSigningKey(eventSourceOf[e.type]), trusted: DEV_TRUSTED }, e, content);
-        channel!.publish(amqp!.exchange, routingKey, content, { persistent: true, contentType: 'application/json', messageId, headers });
-      }
-      await channel!.waitForConfirms();
-    },
-    async handled(eventIds, times = 1, timeoutMs = 15_000) {
-      const deadline = Date.now() + timeoutMs;
-      while (!eventIds.every((id) => handledCount(id) >= times)) {
-        if (Date.now() > deadline) throw new Error(`events not handled ${times}x within ${timeoutMs} ms: ${eventIds.filter((id) => handledCount(id) < times).length} left`);
-        await new Promise((r) => setTimeout(r, 20));
-      }
-    },
+    publish: (events) => publisher!.publish(events),
+    handled: (eventIds, times = 1, timeoutMs = 15_000) => untilHandled(eventIds, handledCount, times, timeoutMs),
     markBuilt: (snapshotAt = new Date()) => service.replica.markBuilt(snapshotAt),
     async seed({ queues = [], issues: issueRows = [], comments = [] }) {
       if (queues.length) {
@@ -178,18 +153,13 @@ export async function startStatistics(options: { consumer?: boolean; env?: Recor
     async close() {
       await running.shutdown();
       await consumers?.stop();
-      if (channel && amqp) await amqp.cleanup(channel).catch(() => undefined);
-      await connection?.close().catch(() => undefined);
+      await publisher?.close();
       await service.close();
       await Promise.all([access.close(), issues.close()]);
       await schema.drop();
     },
   };
 }
-
-/** The problem+json body every error answer has. */
-export const problem = (status: number, code: string) =>
-  expect.objectContaining({ status, code, title: expect.any(String), detail: expect.any(String), type: expect.any(String) });
 
 /** The replica as plain data, in the shapes the events carry, to compare with what the source holds. */
 export async function readReplica(schema: TestSchema) {
@@ -224,19 +194,4 @@ export function expectedReplica(
     queues: Object.fromEntries(queues.map(({ revision, queue }) => [queue.id, { revision, queue }])),
     comments: Object.fromEntries(issues.flatMap(({ issue, comments }) => comments.map((c) => [c.id, { issueId: issue.id, body: c.body }]))),
   };
-}
-
-export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** Polls until `check` stops throwing (the last error is rethrown after the timeout). */
-export async function eventually<T>(check: () => Promise<T>, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      return await check();
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-      await sleep(50);
-    }
-  }
 }

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import { QueuesLookup } from '@tracker/contracts';
 import type { Signer } from '@tracker/kit';
-import { serviceCallerOf, type FakeAccess } from '@tracker/testing';
+import { sendJson, serviceCallerOf, startFakeUpstream, type FakeAccess } from '@tracker/testing';
 
 /**
  * The fake access service of @tracker/testing with POST /internal/queues/lookup, which it
@@ -11,48 +11,35 @@ import { serviceCallerOf, type FakeAccess } from '@tracker/testing';
  */
 export async function withQueuesLookup(fake: FakeAccess, service: Signer): Promise<FakeAccess> {
   let down = false;
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const raw = Buffer.concat(chunks);
-      if (req.method !== 'POST' || req.url !== '/internal/queues/lookup') {
-        const upstream = http.request(fake.url + req.url, { method: req.method, headers: req.headers }, (answer) => {
-          res.writeHead(answer.statusCode ?? 502, answer.headers);
-          answer.pipe(res);
-        });
-        upstream.on('error', () => res.destroy());
-        upstream.end(raw);
-        return;
-      }
-      const body = raw.length ? JSON.parse(raw.toString('utf8')) : undefined;
-      fake.calls.push({ method: req.method!, path: req.url, body });
-      const send = (status: number, json: unknown) => {
-        res.writeHead(status, { 'content-type': 'application/json' });
-        res.end(JSON.stringify(json));
-      };
-      if (serviceCallerOf(req, raw, 'access') !== service) return send(401, { code: 'unauthorized' });
-      if (down) return send(500, { code: 'internal_error' });
-      const parsed = QueuesLookup.safeParse(body);
-      if (!parsed.success) return send(422, { code: 'validation_failed' });
-      const ids = [...new Set(parsed.data.queue_ids)].filter((id) => fake.registeredQueues.get(id)?.workspaceId === parsed.data.workspace_id);
-      send(200, { queue_ids: ids.sort((a, b) => a - b) });
-    });
+  const relay = await startFakeUpstream((request, res) => {
+    if (request.method !== 'POST' || request.url !== '/internal/queues/lookup') {
+      const upstream = http.request(fake.url + request.url, { method: request.method, headers: request.headers }, (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      });
+      upstream.on('error', () => res.destroy());
+      upstream.end(request.bytes);
+      return;
+    }
+    const body = request.bytes.length ? JSON.parse(request.body) : undefined;
+    fake.calls.push({ method: request.method, path: request.url, body });
+    const send = (status: number, json: unknown) => sendJson(res, status, json);
+    if (serviceCallerOf(request, request.bytes, 'access') !== service) return send(401, { code: 'unauthorized' });
+    if (down) return send(500, { code: 'internal_error' });
+    const parsed = QueuesLookup.safeParse(body);
+    if (!parsed.success) return send(422, { code: 'validation_failed' });
+    const ids = [...new Set(parsed.data.queue_ids)].filter((id) => fake.registeredQueues.get(id)?.workspaceId === parsed.data.workspace_id);
+    send(200, { queue_ids: ids.sort((a, b) => a - b) });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as { port: number }).port;
   return {
     ...fake,
-    url: `http://127.0.0.1:${port}`,
+    url: relay.url,
     setDown: (value) => {
       down = value;
       fake.setDown(value);
     },
     close: async () => {
-      await new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      });
+      await relay.close();
       await fake.close();
     },
   };

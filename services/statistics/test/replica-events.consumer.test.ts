@@ -1,5 +1,4 @@
-import { connect } from 'amqplib';
-import { testAmqpUrl } from '@tracker/testing';
+import { deadLettered } from '@tracker/testing/events';
 import { event, issueHistory, issueState, newId, queueHistory, queueState, rng, statusOf } from './fixtures';
 import { eventually, expectedReplica, readReplica, startStatistics, type StatisticsHarness } from './harness';
 
@@ -123,20 +122,9 @@ describe('replica events consumer', () => {
     await h.publish([after]);
     await h.handled([after.event_id]);
 
-    const connection = await connect(testAmqpUrl());
-    try {
-      const channel = await connection.createChannel();
-      await eventually(async () => expect((await channel.checkQueue(`${h.queue}.dlq`)).messageCount).toBe(2));
-      const bodies: string[] = [];
-      for (let n = 0; n < 2; n++) {
-        const message = await channel.get(`${h.queue}.dlq`, { noAck: true });
-        if (message) bodies.push(message.content.toString());
-      }
-      expect(bodies).toContain('{"not":"an event"');
-      expect(bodies.some((b) => b.includes(mismatched.event_id))).toBe(true);
-    } finally {
-      await connection.close();
-    }
+    const bodies = await deadLettered(h.queue, 2);
+    expect(bodies).toContain('{"not":"an event"');
+    expect(bodies.some((b) => b.includes(mismatched.event_id))).toBe(true);
     expect(h.logs.filter((l) => l.msg === 'poison message: not a valid event; dead-lettered')).toHaveLength(1);
     expect(await issueRow(issue.id)).toMatchObject({ revision: 1 });
   });

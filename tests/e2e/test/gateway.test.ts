@@ -1,5 +1,4 @@
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { startFakeUpstream } from '@tracker/testing';
 import { pollUntil, SERVICE_NAMES, seedWorkspace, startSystem, waitForOutput, type System } from '@tracker/system-tests-support';
 
 let system: System;
@@ -174,14 +173,10 @@ describe('limits', () => {
 
 describe('upstream failures', () => {
   test('when an upstream does not answer in time, then 503 problem within the timeout, never a hung request', async () => {
-    const sockets: import('node:net').Socket[] = [];
-    const silent = http.createServer(() => {
+    const silent = await startFakeUpstream(() => {
       /* never answers */
     });
-    silent.on('connection', (s) => sockets.push(s));
-    await new Promise<void>((r) => silent.listen(0, '127.0.0.1', () => r()));
-    const port = (silent.address() as AddressInfo).port;
-    const gateway = await system.startGateway({ ISSUES_URL: `http://127.0.0.1:${port}`, UPSTREAM_TIMEOUT_MS: '700' });
+    const gateway = await system.startGateway({ ISSUES_URL: silent.url, UPSTREAM_TIMEOUT_MS: '700' });
     try {
       const res = await system.api('GET', '/api/v1/queues', { token: ws.member.token, baseUrl: gateway.url });
       expect(res.status).toBe(503);
@@ -189,8 +184,7 @@ describe('upstream failures', () => {
       expect(res.headers.get('retry-after')).toBe('5');
       expect(res.ms).toBeLessThan(3000);
     } finally {
-      sockets.forEach((s) => s.destroy());
-      silent.close();
+      await silent.close();
     }
   });
 

@@ -1,30 +1,17 @@
 import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
 import { startRoundRobin, type RoundRobin } from '@tracker/system-tests-support';
-import { freePort } from '@tracker/testing';
+import { closedPortUrl, startFakeUpstream, type FakeUpstream } from '@tracker/testing';
 
 /** A replica that names itself and echoes what it was sent. */
-async function replica(name: string): Promise<{ url: string; close: () => Promise<void> }> {
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      res.writeHead(201, { 'x-replica': name, 'x-seen-host': req.headers.host ?? '', 'set-cookie': ['a=1', 'b=2'] });
-      res.end(JSON.stringify({ name, method: req.method, url: req.url, length: Buffer.concat(chunks).length, custom: req.headers['x-custom'] }));
-    });
+const replica = (name: string): Promise<FakeUpstream> =>
+  startFakeUpstream((request, res) => {
+    res.writeHead(201, { 'x-replica': name, 'x-seen-host': request.headers.host ?? '', 'set-cookie': ['a=1', 'b=2'] });
+    res.end(JSON.stringify({ name, method: request.method, url: request.url, length: request.bytes.length, custom: request.headers['x-custom'] }));
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: async () => {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  };
-}
 
-let a: Awaited<ReturnType<typeof replica>>;
-let b: Awaited<ReturnType<typeof replica>>;
+let a: FakeUpstream;
+let b: FakeUpstream;
 let roundRobin: RoundRobin;
 beforeAll(async () => {
   [a, b] = await Promise.all([replica('a'), replica('b')]);
@@ -63,7 +50,7 @@ test('when one client sends consecutive requests on a kept-alive connection, the
 });
 
 test('when the chosen replica is down, then the caller gets a connection error, not an answer; the next request reaches the other one', async () => {
-  const down = `http://127.0.0.1:${await freePort()}`;
+  const down = await closedPortUrl();
   roundRobin = await startRoundRobin([down, a.url]);
   await expect(fetch(`${roundRobin.url}/x`)).rejects.toThrow();
   const next = await fetch(`${roundRobin.url}/x`);

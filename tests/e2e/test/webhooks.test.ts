@@ -1,7 +1,6 @@
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { verifyWebhook } from '@tracker/client/webhooks';
+import { startFakeUpstream, type UpstreamRequest } from '@tracker/testing';
 import { pollUntil, seedWorkspace, startService, startSystem, type System } from '@tracker/system-tests-support';
 
 /**
@@ -31,29 +30,17 @@ const api = async (method: string, path: string, body?: unknown, token = ws.admi
   return res.body;
 };
 
-interface Received {
-  headers: http.IncomingHttpHeaders;
-  body: string;
-}
-
 /** A receiver on 127.0.0.1 answering each request with `answer(n)` (n counts its requests from 1); 'hang' never answers. */
 async function receiver(answer: (n: number) => number | 'hang' = () => 200) {
-  const received: Received[] = [];
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      received.push({ headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
-      const status = answer(received.length);
-      if (status !== 'hang') res.writeHead(status).end();
-    });
+  const upstream = await startFakeUpstream((_request, res) => {
+    const status = answer(upstream.requests.length);
+    if (status !== 'hang') res.writeHead(status).end();
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const r = {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/tracker`,
-    received,
-    ids: () => received.map((x) => x.headers['webhook-id'] as string),
-    close: () => new Promise<void>((resolve) => server.close(() => resolve()) && server.closeAllConnections()),
+    url: `${upstream.url}/tracker`,
+    received: upstream.requests,
+    ids: () => upstream.requests.map((x) => x.headers['webhook-id'] as string),
+    close: upstream.close,
   };
   receivers.push(r);
   return r;
@@ -61,8 +48,8 @@ async function receiver(answer: (n: number) => number | 'hang' = () => 200) {
 
 const subscribe = (url: string, events: string[] = ['*']) => api('POST', '/api/v1/webhooks', { url, events, queue_ids: [queueId] }) as Promise<{ id: number; secret: string }>;
 const newIssue = (title: string) => api('POST', '/api/v1/issues', { queue_id: queueId, title }) as Promise<{ id: number; key: string; version: number }>;
-const received = (r: { received: Received[] }, count: number, timeoutMs = 20_000) => pollUntil(async () => r.received.length, (n) => n >= count, timeoutMs);
-const typeOf = (x: Received) => (JSON.parse(x.body) as { type: string }).type;
+const received = (r: { received: UpstreamRequest[] }, count: number, timeoutMs = 20_000) => pollUntil(async () => r.received.length, (n) => n >= count, timeoutMs);
+const typeOf = (x: UpstreamRequest) => (JSON.parse(x.body) as { type: string }).type;
 
 describe('webhooks through the gateway', () => {
   test('writes arrive as signed events: standardwebhooks and the client both verify them, and the body is the event of the feed', async () => {

@@ -4,10 +4,10 @@
  */
 import fs from 'node:fs';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { API_OPERATIONS } from '@tracker/contracts';
 import { devSigningKey, issueTicket, type Signer, type TicketRequest } from '@tracker/kit';
+import { startFakeUpstream } from '@tracker/testing';
 import { startSystem, type ApiResponse, type System } from '@tracker/system-tests-support';
 import {
   comparableHeaders,
@@ -274,21 +274,16 @@ describe('API2 authentication', () => {
     test('when a ticket the gateway sent is captured and replayed (same request, another route, method, body or service), then 401', async () => {
       // A gateway of its own whose issues upstream records what it is sent before passing it on.
       const captured: Array<{ method: string; path: string; ticket: string; body: Buffer }> = [];
-      const recorder = http.createServer((req, res) => {
-        const chunks: Buffer[] = [];
-        req.on('data', (c: Buffer) => chunks.push(c));
-        req.on('end', () => {
-          const body = Buffer.concat(chunks);
-          captured.push({ method: req.method!, path: req.url!, ticket: String(req.headers['x-tracker-principal']), body });
-          const upstream = http.request(new URL(req.url!, system.urls.issues), { method: req.method, headers: req.headers }, (answer) => {
-            res.writeHead(answer.statusCode!, answer.headers);
-            answer.pipe(res);
-          });
-          upstream.end(body);
+      const recorder = await startFakeUpstream((request, res) => {
+        const body = request.bytes;
+        captured.push({ method: request.method, path: request.url, ticket: String(request.headers['x-tracker-principal']), body });
+        const upstream = http.request(new URL(request.url, system.urls.issues), { method: request.method, headers: request.headers }, (answer) => {
+          res.writeHead(answer.statusCode!, answer.headers);
+          answer.pipe(res);
         });
+        upstream.end(body);
       });
-      await new Promise<void>((resolve) => recorder.listen(0, '127.0.0.1', resolve));
-      const gateway = await system.startGateway({ ISSUES_URL: `http://127.0.0.1:${(recorder.address() as AddressInfo).port}` });
+      const gateway = await system.startGateway({ ISSUES_URL: recorder.url });
       try {
         const comment = { body: 'captured on the wire' };
         const sent = await api('POST', `/api/v1/issues/${world.visIssue.key}/comments`, { baseUrl: gateway.url, token: A.admin.token, body: comment });
@@ -313,7 +308,7 @@ describe('API2 authentication', () => {
         expect(await count()).toBe(before);
       } finally {
         await gateway.stop();
-        await new Promise((resolve) => recorder.close(resolve));
+        await recorder.close();
       }
     });
 

@@ -1,0 +1,63 @@
+/**
+ * The test side of an event consumer (`@tracker/testing/events`, apart from the main entry
+ * so that only the tests of consumers load the events library): publishing as the
+ * publishers' relays do, and reading what the consumer dead-lettered.
+ */
+
+import { connect } from 'amqplib';
+import { eventSourceOf, routingKeyOf, taggedEventHeaders, type EventEnvelope } from '@tracker/events';
+import { devSigningKey, devTrustedKeysText, parseTrustedKeys } from '@tracker/kit';
+import { testAmqpUrl, type AmqpTestNames } from './amqp';
+import { eventually } from './waiting';
+
+const DEV_TRUSTED = parseTrustedKeys(devTrustedKeysText());
+
+/** An event to publish, or raw text under a routing key (sent untagged, as no relay would). */
+export type TestMessage = EventEnvelope | { routingKey: string; raw: string };
+
+export interface EventPublisher {
+  /** Publishes to the test's exchange under each event's routing key, tagged as its publisher's relay tags it, and waits for the broker's confirms. */
+  publish: (messages: TestMessage[]) => Promise<void>;
+  /** Deletes the test's exchange and queues, then disconnects. */
+  close: () => Promise<void>;
+}
+
+export async function startEventPublisher(amqp: AmqpTestNames): Promise<EventPublisher> {
+  const connection = await connect(testAmqpUrl());
+  connection.on('error', () => undefined);
+  const channel = await connection.createConfirmChannel();
+  channel.on('error', () => undefined);
+  return {
+    async publish(messages) {
+      for (const m of messages) {
+        const [routingKey, content, messageId] =
+          'raw' in m ? [m.routingKey, Buffer.from(m.raw), undefined] : [routingKeyOf(m.type), Buffer.from(JSON.stringify(m)), m.event_id];
+        // As the publishers' relays send them: tagged for each consumer under the key each shares with it.
+        const headers = 'raw' in m ? {} : taggedEventHeaders({ key: devSigningKey(eventSourceOf[m.type]), trusted: DEV_TRUSTED }, m, content);
+        channel.publish(amqp.exchange, routingKey, content, { persistent: true, contentType: 'application/json', messageId, headers });
+      }
+      await channel.waitForConfirms();
+    },
+    async close() {
+      await amqp.cleanup(channel).catch(() => undefined);
+      await connection.close().catch(() => undefined);
+    },
+  };
+}
+
+/** Once `queue`'s dead-letter queue holds exactly `count` messages: their bodies, taken off it. */
+export async function deadLettered(queue: string, count: number): Promise<string[]> {
+  const connection = await connect(testAmqpUrl());
+  try {
+    const channel = await connection.createChannel();
+    await eventually(async () => expect((await channel.checkQueue(`${queue}.dlq`)).messageCount).toBe(count));
+    const bodies: string[] = [];
+    for (let n = 0; n < count; n++) {
+      const message = await channel.get(`${queue}.dlq`, { noAck: true });
+      if (message) bodies.push(message.content.toString());
+    }
+    return bodies;
+  } finally {
+    await connection.close();
+  }
+}
