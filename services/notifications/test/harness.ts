@@ -25,7 +25,7 @@ import {
   type TestSchema,
   type Workspace,
 } from '@tracker/testing';
-import { startEventPublisher, type EventPublisher, type TestMessage } from '@tracker/testing/events';
+import { startEventPublisher, type EventPublisher, type TestMessage } from '@tracker/events/testing';
 import { createNotificationsService, type NotificationsService } from '../src/app';
 import { loadNotificationsConfig } from '../src/config';
 import { recordEvents } from '../src/domain/record-events.use-case';

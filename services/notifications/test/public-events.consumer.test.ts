@@ -1,4 +1,4 @@
-import { deadLettered } from '@tracker/testing/events';
+import { deadLettered } from '@tracker/events/testing';
 import { again, events, issueState, queueState, userState } from './fixtures';
 import { eventually, startNotifications, type NotificationsHarness } from './harness';
 

@@ -20,7 +20,7 @@ import {
   untilHandled,
   type Workspace,
 } from '@tracker/testing';
-import { startEventPublisher, type EventPublisher, type TestMessage } from '@tracker/testing/events';
+import { startEventPublisher, type EventPublisher, type TestMessage } from '@tracker/events/testing';
 import type { QueueRole } from '@tracker/contracts';
 import { createStatisticsService, type StatisticsService } from '../src/app';
 import { loadStatisticsConfig } from '../src/config';

@@ -1,4 +1,4 @@
-import { deadLettered } from '@tracker/testing/events';
+import { deadLettered } from '@tracker/events/testing';
 import { event, issueHistory, issueState, newId, queueHistory, queueState, rng, statusOf } from './fixtures';
 import { eventually, expectedReplica, readReplica, startStatistics, type StatisticsHarness } from './harness';
 

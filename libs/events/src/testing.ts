@@ -1,14 +1,14 @@
 /**
- * The test side of an event consumer (`@tracker/testing/events`, apart from the main entry
- * so that only the tests of consumers load the events library): publishing as the
- * publishers' relays do, and reading what the consumer dead-lettered.
+ * The test side of an event consumer (`@tracker/events/testing`, apart from the main entry
+ * so that no service loads test code): publishing as the publishers' relays do, and
+ * reading what the consumer dead-lettered. It lives here rather than in libs/testing so
+ * that libs/testing does not depend on this library, which tests itself with libs/testing.
  */
 
 import { connect } from 'amqplib';
-import { eventSourceOf, routingKeyOf, taggedEventHeaders, type EventEnvelope } from '@tracker/events';
+import { eventSourceOf, routingKeyOf, taggedEventHeaders, type EventEnvelope } from './index';
 import { devSigningKey, devTrustedKeysText, parseTrustedKeys } from '@tracker/kit';
-import { testAmqpUrl, type AmqpTestNames } from './amqp';
-import { eventually } from './waiting';
+import { eventually, testAmqpUrl, type AmqpTestNames } from '@tracker/testing';
 
 const DEV_TRUSTED = parseTrustedKeys(devTrustedKeysText());
 
