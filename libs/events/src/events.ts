@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Category, Priority, QueueRole, WorkspaceRole } from '@tracker/contracts';
-import type { Signer } from '@tracker/kit/signing';
+import type { Signer } from '@tracker/signing';
 import { z } from 'zod';
 
 /**

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { ChannelModel, ConfirmChannel, Options } from 'amqplib';
 import { Pool as PgPool, type Pool } from 'pg';
-import type { Metrics, SigningKey, TrustedKeys } from '@tracker/kit';
+import type { Metrics } from '@tracker/kit';
+import type { SigningKey, TrustedKeys } from '@tracker/signing';
 import { closeQuietly, errorMessage, openConnection, reconnectDelay, Waker, type EventsLogger, type ReconnectOptions } from './broker';
 import { EVENT_TYPES, EVENTS_EXCHANGE, eventSourceOf, type EventType } from './events';
 import { outboxMetrics } from './metrics';

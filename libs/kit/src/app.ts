@@ -9,7 +9,7 @@ import type { Logger } from './logger';
 import { observeHttp, type Metrics } from './metrics';
 import { checkTicket, PRINCIPAL_HEADER, type Principal, type Proofs, type TicketKeys, type UserPrincipal } from './principal';
 import type { SeenTickets } from './seen-tickets';
-import type { Signer, TrustedKeys } from './signing';
+import type { Signer, TrustedKeys } from '@tracker/signing';
 import { fieldErrors } from './validation';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;

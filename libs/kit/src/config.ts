@@ -1,7 +1,7 @@
 import { KeyObject } from 'node:crypto';
 import { z } from 'zod';
 import { statementTimeoutEnv } from './database-errors';
-import { DEV_PUBLIC_KEYS, devSeedOf, devTrustedKeysText, parseTrustedKeys, SIGNERS, signingKeyFromSeed, type Signer, type SigningKey, type TrustedKeys } from './signing';
+import { DEV_PUBLIC_KEYS, devSeedOf, devTrustedKeysText, parseTrustedKeys, SIGNERS, signingKeyFromSeed, type Signer, type SigningKey, type TrustedKeys } from '@tracker/signing';
 
 /**
  * Parses the environment once at start-up into a frozen, typed object.
@@ -35,7 +35,7 @@ export const commonEnv = {
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
   HOST: z.string().min(1).default('127.0.0.1'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  /** This part's Ed25519 private key (signing.ts); unset outside production: its development key. */
+  /** This part's Ed25519 private key (@tracker/signing); unset outside production: its development key. */
   INTERNAL_SIGNING_KEY: z.string().optional(),
   /** Every part's public keys, `signer:key,...`; unset outside production: the development keys. */
   INTERNAL_TRUSTED_KEYS: z.string().optional(),

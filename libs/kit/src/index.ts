@@ -9,7 +9,6 @@ export * from './json-body';
 export * from './logger';
 export * from './principal';
 export * from './seen-tickets';
-export * from './signing';
 export * from './server';
 export * from './validation';
 export * from './metrics';

@@ -16,7 +16,7 @@ import {
   weakSecret,
 } from '../src/config';
 import { DEFAULT_STATEMENT_TIMEOUT_MS } from '../src/database-errors';
-import { devSeedOf, devSigningKey, devTrustedKeysText, SIGNERS, signingKeyFromSeed } from '../src/signing';
+import { devSeedOf, devSigningKey, devTrustedKeysText, SIGNERS, signingKeyFromSeed } from '@tracker/signing';
 
 const realSeed = () => randomBytes(32).toString('base64url');
 const realTrusted = () => SIGNERS.map((signer) => `${signer}:${signingKeyFromSeed(signer, realSeed()).publicKey}`).join(',');

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import { randomInt } from 'node:crypto';
 import { RegisterQueue, UsersLookup, type QueueRole, type UserAcl } from '@tracker/contracts';
-import type { Signer } from '@tracker/kit';
+import type { Signer } from '@tracker/signing';
 import { serviceCallerOf } from './tickets';
 
 /**

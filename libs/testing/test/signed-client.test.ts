@@ -1,5 +1,6 @@
 import http from 'node:http';
-import { bodyDigest, checkTicket, devTrustedKeysText, parseTrustedKeys, PRINCIPAL_HEADER, type UserPrincipal } from '@tracker/kit';
+import { bodyDigest, checkTicket, PRINCIPAL_HEADER, type UserPrincipal } from '@tracker/kit';
+import { devTrustedKeysText, parseTrustedKeys } from '@tracker/signing';
 import { signedClient } from '../src';
 
 interface Seen {

@@ -4,7 +4,8 @@ import pino from 'pino';
 import { connect, type ChannelModel, type ConfirmChannel } from 'amqplib';
 import type { QueueRole } from '@tracker/contracts';
 import { eventSourceOf, routingKeyOf, taggedEventHeaders, type EventEnvelope } from '@tracker/events';
-import { devSigningKey, devTrustedKeysText, parseTrustedKeys, PRINCIPAL_HEADER, serve, type Logger, type RunningServer } from '@tracker/kit';
+import { PRINCIPAL_HEADER, serve, type Logger, type RunningServer } from '@tracker/kit';
+import { devSigningKey, devTrustedKeysText, parseTrustedKeys } from '@tracker/signing';
 import {
   amqpTestNames,
   createTestSchema,

@@ -7,7 +7,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { API_OPERATIONS } from '@tracker/contracts';
-import { devSigningKey, issueTicket, type Signer, type TicketRequest } from '@tracker/kit';
+import { issueTicket, type TicketRequest } from '@tracker/kit';
+import { devSigningKey, type Signer } from '@tracker/signing';
 import { startSystem, type ApiResponse, type System } from '@tracker/system-tests-support';
 import {
   comparableHeaders,
