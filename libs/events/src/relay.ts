@@ -377,7 +377,7 @@ export function startServiceRelay(options: {
   };
 }
 
-/** What relayServiceOutbox reads from a service's config (kit's databaseConfigOf, outboxConfigOf, the internal key). */
+/** What relayServiceOutbox reads from a service's config (kit's databaseConfigOf, config.ts outboxConfigOf, the internal key). */
 export interface OutboxServiceConfig {
   database: { url: string; schema: string };
   outbox: { amqpUrl: string; pollIntervalMs: number; retentionHours: number; exchange?: string };
