@@ -1,6 +1,6 @@
 import { KeyObject } from 'node:crypto';
 import { z } from 'zod';
-import { statementTimeoutEnv } from './database-errors';
+import { statementTimeoutEnv } from './postgres';
 import { DEV_PUBLIC_KEYS, devSeedOf, devTrustedKeysText, parseTrustedKeys, SIGNERS, signingKeyFromSeed, type Signer, type SigningKey, type TrustedKeys } from '@tracker/signing';
 
 /**

@@ -12,7 +12,7 @@ import {
   url,
   weakSecret,
 } from '../src/config';
-import { DEFAULT_STATEMENT_TIMEOUT_MS } from '../src/database-errors';
+import { DEFAULT_STATEMENT_TIMEOUT_MS } from '../src/postgres';
 import { devSeedOf, devSigningKey, devTrustedKeysText, SIGNERS, signingKeyFromSeed } from '@tracker/signing';
 
 const realSeed = () => randomBytes(32).toString('base64url');
