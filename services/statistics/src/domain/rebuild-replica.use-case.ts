@@ -2,7 +2,7 @@ import { backoffDelay } from '@tracker/kit';
 import type { CommentRow, IssueRow, QueueRow, ReplicaStore } from './replica';
 
 /**
- * Port: the issues service's snapshot, paged by id (libs/contracts/src/internal.ts). Issue
+ * Port: the issues service's snapshot, paged by id (libs/contracts/src/snapshot.ts). Issue
  * and comment pages are bounded in bytes too, so a page may be short while more follow:
  * only `nextAfterId: null` ends a walk.
  */
