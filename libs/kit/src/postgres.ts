@@ -1,5 +1,6 @@
 import { Pool, type PoolClient, type QueryConfig, type QueryResult, type QueryResultRow } from 'pg';
 import { z } from 'zod';
+import { sentTogether } from './internals';
 import type { Logger } from './logger';
 import type { SqlQuery } from './sql';
 
@@ -172,15 +173,4 @@ async function firstRefusal(writes: Promise<unknown>[]): Promise<{ error: unknow
   for (const write of writes) write.catch((error: unknown) => (refusal ??= { error }));
   await new Promise((resolve) => setImmediate(resolve));
   return refusal;
-}
-
-/** What `send` queries leaves in one write, each statement sent without waiting for the answer to the one before. */
-function sentTogether<R>(client: PoolClient, send: () => R): R {
-  const socket = client.connection.stream;
-  socket.cork();
-  try {
-    return send();
-  } finally {
-    socket.uncork();
-  }
 }
