@@ -9,7 +9,7 @@ module.exports = (dir, overrides = {}) => ({
   transform: { '^.+\\.(t|j)sx?$': ['@swc/jest', { jsc: { target: 'es2022' }, module: { type: 'commonjs' } }], '^.+\\.mjs$': ['@swc/jest', { jsc: { target: 'es2022' }, module: { type: 'commonjs' } }] },
   // Packages published as ES modules only (the gateway's proxy) are compiled like our own code.
   transformIgnorePatterns: ['/node_modules/(?!(\\.pnpm/)?(http-proxy-middleware|httpxy|is-plain-obj)[@/])'],
-  globalSetup: require.resolve('./libs/testing/src/global-setup.ts'),
+  globalSetup: require.resolve('@tracker/testing/global-setup'),
   testTimeout: 30_000,
   ...overrides,
 });

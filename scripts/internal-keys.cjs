@@ -10,7 +10,7 @@
 //
 // A signing key is the 32-byte Ed25519 seed in base64url (43 characters), exactly what a service reads
 // from INTERNAL_SIGNING_KEY; its public key is the 32 raw bytes of the public point in base64url
-// (libs/kit/src/signing.ts). Nothing is written to disk: redirect the output, e.g.
+// (libs/signing/src/signing.ts). Nothing is written to disk: redirect the output, e.g.
 // `test -e .env || pnpm -s keys > .env` (never overwrite the .env of a running installation: its
 // database already holds the old passwords).
 'use strict';

@@ -55,7 +55,8 @@ import { Redis } from 'ioredis';
 import { Pool } from 'pg';
 import { toSearchCriteria, type Filters } from '@tracker/contracts';
 import { createRedis, redisSeenTickets } from '@tracker/authz';
-import { createLogger, createMetrics, createServiceApp, devSigningKey, devTrustedKeysText, inTransaction, parseTrustedKeys, sendJsonText, serve, writeAtCommit } from '@tracker/kit';
+import { createLogger, createMetrics, createServiceApp, inTransaction, sendJsonText, serve, writeAtCommit } from '@tracker/kit';
+import { devSigningKey, devTrustedKeysText, parseTrustedKeys } from '@tracker/signing';
 import { formatIssueKey, issueReadsRepository, issuesRepository, searchRepository } from '@tracker/issues/statements';
 import { replicaReadsRepository } from '@tracker/statistics/statements';
 

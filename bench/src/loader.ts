@@ -13,7 +13,8 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import autocannon from 'autocannon';
-import { devSigningKey, devTrustedKeysText, issueTicket, parseTrustedKeys, PRINCIPAL_HEADER, type Signer, type TicketKeys, type UserPrincipal } from '@tracker/kit';
+import { issueTicket, PRINCIPAL_HEADER, type TicketKeys, type UserPrincipal } from '@tracker/kit';
+import { devSigningKey, devTrustedKeysText, parseTrustedKeys, type Signer } from '@tracker/signing';
 import { answerTally, type AnswerCheck } from './checks';
 
 export interface LoadJob {

@@ -1,3 +1,3 @@
 // The web pages in Chromium against the whole system (every service a process, compiled
 // once per run by the global setup, as for tests/e2e).
-module.exports = require('../../jest.preset')(__dirname, { globalSetup: require.resolve('../support/src/global-setup.ts') });
+module.exports = require('../../jest.preset')(__dirname, { globalSetup: require.resolve('@tracker/system-tests-support/global-setup') });

@@ -5,7 +5,7 @@ const path = require('node:path');
 module.exports = require('../../jest.preset')(path.join(__dirname, '../e2e'), {
   displayName: 'tests/e2e-replicated',
   setupFiles: [path.join(__dirname, 'replicas.js')],
-  globalSetup: require.resolve('../support/src/global-setup.ts'),
+  globalSetup: require.resolve('@tracker/system-tests-support/global-setup'),
   // These start no system (the command line; scripts/start-all.mjs; the round-robin itself): the same run either way.
   testPathIgnorePatterns: ['/node_modules/', '/test/admin-cli\\.test\\.ts$', '/test/start-all\\.test\\.ts$', '/test/round-robin\\.test\\.ts$'],
 });

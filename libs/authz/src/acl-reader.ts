@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import { UserAcl, type QueueRole } from '@tracker/contracts';
-import { type Logger, type TrustedKeys } from '@tracker/kit';
+import { type Logger } from '@tracker/kit';
+import { type TrustedKeys } from '@tracker/signing';
 import { aclCacheKey } from './cache-protocol';
 import { grantsOf, type AccessClient } from './access-client';
 import { freshCacheReader } from './fresh-cache-reader';

@@ -1,4 +1,5 @@
-import { signPayload, verifiedPayload, type Logger, type SigningKey, type TrustedKeys, type UserPrincipal } from '@tracker/kit';
+import { type Logger, type UserPrincipal } from '@tracker/kit';
+import { signPayload, verifiedPayload, type SigningKey, type TrustedKeys } from '@tracker/signing';
 
 /**
  * Redis keys of the authorization caches. Only the access service writes them (under
@@ -15,7 +16,7 @@ import { signPayload, verifiedPayload, type Logger, type SigningKey, type Truste
  *
  * Redis is not trusted with who may do what: whoever can write to it must not become a
  * workspace admin. Every entry is therefore signed by the access service's own Ed25519
- * key (signing.ts, `signCacheEntry`) and binds, inside the signature, the Redis key it
+ * key (@tracker/signing; `signCacheEntry`) and binds, inside the signature, the Redis key it
  * is stored under and an expiry (the entry's TTL):
  *
  *   v1.<base64url {"use":"authz-cache","key":"auth:tok:<hash>","exp":<unix s>,"value":…}>.<signature>

@@ -1,5 +1,5 @@
 import type { ChainableCommander } from 'ioredis';
-import { type TrustedKeys } from '@tracker/kit';
+import { type TrustedKeys } from '@tracker/signing';
 import { CACHE_FRESH_KEY, cacheEntryReader, type CacheEntryReaderOptions } from './cache-protocol';
 
 /** One reply of a Redis pipeline: its error, or null and its result. Absent when Redis gave none. */

@@ -1,6 +1,7 @@
 import { Redis } from 'ioredis';
 import type { UserAcl } from '@tracker/contracts';
-import { createLogger, devSigningKey, devTrustedKeysText, parseTrustedKeys, type InternalClient, type Logger } from '@tracker/kit';
+import { createLogger, type InternalClient, type Logger } from '@tracker/kit';
+import { devSigningKey, devTrustedKeysText, parseTrustedKeys } from '@tracker/signing';
 import { testRedisUrl } from '@tracker/testing';
 import { accessClient, aclCacheKey, aclReader, CACHE_FRESH_KEY, createRedis, signCacheEntry } from '../src';
 

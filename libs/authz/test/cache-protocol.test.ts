@@ -8,7 +8,8 @@ import {
   signCacheEntry,
   UNKNOWN_TOKEN,
 } from '../src/cache-protocol';
-import { devSigningKey, parseTrustedKeys, signingKeyFromSeed, signPayload, SIGNERS, type Logger, type SigningKey } from '@tracker/kit';
+import { type Logger } from '@tracker/kit';
+import { devSigningKey, parseTrustedKeys, signingKeyFromSeed, signPayload, SIGNERS, type SigningKey } from '@tracker/signing';
 import { randomBytes } from 'node:crypto';
 
 const NOW = 1_700_000_000_000;

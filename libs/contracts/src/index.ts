@@ -13,6 +13,7 @@ export * from './permissions';
 export * from './problem';
 export * from './queues';
 export * from './roles';
+export * from './snapshot';
 export * from './statistics';
 export * from './users';
 export * from './webhooks';

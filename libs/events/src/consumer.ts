@@ -1,5 +1,5 @@
 import type { ChannelModel, ConfirmChannel, ConsumeMessage, MessagePropertyHeaders } from 'amqplib';
-import type { SigningKey, TrustedKeys } from '@tracker/kit/signing';
+import type { SigningKey, TrustedKeys } from '@tracker/signing';
 import {
   closeQuietly,
   deadLetterExchangeOf,

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { Category, Priority, QueueRole, WorkspaceRole } from '@tracker/contracts';
-import type { Signer } from '@tracker/kit/signing';
+import { IssueState, QueueRole, QueueState, WorkspaceRole } from '@tracker/contracts';
+import type { Signer } from '@tracker/signing';
 import { z } from 'zod';
 
 /**
@@ -12,47 +12,8 @@ import { z } from 'zod';
 const id = z.number().int().positive();
 const timestamp = z.iso.datetime({ offset: true });
 
-export const QueueState = z.object({
-  id,
-  workspace_id: id,
-  key: z.string(),
-  name: z.string(),
-  description: z.string(),
-  statuses: z.array(z.object({ id, name: z.string(), category: Category, position: z.number().int() })),
-  created_at: timestamp,
-  updated_at: timestamp,
-});
-
-/** What the statistics replica needs of an issue (the text too: statistics filter by free text). */
-export const IssueState = z.object({
-  id,
-  workspace_id: id,
-  queue_id: id,
-  key: z.string(),
-  title: z.string(),
-  description: z.string().optional(),
-  status_id: id,
-  status_category: Category,
-  assignee_id: id.nullable(),
-  parent_id: id.nullable(),
-  priority: Priority,
-  type: z.string(),
-  labels: z.array(z.string()),
-  due_date: z.iso.date().nullable(),
-  estimate_minutes: z.number().int().nonnegative(),
-  spent_minutes: z.number().int().nonnegative(),
-  version: z.number().int().positive(),
-  /**
-   * What the API answers of an issue beyond the replica's needs (the notifications
-   * service's public events carry the issue as the API answers it). Optional: events
-   * written before they existed lack them.
-   */
-  position: z.number().optional(),
-  status_name: z.string().optional(),
-  created_by: id.optional(),
-  created_at: timestamp,
-  updated_at: timestamp,
-});
+// The queue's and the issue's state, as events and the statistics replica's snapshot carry them: libs/contracts snapshot.ts.
+export { IssueState, QueueState } from '@tracker/contracts';
 
 /**
  * One changed field of `issue.updated`, as the issue's history shows it: a text longer

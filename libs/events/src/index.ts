@@ -1,3 +1,4 @@
+export * from './config';
 export * from './events';
 export * from './outbox';
 export { deadLetterExchangeOf, reconnectDelay, type EventsLogger, type ReconnectOptions } from './broker';

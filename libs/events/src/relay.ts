@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { ChannelModel, ConfirmChannel, Options } from 'amqplib';
 import { Pool as PgPool, type Pool } from 'pg';
-import type { Metrics, SigningKey, TrustedKeys } from '@tracker/kit';
+import type { Metrics } from '@tracker/kit';
+import type { SigningKey, TrustedKeys } from '@tracker/signing';
 import { closeQuietly, errorMessage, openConnection, reconnectDelay, Waker, type EventsLogger, type ReconnectOptions } from './broker';
 import { EVENT_TYPES, EVENTS_EXCHANGE, eventSourceOf, type EventType } from './events';
 import { outboxMetrics } from './metrics';
@@ -376,7 +377,7 @@ export function startServiceRelay(options: {
   };
 }
 
-/** What relayServiceOutbox reads from a service's config (kit's databaseConfigOf, outboxConfigOf, the internal key). */
+/** What relayServiceOutbox reads from a service's config (kit's databaseConfigOf, config.ts outboxConfigOf, the internal key). */
 export interface OutboxServiceConfig {
   database: { url: string; schema: string };
   outbox: { amqpUrl: string; pollIntervalMs: number; retentionHours: number; exchange?: string };

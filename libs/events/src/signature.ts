@@ -1,17 +1,6 @@
 import { createHash } from 'node:crypto';
-// The signing module alone (node:crypto only), not the whole kit: publishers' domain code imports this library.
-import {
-  isSigner,
-  macPayload,
-  macVerifiedPayload,
-  sharedKeys,
-  signPayload,
-  strictBase64url,
-  verifiedPayload,
-  type Signer,
-  type SigningKey,
-  type TrustedKeys,
-} from '@tracker/kit/signing';
+// @tracker/signing (node:crypto only), not the whole kit: publishers' domain code imports this library.
+import { isSigner, macPayload, macVerifiedPayload, sharedKeys, signPayload, strictBase64url, verifiedPayload, type Signer, type SigningKey, type TrustedKeys } from '@tracker/signing';
 import { eventSourceOf, type EventEnvelope, type EventType } from './events';
 
 /**
@@ -23,7 +12,7 @@ import { eventSourceOf, type EventEnvelope, type EventType } from './events';
  *
  * where `digest` is the SHA-256 (base64url) of the exact body bytes sent. The tag (the
  * default) is an HMAC-SHA256 under the key the publisher shares with each consumer
- * (EVENT_CONSUMERS; libs/kit signing.ts sharedKeys, derived for events alone): about
+ * (EVENT_CONSUMERS; @tracker/signing sharedKeys, derived for events alone): about
  * 2 µs to make and to check. The signature (INTERNAL_TICKETS=signed, while consumers of
  * an older version run) is Ed25519: about 30 µs to make and 85 µs to check, which was
  * half of the statistics service's CPU per event. Either proves as much to a consumer:

@@ -7,7 +7,7 @@
 
 import { connect } from 'amqplib';
 import { eventSourceOf, routingKeyOf, taggedEventHeaders, type EventEnvelope } from './index';
-import { devSigningKey, devTrustedKeysText, parseTrustedKeys } from '@tracker/kit';
+import { devSigningKey, devTrustedKeysText, parseTrustedKeys } from '@tracker/signing';
 import { eventually, testAmqpUrl, type AmqpTestNames } from '@tracker/testing';
 
 const DEV_TRUSTED = parseTrustedKeys(devTrustedKeysText());

@@ -1,6 +1,6 @@
 import { amqpUrlVia, hostPort, startTcpProxy, testAmqpUrl } from '@tracker/testing';
 import { randomBytes } from 'node:crypto';
-import { macPayload, sharedKeys, signingKeyFromSeed, type SigningKey } from '@tracker/kit/signing';
+import { macPayload, sharedKeys, signingKeyFromSeed, type SigningKey } from '@tracker/signing';
 import {
   bodyDigestOf,
   consumerQueues,

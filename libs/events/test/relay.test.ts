@@ -1,6 +1,6 @@
 import { hostPort, startTcpProxy, amqpUrlVia, testAmqpUrl } from '@tracker/testing';
 import { Pool, type PoolClient } from 'pg';
-import { devTrustedKeysText, parseTrustedKeys } from '@tracker/kit/signing';
+import { devTrustedKeysText, parseTrustedKeys } from '@tracker/signing';
 import { checkEventProof, EVENT_SIGNATURE_HEADER, EVENT_TAG_HEADER, outboxBacklog, parseEvent, startOutboxRelay, type OutboxRelay } from '../src';
 import { captureLogger, countBy, insertOutbox, issueCreated, KEYS, outboxDatabase, sleep, testBroker, TRUSTED, userUpdated, waitFor } from './support';
 

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { devTrustedKeysText, macPayload, parseTrustedKeys, sharedKeys, signingKeyFromSeed, type SigningKey } from '@tracker/kit/signing';
+import { devTrustedKeysText, macPayload, parseTrustedKeys, sharedKeys, signingKeyFromSeed, type SigningKey } from '@tracker/signing';
 import {
   bodyDigestOf,
   checkEventProof,

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { connect, type Channel, type ChannelModel, type ConsumeMessage } from 'amqplib';
 import { Pool } from 'pg';
 import { amqpTestNames, createTestSchema, issueStateFixture, testAmqpUrl, type AmqpTestNames, type TestSchema } from '@tracker/testing';
-import { devSigningKey, devTrustedKeysText, parseTrustedKeys } from '@tracker/kit/signing';
+import { devSigningKey, devTrustedKeysText, parseTrustedKeys } from '@tracker/signing';
 import { buildEvent, OUTBOX_TABLE, outboxInsert, outboxTable, type EventEnvelope, type EventsLogger } from '../src';
 
 /** The development keys: what each component signs with, and everyone's public keys. */

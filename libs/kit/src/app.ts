@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import express, { type ErrorRequestHandler, type NextFunction, type Request, type Response, type Router } from 'express';
 import { z } from 'zod';
 import { isDatabaseUnavailable } from './database-errors';
+import { replaceAppJson } from './internals';
 import { AppError, problemBody } from './errors';
 import { dependencyUnavailable, UpstreamUnavailableError } from './internal-client';
 import { jsonBodyReader, receivedBodyDigest } from './json-body';
@@ -9,7 +10,7 @@ import type { Logger } from './logger';
 import { observeHttp, type Metrics } from './metrics';
 import { checkTicket, PRINCIPAL_HEADER, type Principal, type Proofs, type TicketKeys, type UserPrincipal } from './principal';
 import type { SeenTickets } from './seen-tickets';
-import type { Signer, TrustedKeys } from './signing';
+import type { Signer, TrustedKeys } from '@tracker/signing';
 import { fieldErrors } from './validation';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -118,12 +119,12 @@ export function sendJsonText(res: Response, text: string | Buffer, type: string 
  * without parameters), never a charset.
  */
 function sendJsonWithoutCharset(app: express.Express): void {
-  app.response.json = function json(this: Response, body?: unknown) {
+  replaceAppJson(app, function json(this: Response, body?: unknown) {
     const text = JSON.stringify(body, this.app.get('json replacer'), this.app.get('json spaces')) as string | undefined;
     const given = this.getHeader('Content-Type');
     const type = typeof given === 'string' ? given.split(';')[0]!.trim() : JSON_TYPE;
     return sendJsonText(this, text ?? '', type);
-  };
+  });
 }
 
 /** The caller as the gateway vouched for it; routes under /api/v1 always have one. */

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import { AppError } from './errors';
 import { issueTicket, PRINCIPAL_HEADER, type TicketKeys, type UserPrincipal } from './principal';
-import type { Signer } from './signing';
+import type { Signer } from '@tracker/signing';
 
 export class UpstreamUnavailableError extends Error {}
 

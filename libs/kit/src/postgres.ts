@@ -1,5 +1,6 @@
 import { Pool, type PoolClient, type QueryConfig, type QueryResult, type QueryResultRow } from 'pg';
-import { servicePoolConfig, type ServiceDatabase } from './database-errors';
+import { z } from 'zod';
+import { sentTogether } from './internals';
 import type { Logger } from './logger';
 import type { SqlQuery } from './sql';
 
@@ -8,6 +9,54 @@ import type { SqlQuery } from './sql';
  * migrations. A query through Prisma 7's query engine cost 1-2 ms of CPU here against
  * 0.15 ms for a prepared pg statement (bench/README.md), on every read and write.
  */
+
+/** How long a request waits for a pool connection before it answers 503 (never a hung request). */
+export const POOL_CONNECT_TIMEOUT_MS = 5000;
+
+/** Longest wait for a row lock; past it the request answers 503 and the client may retry. */
+export const LOCK_TIMEOUT_MS = 10_000;
+/** A transaction left idle this long (a stuck request) is ended by the server, releasing its locks. */
+export const IDLE_IN_TRANSACTION_TIMEOUT_MS = 20_000;
+/**
+ * Longest a single statement may run (its lock waits included) before the server cancels
+ * it (57014 query_canceled: 503 with Retry-After, the transaction rolled back). Every
+ * request's statements are bounded, whatever the data a tenant has piled up; work that
+ * legitimately runs longer (a replica rebuild) raises it for its own transactions
+ * (`SET LOCAL statement_timeout`). Env `DATABASE_STATEMENT_TIMEOUT_MS`.
+ */
+export const DEFAULT_STATEMENT_TIMEOUT_MS = 5000;
+
+/** `DATABASE_STATEMENT_TIMEOUT_MS` of a service config: 100 ms to 10 minutes. */
+export const statementTimeoutEnv = () => z.coerce.number().int().min(100).max(600_000).default(DEFAULT_STATEMENT_TIMEOUT_MS);
+
+export interface ServiceDatabase {
+  url: string;
+  schema: string;
+  poolMax: number;
+  /** Per statement; DEFAULT_STATEMENT_TIMEOUT_MS when absent. */
+  statementTimeoutMs?: number;
+}
+
+/**
+ * node-postgres pool settings of a service's own schema: the schema on the search_path
+ * (raw SQL finds the same tables as Prisma), a bounded wait for a free connection, and
+ * bounded lock waits, statements and idle transactions on every connection.
+ */
+export function servicePoolConfig(database: ServiceDatabase) {
+  const url = new URL(database.url);
+  url.searchParams.delete('schema');
+  const statementTimeoutMs = Math.trunc(database.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS);
+  return {
+    connectionString: url.toString(),
+    max: database.poolMax,
+    options:
+      `-c search_path="${database.schema}" -c lock_timeout=${LOCK_TIMEOUT_MS} ` +
+      `-c idle_in_transaction_session_timeout=${IDLE_IN_TRANSACTION_TIMEOUT_MS} -c statement_timeout=${statementTimeoutMs}`,
+    connectionTimeoutMillis: POOL_CONNECT_TIMEOUT_MS,
+    // Statements sent without awaiting the one before go out at once (inTransaction's BEGIN and COMMIT).
+    pipeline: true,
+  };
+}
 
 /** The pool, or one connection inside a transaction: repositories work over either. */
 export type Sql = Pool | PoolClient;
@@ -141,15 +190,4 @@ async function firstRefusal(writes: Promise<unknown>[]): Promise<{ error: unknow
   for (const write of writes) write.catch((error: unknown) => (refusal ??= { error }));
   await new Promise((resolve) => setImmediate(resolve));
   return refusal;
-}
-
-/** What `send` queries leaves in one write, each statement sent without waiting for the answer to the one before. */
-function sentTogether<R>(client: PoolClient, send: () => R): R {
-  const socket = client.connection.stream;
-  socket.cork();
-  try {
-    return send();
-  } finally {
-    socket.uncork();
-  }
 }

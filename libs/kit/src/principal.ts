@@ -1,16 +1,16 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { isSigner, macPayload, openUnverified, sharedKeys, signedBy, signPayload, taggedUnder, verifiedPayload, type OpenedText, type Signer, type SigningKey, type TrustedKeys } from './signing';
+import { isSigner, macPayload, openUnverified, sharedKeys, signedBy, signPayload, taggedUnder, verifiedPayload, type OpenedText, type Signer, type SigningKey, type TrustedKeys } from '@tracker/signing';
 
 /**
  * Every call to a service carries a ticket in this header: who is calling, vouched for by
- * the part that issued it (signing.ts), and bound to the one request it was made
+ * the part that issued it (@tracker/signing), and bound to the one request it was made
  * for: its method, path and query, a digest of its body, the service it is addressed to
  * (`aud`), when it was issued and a unique id. Services verify all of it and accept each
  * ticket once (seen-tickets.ts), so a captured header opens no other route, method, body or
  * service, and cannot be replayed.
  *
  * A ticket is tagged (HMAC-SHA256, `m1.`) under the key its issuer shares with the
- * service it is addressed to. Only those two parts can derive that key (signing.ts
+ * service it is addressed to. Only those two parts can derive that key (@tracker/signing
  * sharedKeys), so that service alone can check the ticket. But that service can also
  * make one: the tag binds the ticket to its hop and request, it does not tell which of the
  * two made it. So a tagged ticket names a user only by the gateway's own Ed25519

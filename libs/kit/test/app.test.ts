@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { createServiceApp, principalOf } from '../src/app';
 import { AppError, type ErrorCode } from '../src/errors';
 import { createLogger } from '../src/logger';
-import { devSigningKey } from '../src/signing';
+import { devSigningKey } from '@tracker/signing';
 import { issueTicket, type Principal } from '../src/principal';
 import { as, ticketedFetch as fetch, ticketOptions } from './tickets';
 import { serve, type RunningServer } from '../src/server';

@@ -3,20 +3,17 @@ import { z } from 'zod';
 import {
   databaseConfigOf,
   databaseEnv,
-  DEFAULT_AMQP_URL,
   DEFAULT_DATABASE_URL,
   DEFAULT_REDIS_URL,
   loadConfig,
-  outboxConfigOf,
-  outboxEnv,
   port,
   redisEnv,
   serviceEnv,
   url,
   weakSecret,
 } from '../src/config';
-import { DEFAULT_STATEMENT_TIMEOUT_MS } from '../src/database-errors';
-import { devSeedOf, devSigningKey, devTrustedKeysText, SIGNERS, signingKeyFromSeed } from '../src/signing';
+import { DEFAULT_STATEMENT_TIMEOUT_MS } from '../src/postgres';
+import { devSeedOf, devSigningKey, devTrustedKeysText, SIGNERS, signingKeyFromSeed } from '@tracker/signing';
 
 const realSeed = () => randomBytes(32).toString('base64url');
 const realTrusted = () => SIGNERS.map((signer) => `${signer}:${signingKeyFromSeed(signer, realSeed()).publicKey}`).join(',');
@@ -180,17 +177,15 @@ describe('serviceEnv: secrets in production', () => {
   });
 });
 
-describe('the shared env fragments', () => {
-  const Fragments = z.object({ ...databaseEnv('issues'), ...outboxEnv, ...redisEnv }).transform((env) => ({
+describe('the shared env fragments of the kit', () => {
+  const Fragments = z.object({ ...databaseEnv('issues'), ...redisEnv }).transform((env) => ({
     database: databaseConfigOf(env),
-    outbox: outboxConfigOf(env),
     redis: env.REDIS_URL,
   }));
 
   test('when nothing is set, then every default is used (the schema given to databaseEnv included)', () => {
     expect(Fragments.parse({})).toEqual({
       database: { url: DEFAULT_DATABASE_URL, schema: 'issues', poolMax: 10, statementTimeoutMs: DEFAULT_STATEMENT_TIMEOUT_MS },
-      outbox: { amqpUrl: DEFAULT_AMQP_URL, pollIntervalMs: 100, retentionHours: 24, exchange: 'tracker.events' },
       redis: DEFAULT_REDIS_URL,
     });
   });
@@ -201,15 +196,10 @@ describe('the shared env fragments', () => {
       DATABASE_SCHEMA: 'issues_test',
       DATABASE_POOL_MAX: '20',
       DATABASE_STATEMENT_TIMEOUT_MS: '250',
-      AMQP_URL: 'amqp://broker:5672',
-      OUTBOX_POLL_MS: '10',
-      OUTBOX_RETENTION_HOURS: '48',
-      EVENTS_EXCHANGE: 'test.events-1',
       REDIS_URL: 'redis://cache:6379',
     };
     expect(Fragments.parse(env)).toEqual({
       database: { url: env.DATABASE_URL, schema: 'issues_test', poolMax: 20, statementTimeoutMs: 250 },
-      outbox: { amqpUrl: env.AMQP_URL, pollIntervalMs: 10, retentionHours: 48, exchange: 'test.events-1' },
       redis: env.REDIS_URL,
     });
   });
@@ -220,10 +210,6 @@ describe('the shared env fragments', () => {
     ['DATABASE_POOL_MAX', '201'],
     ['DATABASE_STATEMENT_TIMEOUT_MS', '99'],
     ['DATABASE_STATEMENT_TIMEOUT_MS', '600001'],
-    ['OUTBOX_POLL_MS', '9'],
-    ['OUTBOX_POLL_MS', '60001'],
-    ['EVENTS_EXCHANGE', 'has space'],
-    ['AMQP_URL', 'not a url'],
     ['REDIS_URL', 'not a url'],
   ])('when %s is %j, then it is refused', (name, value) => {
     const result = Fragments.safeParse({ [name]: value });

@@ -7,7 +7,7 @@ import { MAX_FIELD_ERRORS } from '../src/errors';
 import { BODY_LIMITS, BODY_MESSAGES } from '../src/json-body';
 import { createLogger } from '../src/logger';
 import { issueTicket } from '../src/principal';
-import { devSigningKey } from '../src/signing';
+import { devSigningKey } from '@tracker/signing';
 import { as, ticketedFetch as fetch, ticketOptions } from './tickets';
 import { serve, SERVER_TIMEOUTS, type RunningServer, type ServerTimeouts } from '../src/server';
 import { parseBody } from '../src/validation';

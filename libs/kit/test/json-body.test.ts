@@ -5,7 +5,7 @@ import { createServiceApp, type ServiceAppOptions } from '../src/app';
 import { BODY_LIMITS, BODY_MESSAGES, loneSurrogates, scanJson, type BodyLimits } from '../src/json-body';
 import { createLogger } from '../src/logger';
 import { issueTicket, PRINCIPAL_HEADER } from '../src/principal';
-import { devSigningKey } from '../src/signing';
+import { devSigningKey } from '@tracker/signing';
 import { as, ticketedFetch as fetch, ticketOptions } from './tickets';
 import { serve, type RunningServer } from '../src/server';
 import { parseBody } from '../src/validation';

@@ -17,7 +17,7 @@ import {
   type TicketRequest,
   type UserPrincipal,
 } from '../src/principal';
-import { devSigningKey, devTrustedKeysText, macPayload, parseTrustedKeys, sharedKeys, signingKeyFromSeed, signPayload, SIGNERS, type Signer, type SigningKey } from '../src/signing';
+import { devSigningKey, devTrustedKeysText, macPayload, parseTrustedKeys, sharedKeys, signingKeyFromSeed, signPayload, SIGNERS, type Signer, type SigningKey } from '@tracker/signing';
 
 const NOW = 1_700_000_000_000;
 const trusted = parseTrustedKeys(devTrustedKeysText());

@@ -1,4 +1,4 @@
-import { devSigningKey, devTrustedKeysText, parseTrustedKeys } from '../src/signing';
+import { devSigningKey, devTrustedKeysText, parseTrustedKeys } from '@tracker/signing';
 import { issueTicket, PRINCIPAL_HEADER, type Principal } from '../src/principal';
 import { inProcessSeenTickets } from '../src/seen-tickets';
 

@@ -1,6 +1,6 @@
 import { randomInt } from 'node:crypto';
 import { RegisterQueue, UsersLookup, type QueueRole, type UserAcl } from '@tracker/contracts';
-import type { Signer } from '@tracker/kit';
+import type { Signer } from '@tracker/signing';
 import { sendJson, startFakeUpstream } from './fake-upstream';
 import { serviceCallerOf } from './tickets';
 

@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
-import { bodyDigest, checkTicket, devSigningKey, devTrustedKeysText, issueTicket, parseTrustedKeys, PRINCIPAL_HEADER, type Principal, type Signer } from '@tracker/kit';
+import { bodyDigest, checkTicket, issueTicket, PRINCIPAL_HEADER, type Principal } from '@tracker/kit';
+import { devSigningKey, devTrustedKeysText, parseTrustedKeys, type Signer } from '@tracker/signing';
 
 export interface TicketMaking {
   /** Tagged as the parts make them by default; else signed with the signer's key alone, which every service accepts too. */

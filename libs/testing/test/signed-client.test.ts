@@ -1,4 +1,5 @@
-import { bodyDigest, checkTicket, devTrustedKeysText, parseTrustedKeys, PRINCIPAL_HEADER, type UserPrincipal } from '@tracker/kit';
+import { bodyDigest, checkTicket, PRINCIPAL_HEADER, type UserPrincipal } from '@tracker/kit';
+import { devTrustedKeysText, parseTrustedKeys } from '@tracker/signing';
 import { signedClient, startFakeUpstream, type UpstreamRequest } from '../src';
 
 /** A server that records each request and answers with `answer`. */

@@ -1,4 +1,4 @@
-import { devSigningKey, devTrustedKeysText, parseTrustedKeys, verifiedPayload } from '@tracker/kit';
+import { devSigningKey, devTrustedKeysText, parseTrustedKeys, verifiedPayload } from '@tracker/signing';
 import { authCacheKey, hashToken, UNKNOWN_TOKEN_TTL_SECONDS } from '@tracker/authz';
 import { sharedCache } from '../src/data-access/shared-cache';
 import { createToken } from '../src/domain/create-token.use-case';

@@ -1,4 +1,4 @@
-import { devTrustedKeysText, parseTrustedKeys, verifiedPayload } from '@tracker/kit';
+import { devTrustedKeysText, parseTrustedKeys, verifiedPayload } from '@tracker/signing';
 import { aclCacheKey } from '@tracker/authz';
 import { ISSUE_READ_LIMITS } from '@tracker/contracts';
 import { INVALID_PAGE_QUERIES, VALID_PAGE_QUERIES } from '@tracker/testing';

@@ -1,5 +1,6 @@
 import { Redis } from 'ioredis';
-import { createLogger, devSigningKey } from '@tracker/kit';
+import { createLogger } from '@tracker/kit';
+import { devSigningKey } from '@tracker/signing';
 import { CACHE_FRESH_KEY, CACHE_FRESH_TTL_MS } from '@tracker/authz';
 import { hostPort, redisUrlVia, startTcpProxy, testRedisUrl, type TcpProxy } from '@tracker/testing';
 import { sharedCache } from '../src/data-access/shared-cache';

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { UserAcl } from '@tracker/contracts';
-import { createLogger, devSigningKey, devTrustedKeysText, parseTrustedKeys } from '@tracker/kit';
+import { createLogger } from '@tracker/kit';
+import { devSigningKey, devTrustedKeysText, parseTrustedKeys } from '@tracker/signing';
 import { aclCacheKey, authCacheKey, CACHE_ENTRY_USE, cacheEntryReader, hashToken, parseCachedToken, UNKNOWN_TOKEN, UNKNOWN_TOKEN_TTL_SECONDS } from '@tracker/authz';
 import { testRedisUrl, createRedisAclUser, type RedisAclUser } from '@tracker/testing';
 import { sharedCache } from '../src/data-access/shared-cache';

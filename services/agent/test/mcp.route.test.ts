@@ -1,5 +1,6 @@
 import { LATEST_PROTOCOL_VERSION, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { devSigningKey, issueTicket, macPayload, PRINCIPAL_HEADER, sharedKeys, type UserPrincipal } from '@tracker/kit';
+import { issueTicket, PRINCIPAL_HEADER, type UserPrincipal } from '@tracker/kit';
+import { devSigningKey, macPayload, sharedKeys } from '@tracker/signing';
 import { closedPortUrl, devTicketKeys } from '@tracker/testing';
 import { TOOLS } from '../src/domain/tools';
 import { version } from '../package.json';

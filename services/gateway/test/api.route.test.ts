@@ -1,6 +1,7 @@
 import http from 'node:http';
 import { randomInt } from 'node:crypto';
-import { AGENT_CALLS, bodyDigest, checkTicket, INTERNAL_HEADERS, issueTicket, PRINCIPAL_HEADER, type Proofs, type Signer, type UserPrincipal } from '@tracker/kit';
+import { AGENT_CALLS, bodyDigest, checkTicket, INTERNAL_HEADERS, issueTicket, PRINCIPAL_HEADER, type Proofs, type UserPrincipal } from '@tracker/kit';
+import { type Signer } from '@tracker/signing';
 import { closedPortUrl, devTicketKeys, testRedisUrl, ticketFor } from '@tracker/testing';
 import {
   newToken,

@@ -1,5 +1,5 @@
 import { Redis } from 'ioredis';
-import { devSigningKey } from '@tracker/kit';
+import { devSigningKey } from '@tracker/signing';
 import { authCacheKey, CACHE_FRESH_KEY, signCacheEntry, UNKNOWN_TOKEN } from '@tracker/authz';
 import { testRedisUrl } from '@tracker/testing';
 import { newToken, principalOf, startFakeAccessForGateway, startGateway, tokenHashOf, whenReady, type FakeAccessForGateway, type GatewayUnderTest } from './harness';

@@ -1,6 +1,6 @@
 import { Redis } from 'ioredis';
 import { authCacheKey, CACHE_FRESH_KEY, signCacheEntry, UNKNOWN_TOKEN } from '@tracker/authz';
-import { devSigningKey, devTrustedKeysText, parseTrustedKeys } from '@tracker/kit';
+import { devSigningKey, devTrustedKeysText, parseTrustedKeys } from '@tracker/signing';
 import { testRedisUrl } from '@tracker/testing';
 import { authStore } from '../src/data-access/auth-store';
 import { authFailureKey, rateLimitKey } from '../src/domain/rate-limit';

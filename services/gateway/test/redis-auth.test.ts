@@ -1,5 +1,5 @@
 import { Redis } from 'ioredis';
-import { devSigningKey } from '@tracker/kit';
+import { devSigningKey } from '@tracker/signing';
 import { authCacheKey, CACHE_FRESH_KEY, signCacheEntry } from '@tracker/authz';
 import { createRedisAclUser, testRedisUrl, type RedisAclUser } from '@tracker/testing';
 import { newToken, principalOf, startFakeAccessForGateway, startGateway, tokenHashOf, whenReady, type FakeAccessForGateway } from './harness';

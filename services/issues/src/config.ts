@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { databaseConfigOf, databaseEnv, loadConfig, outboxConfigOf, outboxEnv, port, redisEnv, serviceConfigOf, serviceEnv, url } from '@tracker/kit';
+import { outboxConfigOf, outboxEnv } from '@tracker/events';
+import { databaseConfigOf, databaseEnv, loadConfig, port, redisEnv, serviceConfigOf, serviceEnv, url } from '@tracker/kit';
 
 const Env = serviceEnv('issues', {
   PORT: port(8082),

@@ -1,5 +1,5 @@
 import { Redis } from 'ioredis';
-import { devSigningKey, type Signer } from '@tracker/kit';
+import { devSigningKey, type Signer } from '@tracker/signing';
 import { aclCacheKey, CACHE_FRESH_KEY, signCacheEntry } from '@tracker/authz';
 import { testRedisUrl, createRedisAclUser, type RedisAclUser } from '@tracker/testing';
 import { startIssues, useIssuesService, type Member, type Workspace } from './harness';

@@ -1,4 +1,4 @@
-import { devSigningKey } from '@tracker/kit';
+import { devSigningKey } from '@tracker/signing';
 import { aclCacheKey, CACHE_FRESH_KEY, signCacheEntry } from '@tracker/authz';
 import { Redis } from 'ioredis';
 import { testRedisUrl } from '@tracker/testing';

@@ -1,5 +1,6 @@
 import path from 'node:path';
-import { serve, type RunningServer, type Signer } from '@tracker/kit';
+import { serve, type RunningServer } from '@tracker/kit';
+import { type Signer } from '@tracker/signing';
 import { createTestSchema, type FakeAccess, type Member, newMember, newWorkspace, signedClient, type SignedReply as Reply, serviceTestEnv, startFakeAccess, type TestSchema, type Workspace } from '@tracker/testing';
 import type { QueueRole } from '@tracker/contracts';
 import { createIssuesService, type IssuesService } from '../src/app';

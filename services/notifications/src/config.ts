@@ -1,6 +1,7 @@
 import { createSecretKey, type KeyObject } from 'node:crypto';
 import { z } from 'zod';
-import { consumerConfigOf, consumerEnv, databaseConfigOf, databaseEnv, loadConfig, port, redisEnv, serviceConfigOf, serviceEnv, url } from '@tracker/kit';
+import { consumerConfigOf, consumerEnv } from '@tracker/events';
+import { databaseConfigOf, databaseEnv, loadConfig, port, redisEnv, serviceConfigOf, serviceEnv, url } from '@tracker/kit';
 import { parseAllowedTargets } from './domain/targets.rules';
 import { parseRetrySchedule } from './domain/webhook.rules';
 

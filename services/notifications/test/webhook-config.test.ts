@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { SIGNERS, signingKeyFromSeed } from '@tracker/kit';
+import { SIGNERS, signingKeyFromSeed } from '@tracker/signing';
 import { DEV_WEBHOOK_SECRETS_KEY, loadNotificationsConfig } from '../src/config';
 import { openSecret, sealSecret } from '../src/domain/secret-box';
 import { addressRefusal } from '../src/domain/targets.rules';

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { consumerConfigOf, consumerEnv, databaseConfigOf, databaseEnv, loadConfig, port, redisEnv, serviceConfigOf, serviceEnv, url } from '@tracker/kit';
+import { consumerConfigOf, consumerEnv } from '@tracker/events';
+import { databaseConfigOf, databaseEnv, loadConfig, port, redisEnv, serviceConfigOf, serviceEnv, url } from '@tracker/kit';
 
 const ms = (min: number, max: number, fallback: number) => z.coerce.number().int().min(min).max(max).default(fallback);
 

@@ -1,6 +1,6 @@
 import { connect, type ChannelModel, type ConfirmChannel } from 'amqplib';
 import { EVENT_SIGNATURE_HEADER, EVENT_TAG_HEADER, routingKeyOf, signEventMessage, tagEventMessage, type EventEnvelope } from '@tracker/events';
-import { devSigningKey, devTrustedKeysText, parseTrustedKeys, type SigningKey } from '@tracker/kit';
+import { devSigningKey, devTrustedKeysText, parseTrustedKeys, type SigningKey } from '@tracker/signing';
 import { testAmqpUrl } from '@tracker/testing';
 import { event, issueState, newId, queueState } from './fixtures';
 import { eventually, startStatistics, type StatisticsHarness } from './harness';

@@ -4,7 +4,7 @@ import type { IssueStateData, QueueStateData } from '../src/domain/replica';
 
 /**
  * A stand-in for the issues service's snapshot endpoints, exactly as
- * libs/contracts/src/internal.ts describes them:
+ * libs/contracts/src/snapshot.ts describes them:
  *   GET /internal/snapshot/queues?after_id=&limit= → { queues: [{ revision, queue }], next_after_id }
  *   GET /internal/snapshot/issues?after_id=&limit= → { issues: [{ revision, issue }], next_after_id }
  *   GET /internal/snapshot/comments?after_id=&limit= → { comments: [{ id, issue_id, body }], next_after_id }

@@ -1,6 +1,6 @@
 import http from 'node:http';
 import { QueuesLookup } from '@tracker/contracts';
-import type { Signer } from '@tracker/kit';
+import type { Signer } from '@tracker/signing';
 import { sendJson, serviceCallerOf, startFakeUpstream, type FakeAccess } from '@tracker/testing';
 
 /**

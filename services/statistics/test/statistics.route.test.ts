@@ -1,6 +1,6 @@
 import { Redis } from 'ioredis';
 import { StatisticsResult } from '@tracker/contracts';
-import { devSigningKey } from '@tracker/kit';
+import { devSigningKey } from '@tracker/signing';
 import { aclCacheKey, CACHE_FRESH_KEY, signCacheEntry } from '@tracker/authz';
 import { testRedisUrl } from '@tracker/testing';
 import type { IssueStateData, QueueStateData } from '../src/domain/replica';

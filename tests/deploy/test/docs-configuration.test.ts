@@ -7,8 +7,9 @@ import path from 'node:path';
  * - a service's `src/config.ts` declares its schema as `serviceEnv('<name>', { ... })` (or,
  *   for web, `z.object({ ... })`): each `KEY: ...` or shorthand `KEY,` line up to the
  *   schema's `.transform((env` is one variable, and `...helper` / `...helper('x')` spreads
- *   the variables of a helper of libs/kit/src/config.ts (`databaseEnv`, `redisEnv`,
- *   `outboxEnv`); `serviceEnv` adds `commonEnv`'s;
+ *   the variables of an env helper of the libraries (HELPER_SOURCES: libs/kit/src/config.ts's
+ *   `databaseEnv`, `redisEnv`, …; libs/events/src/config.ts's `outboxEnv`, `consumerEnv`);
+ *   `serviceEnv` adds `commonEnv`'s;
  * - the page's `## ` sections say whose variables they list: "Every service", a service's
  *   name, or a title naming several services ("Database: access, issues, …").
  * A variable is documented for a service when a section covering that service names it in
@@ -22,18 +23,24 @@ const KEY_LINE = /^\s+([A-Z][A-Z0-9_]*)\s*(?::|,\s*$)/gm;
 /** An upper-case code span is a variable, but for the HTTP methods the page names (`GET`). */
 const VARIABLE = /^(?!(?:GET|HEAD|POST|PUT|PATCH|DELETE|OPTIONS)$)[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*$/;
 
-/** The variables of each env helper that libs/kit/src/config.ts exports (`export const name = {` or `= (…) => ({`). */
-function kitHelpers(): Map<string, string[]> {
-  const source = read('libs/kit/src/config.ts');
+/** The library modules whose exported env helpers a service's config.ts spreads. */
+const HELPER_SOURCES = ['libs/kit/src/config.ts', 'libs/events/src/config.ts'];
+
+/** The variables of each env helper those modules export (`export const name = {` or `= (…) => ({`); a name exported twice is an error. */
+function envHelpers(): Map<string, string[]> {
   const helpers = new Map<string, string[]>();
-  for (const m of source.matchAll(/^export const (\w+) = (?:\([^)]*\) => \()?\{\n([\s\S]*?)^\}\)?;$/gm)) {
-    const keys = [...m[2]!.matchAll(KEY_LINE)].map((k) => k[1]!);
-    if (keys.length > 0) helpers.set(m[1]!, keys);
+  for (const file of HELPER_SOURCES) {
+    for (const m of read(file).matchAll(/^export const (\w+) = (?:\([^)]*\) => \()?\{\n([\s\S]*?)^\}\)?;$/gm)) {
+      const keys = [...m[2]!.matchAll(KEY_LINE)].map((k) => k[1]!);
+      if (keys.length === 0) continue;
+      if (helpers.has(m[1]!)) throw new Error(`${file} exports ${m[1]}, an env helper of another of ${HELPER_SOURCES.join(', ')} too`);
+      helpers.set(m[1]!, keys);
+    }
   }
   return helpers;
 }
 
-const HELPERS = kitHelpers();
+const HELPERS = envHelpers();
 
 /** The variables one service's config.ts declares. */
 function variablesOf(service: string): string[] {
@@ -45,7 +52,7 @@ function variablesOf(service: string): string[] {
   const keys = [...schema.matchAll(KEY_LINE)].map((m) => m[1]!);
   for (const [, helper] of schema.matchAll(/\.\.\.(\w+)/g)) {
     const spread = HELPERS.get(helper!);
-    if (!spread) throw new Error(`services/${service}/src/config.ts spreads ${helper}, which is no env helper of libs/kit/src/config.ts`);
+    if (!spread) throw new Error(`services/${service}/src/config.ts spreads ${helper}, which is no env helper of ${HELPER_SOURCES.join(' or ')}`);
     keys.push(...spread);
   }
   if (/\bserviceEnv\(/.test(schema)) keys.push(...HELPERS.get('commonEnv')!);
@@ -81,12 +88,20 @@ const markdown = read(PAGE);
 const SECTIONS = sections(markdown);
 
 describe('the variables of the services', () => {
+  test('the env helpers are read from every library module that has some', () => {
+    expect([...HELPERS.keys()]).toEqual(expect.arrayContaining(['commonEnv', 'databaseEnv', 'redisEnv', 'outboxEnv', 'consumerEnv']));
+    expect(HELPERS.get('outboxEnv')).toEqual(['AMQP_URL', 'OUTBOX_POLL_MS', 'OUTBOX_RETENTION_HOURS', 'EVENTS_EXCHANGE']);
+    expect(HELPERS.get('consumerEnv')).toEqual(['AMQP_URL', 'EVENTS_EXCHANGE', 'EVENTS_QUEUE', 'EVENTS_PREFETCH', 'EVENTS_MAX_ATTEMPTS', 'EVENTS_RETRY_DELAY_MS']);
+  });
+
   test('are read from every config.ts, its own and its helpers\' alike', () => {
     expect(SERVICES).toEqual(expect.arrayContaining(['access', 'agent', 'gateway', 'issues', 'notifications', 'statistics', 'web']));
     // A key of its own (the last of its schema), one of each helper it spreads, and commonEnv's.
     expect(VARIABLES.get('gateway')).toEqual(expect.arrayContaining(['REDIS_TIMEOUT_MS', 'CLIENT_REQUESTS_IN_FLIGHT', 'LOG_LEVEL', 'INTERNAL_TICKETS']));
     expect(VARIABLES.get('access')).toEqual(expect.arrayContaining(['SIGN_IN_FAILURES_PER_CLIENT', 'DATABASE_STATEMENT_TIMEOUT_MS', 'OUTBOX_RETENTION_HOURS', 'REDIS_URL', 'MAX_CONNECTIONS']));
-    expect(VARIABLES.get('notifications')).toEqual(expect.arrayContaining(['EVENT_STREAMS_PER_USER', 'WEBHOOK_ALLOWED_TARGETS', 'WEBHOOK_TIMEOUT_MS']));
+    expect(VARIABLES.get('notifications')).toEqual(expect.arrayContaining(['EVENT_STREAMS_PER_USER', 'WEBHOOK_ALLOWED_TARGETS', 'WEBHOOK_TIMEOUT_MS', 'EVENTS_RETRY_DELAY_MS']));
+    expect(VARIABLES.get('statistics')).toEqual(expect.arrayContaining(['EVENTS_QUEUE', 'EVENTS_PREFETCH', 'AMQP_URL']));
+    expect(VARIABLES.get('issues')).toEqual(expect.arrayContaining(['OUTBOX_POLL_MS', 'EVENTS_EXCHANGE', 'AMQP_URL']));
     // web takes some of commonEnv by name and no keys.
     expect(VARIABLES.get('web')).toEqual(['HOST', 'LOG_LEVEL', 'MAX_CONNECTIONS', 'METRICS_PORT', 'NODE_ENV', 'PORT', 'SHUTDOWN_GRACE_MS', 'WEB_STATIC_DIR']);
   });

@@ -1,4 +1,3 @@
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Deployment } from 'kubernetes-models/apps/v1/Deployment';
@@ -9,12 +8,11 @@ import { PodDisruptionBudget } from 'kubernetes-models/policy/v1/PodDisruptionBu
 import { ConfigMap } from 'kubernetes-models/v1/ConfigMap';
 import { Namespace } from 'kubernetes-models/v1/Namespace';
 import { Service } from 'kubernetes-models/v1/Service';
-import { parseAllDocuments } from 'yaml';
-import { containersOf, kustomize, type K8sObject } from './kustomize';
+import { containersOf, kustomize, kustomizeVersion, MIN_KUSTOMIZE_MAJOR, type K8sObject } from './kustomize';
 
 /**
  * The Kubernetes manifests as `kubectl apply -k` would send them (base and production
- * overlay, rendered by ./kustomize.ts), validated against the Kubernetes API schemas
+ * overlay, rendered by kustomize itself: ./kustomize.ts runs `kubectl kustomize`), validated against the Kubernetes API schemas
  * (kubernetes-models), plus what the deployment promises: probes, resources, HPA, PDB,
  * Service per service, the migration Job as the migrator, config by reference with one
  * Secret per workload that no other workload reads, and network policies in the base
@@ -27,6 +25,8 @@ const PORTS = { gateway: 8080, access: 8081, issues: 8082, statistics: 8083, age
 /** The web service signs nothing and holds no credential: no trusted keys, no Secret. */
 const WITHOUT_SECRETS: readonly string[] = ['web'];
 const WORKLOADS = [...SERVICES, 'migrate'] as const;
+/** kustomize's hash suffix: 10 characters of its own alphabet (hex with the vowels and look-alikes mapped away). */
+const KUSTOMIZE_HASH = '[2456789bcdfghkmt]{10}';
 
 /** Who may call whom on its HTTP port ('anyone' for the public gateway). */
 const CALLERS: Record<string, string[] | 'anyone'> = {
@@ -208,7 +208,7 @@ describe.each(Object.entries(renders))('the %s render', (_name, objects) => {
 
   test('config and secrets are referenced, never inlined: one generated ConfigMap, the Secrets and trusted keys created outside git', () => {
     const configMaps = objects.filter((o) => o.kind === 'ConfigMap');
-    expect(configMaps.map((c) => c.metadata.name)).toEqual([expect.stringMatching(/^tracker-config-[0-9a-f]{10}$/)]);
+    expect(configMaps.map((c) => c.metadata.name)).toEqual([expect.stringMatching(new RegExp(`^tracker-config-${KUSTOMIZE_HASH}$`))]);
     expect(configMaps[0]!.data).toMatchObject({
       NODE_ENV: 'production',
       METRICS_PORT: '9464',
@@ -411,22 +411,9 @@ describe('the production overlay', () => {
   });
 });
 
-/** The real kustomize, where kubectl is installed: the renderer above must agree with it. */
-const kubectl = spawnSync('kubectl', ['version', '--client'], { encoding: 'utf8' });
-describe.each(Object.keys(renders) as Array<keyof typeof renders>)('the %s render and `kubectl kustomize`', (name) => {
-  const dir = name === 'base' ? path.join(K8S, 'base') : path.join(K8S, 'overlays/production');
-  (kubectl.status === 0 ? test : test.skip)('hold the same objects, policies and pod specs', () => {
-    const out = spawnSync('kubectl', ['kustomize', dir], { encoding: 'utf8' });
-    expect(out.stderr).toBe('');
-    const real = parseAllDocuments(out.stdout).map((d) => d.toJS()) as K8sObject[];
-    const normal = (o: K8sObject) => JSON.parse(JSON.stringify(o).replace(/tracker-config-[a-z0-9]{10}/g, 'tracker-config'));
-    const id = (o: K8sObject) => `${o.kind}/${normal(o).metadata.name}`;
-    expect(real.map(id).sort()).toEqual(renders[name].map(id).sort());
-    for (const object of renders[name]) {
-      const twin = real.find((r) => id(r) === id(object))!;
-      if (object.kind === 'NetworkPolicy') expect(normal(twin).spec).toEqual(normal(object).spec);
-      if (containersOf(object).length > 0) expect(normal(twin).spec.template.spec).toEqual(normal(object).spec.template.spec);
-    }
+describe('the renderer', () => {
+  test(`is kustomize ${MIN_KUSTOMIZE_MAJOR}.0 or newer, through kubectl`, () => {
+    expect(kustomizeVersion()[0]).toBeGreaterThanOrEqual(MIN_KUSTOMIZE_MAJOR);
   });
 });
 

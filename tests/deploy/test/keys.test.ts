@@ -1,8 +1,8 @@
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
-import { serviceEnv, url, weakSecret } from '../../../libs/kit/src/config';
-import { DEV_PUBLIC_KEYS, parseTrustedKeys, SIGNERS, signingKeyFromSeed, signPayload, verifiedPayload } from '../../../libs/kit/src/signing';
-import { loadNotificationsConfig } from '../../../services/notifications/src/config';
+import { serviceEnv, url, weakSecret } from '@tracker/kit';
+import { DEV_PUBLIC_KEYS, parseTrustedKeys, SIGNERS, signingKeyFromSeed, signPayload, verifiedPayload } from '@tracker/signing';
+import { loadNotificationsConfig } from '@tracker/notifications/config';
 import { generatedEnv, interpolate, rawCompose, ROOT } from './compose-file';
 
 /**

@@ -10,7 +10,9 @@ import path from 'node:path';
  *   `exports`;
  * - no package names a file that does not exist (`main`, `types`, `exports` targets);
  * - no code imports a workspace package by a path it does not export (a deep import of its
- *   `src/` folder): what another package needs is exported by name.
+ *   `src/` folder), nor by a relative path into another package's `src/`
+ *   (`../../libs/x/src/y`, `../../../services/y/src/z`, a jest config's
+ *   `require.resolve('../support/src/…')`): what another package needs is exported by name.
  */
 const ROOT = path.resolve(__dirname, '../../..');
 
@@ -64,4 +66,43 @@ test('no code imports a workspace package by a path it does not export', () => {
     }
   }
   expect(deep).toEqual([]);
+});
+
+/** The package a repository file belongs to: the nearest folder above it with a package.json ('.' for the root). */
+function packageOf(file: string): string {
+  for (let dir = path.posix.dirname(file); ; dir = path.posix.dirname(dir)) {
+    if (manifests.has(dir)) return dir;
+    if (dir === '.' || dir === '/') return '.';
+  }
+}
+
+/** Relative module specifiers of a source: imports, exports from, require(), import() and require.resolve(). */
+const RELATIVE_SPECIFIER = /(?:\bfrom\s*|\bimport\s*\(\s*|\brequire(?:\.resolve)?\s*\(\s*|^\s*import\s+)(['"`])(\.{1,2}\/[^'"`\s]+)\1/gm;
+
+/** `file`'s relative specifiers that lead into the `src/` of a package other than its own. */
+function crossings(file: string, source: string): string[] {
+  const own = packageOf(file);
+  return [...source.matchAll(RELATIVE_SPECIFIER)].flatMap(([, , specifier]) => {
+    const target = path.posix.normalize(path.posix.join(path.posix.dirname(file), specifier!));
+    const pkg = packageOf(target);
+    const inSrc = (pkg === '.' ? target : target.slice(pkg.length + 1)).split('/')[0] === 'src';
+    return pkg !== own && inSrc ? [`${file}: ${specifier}`] : [];
+  });
+}
+
+test('no code reaches into another package\'s src by a relative path', () => {
+  const code = files.filter((f) => /\.(ts|tsx|mts|cts|js|mjs|cjs)$/.test(f));
+  expect(code.flatMap((file) => crossings(file, fs.readFileSync(path.join(ROOT, file), 'utf8')))).toEqual([]);
+});
+
+test('a relative path into another package\'s src is caught, one into the own package or out of src is not', () => {
+  // Quoted by a function, so this file's own source holds none of these specifiers.
+  const q = (specifier: string) => `'${specifier}'`;
+  expect(crossings('tests/deploy/test/keys.test.ts', `import { url } from ${q('../../../libs/kit/src/config')};`)).toHaveLength(1);
+  expect(crossings('tests/security/test/seed-script.ts', `import { addUser } from ${q('../../../services/access/src/domain/add-user.use-case')};`)).toHaveLength(1);
+  expect(crossings('tests/e2e/jest.config.js', `globalSetup: require.resolve(${q('../support/src/global-setup.ts')})`)).toHaveLength(1);
+  expect(crossings('jest.preset.js', `globalSetup: require.resolve(${q('./libs/testing/src/global-setup.ts')})`)).toHaveLength(1);
+  expect(crossings('libs/kit/test/app.test.ts', `import { createApp } from ${q('../src/app')};`)).toEqual([]);
+  expect(crossings('services/web/app/src/ui.tsx', `import { PAGES } from ${q('../../src/pages')};`)).toEqual([]);
+  expect(crossings('tests/e2e-replicated/jest.config.js', `require(${q('../../jest.preset')})`)).toEqual([]);
 });

@@ -1,4 +1,5 @@
-import { devSigningKey, issueTicket } from '@tracker/kit';
+import { issueTicket } from '@tracker/kit';
+import { devSigningKey } from '@tracker/signing';
 import { seedWorkspace, startSystem, type System } from '@tracker/system-tests-support';
 
 let system: System;

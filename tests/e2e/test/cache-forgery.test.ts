@@ -1,6 +1,6 @@
 import net from 'node:net';
 import { randomBytes } from 'node:crypto';
-import { devSigningKey, parseTrustedKeys, verifiedPayload } from '@tracker/kit';
+import { devSigningKey, parseTrustedKeys, verifiedPayload } from '@tracker/signing';
 import { aclCacheKey, authCacheKey, hashToken, signCacheEntry } from '@tracker/authz';
 import { seedWorkspace, startSystem, waitForOutput, type System } from '@tracker/system-tests-support';
 import { testRedisUrl } from '@tracker/testing';

@@ -6,7 +6,8 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { API_OPERATIONS } from '@tracker/contracts';
-import { devSigningKey, issueTicket, type Signer, type TicketRequest } from '@tracker/kit';
+import { issueTicket, type TicketRequest } from '@tracker/kit';
+import { devSigningKey, type Signer } from '@tracker/signing';
 import { startFakeUpstream } from '@tracker/testing';
 import { startSystem, type ApiResponse, type System } from '@tracker/system-tests-support';
 import {

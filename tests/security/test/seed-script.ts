@@ -4,12 +4,7 @@
  * dozens of times. Reads a JSON list of operations from argv[2], prints a JSON list
  * of results. Run with tsx in the access service's environment (see helpers.ts).
  */
-import { addUser } from '../../../services/access/src/domain/add-user.use-case';
-import { createToken } from '../../../services/access/src/domain/create-token.use-case';
-import { createWorkspace } from '../../../services/access/src/domain/create-workspace.use-case';
-import { revokeToken } from '../../../services/access/src/domain/revoke-token.use-case';
-import { createAccessService } from '../../../services/access/src/app';
-import { loadAccessConfig } from '../../../services/access/src/config';
+import { addUser, createAccessService, createToken, createWorkspace, loadAccessConfig, revokeToken } from '@tracker/access/operator';
 
 export type SeedOp =
   | {

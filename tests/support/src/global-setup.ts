@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
-import infrastructureSetup from '../../../libs/testing/src/global-setup';
+import infrastructureSetup from '@tracker/testing/global-setup';
 
 const REPO_ROOT = path.resolve(__dirname, '../../..');
 

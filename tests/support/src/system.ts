@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { connect } from 'amqplib';
-import { signingKeyFromSeed, type SigningKey } from '@tracker/kit';
+import { signingKeyFromSeed, type SigningKey } from '@tracker/signing';
 import {
   amqpTestNames,
   amqpUrlVia,

@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
-import { type Logger, type SigningKey } from '@tracker/kit';
+import { type Logger } from '@tracker/kit';
+import { type SigningKey } from '@tracker/signing';
 import { CACHE_FRESH_KEY, CACHE_FRESH_TTL_MS, signCacheEntry } from '@tracker/authz';
 import type { Pool } from 'pg';
 import { cacheDebtsRepository } from './cache-debts.repository';

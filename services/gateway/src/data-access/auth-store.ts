@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import { authCacheKey, CACHE_FRESH_KEY, freshCacheReader, parseCachedToken, UNKNOWN_TOKEN } from '@tracker/authz';
-import { type Logger, type TrustedKeys } from '@tracker/kit';
+import { type Logger } from '@tracker/kit';
+import { type TrustedKeys } from '@tracker/signing';
 import type { AuthStore } from '../domain/ports';
 import { authFailureKey, rateLimitKey, WINDOW_SECONDS } from '../domain/rate-limit';
 

@@ -4,8 +4,8 @@ import { nextAfterId } from './snapshot.rules';
 
 /**
  * Pages of every queue, issue and comment with their current revision, for rebuilding
- * the statistics replica (contract: SnapshotPage and SNAPSHOT_LIMITS in @tracker/contracts
- * internal.ts; the JSON in routes/json.ts). The replica applies a row only when its
+ * the statistics replica (contract: libs/contracts snapshot.ts; the JSON in routes/json.ts, each page
+ * satisfying the schema the statistics service checks it against). The replica applies a row only when its
  * revision is newer, as with events, so pages may be read while changes go on. Issue and
  * comment pages are bounded in rows and bytes; comments are paged on their own, so an
  * issue with thousands of them makes no page large.

@@ -1,3 +1,4 @@
+import type { z } from 'zod';
 import type {
   Comment as CommentJson,
   HistoryEntry as HistoryJson,
@@ -8,6 +9,9 @@ import type {
   IssueRef as IssueRefJson,
   IssueSummary as IssueSummaryJson,
   Queue as QueueJson,
+  SnapshotCommentsPage,
+  SnapshotIssuesPage,
+  SnapshotQueuesPage,
   Status as StatusJson,
   Worklog as WorklogJson,
 } from '@tracker/contracts';
@@ -128,18 +132,25 @@ export function listPageJson<L extends IssueListName>(list: L, page: ListPageOf<
   return { items: page.items.map(item), total: page.total, next_after_id: page.nextAfterId };
 }
 
-/** The replica's snapshot pages (SnapshotPage, contracts internal.ts): queues and issues as their events carry them, with their revision. */
-export const queuesSnapshotJson = (page: SnapshotPageOf<'queues', QueueRecord>) => ({
-  queues: page.queues.map((q) => ({ revision: q.revision, queue: queueState(q) })),
-  next_after_id: page.nextAfterId,
-});
+/**
+ * The replica's snapshot pages (contracts snapshot.ts): queues and issues as their events
+ * carry them, with their revision. Each satisfies the page schema the statistics service
+ * checks it against, so a change on one side that the other would refuse stops the build.
+ */
+export const queuesSnapshotJson = (page: SnapshotPageOf<'queues', QueueRecord>) =>
+  ({
+    queues: page.queues.map((q) => ({ revision: q.revision, queue: queueState(q) })),
+    next_after_id: page.nextAfterId,
+  }) satisfies z.input<typeof SnapshotQueuesPage>;
 
-export const issuesSnapshotJson = (page: SnapshotPageOf<'issues', IssueRecord>) => ({
-  issues: page.issues.map((i) => ({ revision: i.revision, issue: issueState(i) })),
-  next_after_id: page.nextAfterId,
-});
+export const issuesSnapshotJson = (page: SnapshotPageOf<'issues', IssueRecord>) =>
+  ({
+    issues: page.issues.map((i) => ({ revision: i.revision, issue: issueState(i) })),
+    next_after_id: page.nextAfterId,
+  }) satisfies z.input<typeof SnapshotIssuesPage>;
 
-export const commentsSnapshotJson = (page: SnapshotPageOf<'comments', CommentTextRecord>) => ({
-  comments: page.comments.map((c) => ({ id: c.id, issue_id: c.issueId, body: c.body })),
-  next_after_id: page.nextAfterId,
-});
+export const commentsSnapshotJson = (page: SnapshotPageOf<'comments', CommentTextRecord>) =>
+  ({
+    comments: page.comments.map((c) => ({ id: c.id, issue_id: c.issueId, body: c.body })),
+    next_after_id: page.nextAfterId,
+  }) satisfies z.input<typeof SnapshotCommentsPage>;

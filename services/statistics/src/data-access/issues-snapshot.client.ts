@@ -1,32 +1,11 @@
 import { z } from 'zod';
-import { IssueState, QueueState } from '@tracker/events';
+import { SnapshotCommentsPage, SnapshotIssuesPage, SnapshotQueuesPage } from '@tracker/contracts';
 import { UpstreamUnavailableError, type InternalClient } from '@tracker/kit';
 import type { IssuesSnapshot } from '../domain/ports';
 
-const id = z.number().int().positive();
-
 /**
- * The snapshot pages of the issues service, as libs/contracts/src/internal.ts describes
- * them. Kept here until the response schemas live in libs/contracts next to SnapshotPage.
- * Issue rows carry no comments: comments are pages of their own. (An issues service of
- * before that still sends `comments` in its rows; they are ignored, and its missing
- * comments endpoint fails the rebuild, which is retried until issues is upgraded.)
- */
-export const SnapshotQueuesPage = z.object({
-  queues: z.array(z.object({ revision: id, queue: QueueState })),
-  next_after_id: id.nullable(),
-});
-export const SnapshotIssuesPage = z.object({
-  issues: z.array(z.object({ revision: id, issue: IssueState })),
-  next_after_id: id.nullable(),
-});
-export const SnapshotCommentsPage = z.object({
-  comments: z.array(z.object({ id, issue_id: id, body: z.string() })),
-  next_after_id: id.nullable(),
-});
-
-/**
- * GET /internal/snapshot/{queues,issues} on the issues service. Anything but a valid
+ * GET /internal/snapshot/{queues,issues,comments} on the issues service, each page checked
+ * against its schema in libs/contracts (snapshot.ts). Anything but a valid
  * 200 page is the service being unavailable: the rebuild retries, it never treats a
  * broken answer as an empty snapshot.
  */

@@ -53,7 +53,7 @@ export interface ReplicaStore {
 }
 
 /**
- * Port: the issues service's snapshot, paged by id (libs/contracts/src/internal.ts;
+ * Port: the issues service's snapshot, paged by id (libs/contracts/src/snapshot.ts;
  * data-access/issues-snapshot.client.ts). Issue and comment pages are bounded in bytes
  * too, so a page may be short while more follow: only `nextAfterId: null` ends a walk.
  */
