@@ -146,10 +146,15 @@ async function freePort(): Promise<number> {
 const installed = spawnSync('redis-server', ['--version'], { encoding: 'utf8' }).status === 0;
 
 (installed ? describe : describe.skip)('the users in a real Redis, with each service`s own Redis code', () => {
-  // ioredis and the services' code as the services have them (this package declares neither).
+  // ioredis as the services have it (this package does not declare it). The libraries come
+  // through their public entries; the services' own Redis code (their data-access modules,
+  // which no package exports) is loaded by path, since running exactly that code under each
+  // service's Redis user is what this test is for.
   const requireFrom = (file: string) => createRequire(path.join(ROOT, file));
   const { Redis } = requireFrom('services/gateway/package.json')('ioredis');
   const load = (file: string) => require(path.join(ROOT, file));
+  const authz = require('@tracker/authz');
+  const signing = require('@tracker/signing');
   const ADMIN = { user: 'acl-test-admin', password: `admin-${Date.now()}-${process.pid}` };
   let server: ChildProcess;
   let dir: string;
@@ -164,7 +169,7 @@ const installed = spawnSync('redis-server', ['--version'], { encoding: 'utf8' })
     if (redis.status !== 'ready') await new Promise((resolve, reject) => (redis.once('ready', resolve), redis.once('error', reject)));
     return redis;
   };
-  const as = (service: Service) => ready(load('libs/authz/src/redis.ts').createRedis(`redis://tracker-${service}:${passwordOf(service)}@127.0.0.1:${port}`, logger));
+  const as = (service: Service) => ready(authz.createRedis(`redis://tracker-${service}:${passwordOf(service)}@127.0.0.1:${port}`, logger));
   const admin = () => ready(new Redis({ host: '127.0.0.1', port, username: ADMIN.user, password: ADMIN.password }));
   const refusal = (promise: Promise<unknown>) => promise.then(() => 'allowed', (err: Error) => err.message.split(' ')[0]);
 
@@ -192,8 +197,8 @@ const installed = spawnSync('redis-server', ['--version'], { encoding: 'utf8' })
   test('each service`s Redis code runs as its own user and is refused nothing', async () => {
     const { authStore } = load('services/gateway/src/data-access/auth-store.ts');
     const { sharedCache } = load('services/access/src/data-access/shared-cache.ts');
-    const { aclReader, redisSeenTickets, authCacheKey, aclCacheKey } = load('libs/authz/src/index.ts');
-    const { devSigningKey, devTrustedKeysText, parseTrustedKeys } = load('libs/signing/src/index.ts');
+    const { aclReader, redisSeenTickets, authCacheKey, aclCacheKey } = authz;
+    const { devSigningKey, devTrustedKeysText, parseTrustedKeys } = signing;
     const trusted = parseTrustedKeys(devTrustedKeysText());
     const tokenHash = 'a'.repeat(64);
     const expiresAt = Date.now() + 15_000;
