@@ -146,13 +146,12 @@ async function freePort(): Promise<number> {
 const installed = spawnSync('redis-server', ['--version'], { encoding: 'utf8' }).status === 0;
 
 (installed ? describe : describe.skip)('the users in a real Redis, with each service`s own Redis code', () => {
-  // ioredis as the services have it (this package does not declare it). The libraries come
-  // through their public entries; the services' own Redis code (their data-access modules,
-  // which no package exports) is loaded by path, since running exactly that code under each
-  // service's Redis user is what this test is for.
+  // ioredis as the services have it (this package does not declare it); the libraries, and
+  // the services' own Redis code, through their public entries.
   const requireFrom = (file: string) => createRequire(path.join(ROOT, file));
   const { Redis } = requireFrom('services/gateway/package.json')('ioredis');
-  const load = (file: string) => require(path.join(ROOT, file));
+  const accessRedis = require('@tracker/access/redis');
+  const gatewayRedis = require('@tracker/gateway/redis');
   const authz = require('@tracker/authz');
   const signing = require('@tracker/signing');
   const ADMIN = { user: 'acl-test-admin', password: `admin-${Date.now()}-${process.pid}` };
@@ -195,8 +194,8 @@ const installed = spawnSync('redis-server', ['--version'], { encoding: 'utf8' })
   });
 
   test('each service`s Redis code runs as its own user and is refused nothing', async () => {
-    const { authStore } = load('services/gateway/src/data-access/auth-store.ts');
-    const { sharedCache } = load('services/access/src/data-access/shared-cache.ts');
+    const { authStore } = gatewayRedis;
+    const { sharedCache } = accessRedis;
     const { aclReader, redisSeenTickets, authCacheKey, aclCacheKey } = authz;
     const { devSigningKey, devTrustedKeysText, parseTrustedKeys } = signing;
     const trusted = parseTrustedKeys(devTrustedKeysText());
@@ -213,7 +212,7 @@ const installed = spawnSync('redis-server', ['--version'], { encoding: 'utf8' })
     await cache.keepFresh();
     await cache.invalidate([aclCacheKey(2)]);
     // access: the sign-in throttle reads and counts failures per email and per client.
-    const { signInThrottle } = load('services/access/src/data-access/sign-in-throttle.ts');
+    const { signInThrottle } = accessRedis;
     const throttle = signInThrottle(access, () => new Date(0));
     await throttle.recordFailure('ada@example.com', '192.0.2.1');
     expect(await throttle.failures('ada@example.com', '192.0.2.1')).toMatchObject({ email: 1, client: 1 });
