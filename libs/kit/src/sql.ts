@@ -53,7 +53,7 @@ export interface NamedStatement<P> {
  * call would cost every request. Its values are named, not given:
  *
  *   const TOUCH = withNamedParameters<{ id: number; at: Date }>((p) => sql`UPDATE issues SET updated_at = ${p.at} WHERE id = ${p.id}`);
- *   await prepared(db, 'issues.touch', TOUCH.text, TOUCH.values({ id, at }));
+ *   await prepared(db, 'example.touch', TOUCH.text, TOUCH.values({ id, at }));
  *
  * Each name is one `$n` wherever it is used, numbered in the order the names first
  * appear in the text; `values(input)` lists the input's values in that order. Only named

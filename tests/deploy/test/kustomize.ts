@@ -47,6 +47,8 @@ export function kustomize(dir: string): K8sObject[] {
   }
   const out = spawnSync('kubectl', ['kustomize', dir], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
   if (out.error || out.status !== 0) throw new Error(`kubectl kustomize ${dir} failed: ${out.error?.message ?? out.stderr.trim()}`);
+  // A warning (a deprecated field, a patch that matched nothing) is a finding too, not noise.
+  if (out.stderr.trim()) throw new Error(`kubectl kustomize ${dir} warned: ${out.stderr.trim()}`);
   return parseYamlDocuments(out.stdout, `kubectl kustomize ${dir}`) as K8sObject[];
 }
 

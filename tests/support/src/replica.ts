@@ -17,7 +17,7 @@ export interface ReplicaView {
 
 const QUEUES = `SELECT id, workspace_id, key, name, description, revision, created_at, updated_at FROM %s.queues ORDER BY id`;
 const STATUSES = `SELECT id, queue_id, name, category::text AS category, position FROM %s.statuses ORDER BY id`;
-const ISSUE_FIELDS = `i.id, i.workspace_id, i.queue_id, i.key, i.title, i.description, i.status_id, i.assignee_id, i.parent_id,
+const ISSUE_COMPARED_COLUMNS = `i.id, i.workspace_id, i.queue_id, i.key, i.title, i.description, i.status_id, i.assignee_id, i.parent_id,
   i.priority::text AS priority, i.type, i.labels, i.due_date::text AS due_date, i.estimate_minutes, i.spent_minutes,
   i.version, i.revision, i.created_at, i.updated_at`;
 const COMMENTS = `SELECT id, issue_id, body FROM %s.comments ORDER BY id`;
@@ -43,8 +43,8 @@ export async function replicaView(system: System): Promise<{ source: ReplicaView
   };
   try {
     // The source has no status category column on issues: it is the status's.
-    const source = await read(src, `SELECT ${ISSUE_FIELDS}, s.category::text AS status_category FROM ${src}.issues i JOIN ${src}.statuses s ON s.id = i.status_id ORDER BY i.id`);
-    const replica = await read(rep, `SELECT ${ISSUE_FIELDS}, i.status_category::text AS status_category FROM ${rep}.issues i ORDER BY i.id`);
+    const source = await read(src, `SELECT ${ISSUE_COMPARED_COLUMNS}, s.category::text AS status_category FROM ${src}.issues i JOIN ${src}.statuses s ON s.id = i.status_id ORDER BY i.id`);
+    const replica = await read(rep, `SELECT ${ISSUE_COMPARED_COLUMNS}, i.status_category::text AS status_category FROM ${rep}.issues i ORDER BY i.id`);
     return { source, replica };
   } finally {
     await client.end();

@@ -1,5 +1,6 @@
 import type { PublicEventType } from '@tracker/contracts';
 import type { AttemptOutcome, AttemptRecord, ClaimedDelivery, DeliveryRecord, DeliveryStatus, LoggedEvent, Position, Readable, WebhookRecord } from './model';
+import type { AttemptResult } from './webhook.rules';
 
 /**
  * The ports of the use cases and the jobs: what they need from storage, from the network
@@ -117,4 +118,9 @@ export interface Store {
   events: EventLog;
   webhooks: WebhooksRepository;
   deliveries: DeliveriesRepository;
+}
+
+/** Port: sends one signed POST (data-access/webhook-sender.ts); never throws. */
+export interface WebhookPoster {
+  send(request: { url: string; headers: Record<string, string>; body: string }): Promise<AttemptResult & { durationMs: number }>;
 }

@@ -1,12 +1,7 @@
 import type { Logger } from '@tracker/kit';
-import type { DeliveriesRepository, WebhookSecrets } from '../domain/ports';
+import type { DeliveriesRepository, WebhookPoster, WebhookSecrets } from '../domain/ports';
 import type { AttemptOutcome, ClaimedDelivery } from '../domain/model';
-import { attemptError, attemptOutcome, type AttemptResult } from '../domain/webhook.rules';
-
-/** Port: sends one signed POST (data-access/webhook-sender.ts); never throws. */
-export interface WebhookPoster {
-  send(request: { url: string; headers: Record<string, string>; body: string }): Promise<AttemptResult & { durationMs: number }>;
-}
+import { attemptError, attemptOutcome } from '../domain/webhook.rules';
 
 export interface DeliveryWorkerDeps {
   deliveries: DeliveriesRepository;

@@ -305,7 +305,7 @@ export function SubmitButton({ busy, onClick, children, ...rest }: { busy: boole
  * `Field` marks aria-invalid). `focusProblem` asks for it; it happens once the problems
  * are drawn. With no such field the focus stays where it is.
  */
-export function useProblemFocus() {
+function useProblemFocus() {
   const formRef = useRef<HTMLFormElement>(null);
   const [asked, setAsked] = useState(0);
   // In the commit that draws the problems, so nothing reads the focus in between.
