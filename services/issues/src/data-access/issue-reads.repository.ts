@@ -1,6 +1,7 @@
 import type { IssueReadsRepository } from '../domain/ports';
 import { ISSUE_READ_LIMITS } from '@tracker/contracts';
 import { prepared, type Sql } from '@tracker/kit';
+import { ISSUE_FIELD_API_NAMES } from '../domain/issue-wire';
 import type { IssueAttachments, IssueDetails, IssueFields, IssueListName, IssueLists, IssueRecord, ListPageOf } from '../domain/model';
 
 /**
@@ -16,21 +17,11 @@ import type { IssueAttachments, IssueDetails, IssueFields, IssueListName, IssueL
 /**
  * Where each of an issue's fields (IssueFields) is stored. The insert and a PATCH's
  * update (issues.repository.ts) and every issue read (ISSUE_RECORD_COLUMNS below) are
- * built from this table: a new field is one line here.
+ * built from this table. Each column is named as the API names its field (schema.prisma
+ * `@map`), so the table is the API names' own; a column named otherwise would be
+ * overridden here (`{ ...ISSUE_FIELD_API_NAMES, field: 'column' }`).
  */
-export const ISSUE_FIELD_COLUMNS: { readonly [F in keyof IssueFields]: string } = {
-  title: 'title',
-  description: 'description',
-  statusId: 'status_id',
-  position: 'position',
-  assigneeId: 'assignee_id',
-  parentId: 'parent_id',
-  priority: 'priority',
-  type: 'type',
-  labels: 'labels',
-  dueDate: 'due_date',
-  estimateMinutes: 'estimate_minutes',
-};
+export const ISSUE_FIELD_COLUMNS: { readonly [F in keyof IssueFields]: string } = ISSUE_FIELD_API_NAMES;
 
 export const ISSUE_FIELDS = Object.keys(ISSUE_FIELD_COLUMNS) as ReadonlyArray<keyof IssueFields>;
 
