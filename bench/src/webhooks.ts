@@ -27,6 +27,8 @@ import { freePort } from '@tracker/testing';
 import { cpuTally, type CpuScope } from './cpu';
 import { arrivalRate, commentMatch, cursorAfter, issueMatch, waits } from './integration-figures';
 import { NOTIFICATIONS_SCHEMA, SCHEMAS } from './seed';
+import { listsFor } from './rows';
+import { sleep } from './run';
 import { percentile } from './stats';
 import { load, NOTIFICATIONS_EVENTS_QUEUE, type BenchSystem } from './system';
 import type { LoadResult } from './loader';
@@ -83,9 +85,7 @@ export interface WebhookOptions {
   say: (text: string) => void;
 }
 
-const groupLists = () => Object.fromEntries(COST_GROUPS.map((g) => [g, [] as number[]])) as Record<CostGroup, number[]>;
 const now = () => performance.timeOrigin + performance.now();
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 interface Arrival {
   at: number;
@@ -164,7 +164,7 @@ export async function measureWebhooks(system: BenchSystem, options: WebhookOptio
         stopped: [],
         delivering: [],
         notes: { running: '', stopped: '', delivering: '' },
-        groups: { running: groupLists(), stopped: groupLists(), delivering: groupLists() },
+        groups: { running: listsFor(COST_GROUPS), stopped: listsFor(COST_GROUPS), delivering: listsFor(COST_GROUPS) },
         rate: { running: [], stopped: [], delivering: [] },
       },
     };
