@@ -922,9 +922,6 @@ function headerParameters(operation: ApiOperation) {
   return parameters;
 }
 
-/** The media type of an operation's success answer. */
-export const successMediaType = (operation: ApiOperation): string => (operation.success.eventStream ? 'text/event-stream' : 'application/json');
-
 /** The zod schema of an operation's success answer (a list is an array of it); none for a stream or the document itself. */
 export function responseSchemaOf(operation: ApiOperation): z.ZodType | undefined {
   if (!operation.success.schema) return undefined;
