@@ -1,21 +1,5 @@
 import type { AuthCache, Passwords, SignInThrottle, Store } from './ports';
 
-export type {
-  AuthCache,
-  CacheDebtsRepository,
-  OutboxRepository,
-  Passwords,
-  PermissionsRepository,
-  QueuesRepository,
-  Repositories,
-  SessionsRepository,
-  SetupLinksRepository,
-  SignInThrottle,
-  Store,
-  TokensRepository,
-  UsersRepository,
-  WorkspacesRepository,
-} from './ports';
 
 /** What the use cases of this service are given; wired once in app.ts (and in tests). */
 export interface AccessDeps {

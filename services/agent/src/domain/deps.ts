@@ -1,7 +1,6 @@
 import type { Metrics } from '@tracker/kit';
 import type { CallsInFlight, ServiceClients } from './ports';
 
-export type { CallsInFlight, OwningService, ServiceClients } from './ports';
 
 /** What the tool calls are given; wired once in app.ts (and in tests). */
 export interface AgentDeps {

@@ -1,6 +1,5 @@
 import type { AuthStore, BlockedClients, InFlight, TokenResolver, TokenUses } from './ports';
 
-export type { AuthStore, BlockedClients, CachedToken, CacheLookup, InFlight, TokenResolver, TokenUses, TokenUseSink } from './ports';
 
 /** What the authentication use case is given; wired once in app.ts (and in tests). */
 export interface GatewayDeps {

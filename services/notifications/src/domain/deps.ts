@@ -3,17 +3,6 @@ import type { LogWatcher } from './log-watcher';
 import type { DeliveriesRepository, EventLog, WebhookSecrets, WebhooksRepository, WebhookTargets } from './ports';
 import type { StreamSlots } from './stream-slots';
 
-export type {
-  DeliveriesRepository,
-  EventLog,
-  LogPage,
-  PageQuery,
-  Store,
-  WebhookFields,
-  WebhookSecrets,
-  WebhooksRepository,
-  WebhookTargets,
-} from './ports';
 
 /** What the use cases of this service are given; wired once in app.ts (and in tests). */
 export interface NotificationsDeps {

@@ -1,17 +1,6 @@
 import type { AccessClient, GrantsSource } from '@tracker/authz';
 import type { Store } from './ports';
 
-export type {
-  DashboardsRepository,
-  IssuesSnapshot,
-  NewDashboard,
-  RebuildLock,
-  ReplicaReader,
-  ReplicaStore,
-  ReplicaWriter,
-  Repositories,
-  Store,
-} from './ports';
 
 /** What the use cases of this service are given; wired once in app.ts (and in tests). */
 export interface StatisticsDeps {
