@@ -1,4 +1,4 @@
-import type { ReplicaWriter } from '../domain/ports';
+import type { ReplicaStore, ReplicaWriter } from '../domain/ports';
 import { prepared, rowCountOf, rowsOf, sql, type Sql } from '@tracker/kit';
 
 /**
@@ -143,9 +143,7 @@ export function replicaWritesRepository(c: Sql): ReplicaWriter & ReplicaBuildMar
 }
 
 /** The rebuild's marks on the replica: the ReplicaStore port's reset (with `clear`), isBuilt and markBuilt. */
-export interface ReplicaBuildMarks {
+export type ReplicaBuildMarks = Pick<ReplicaStore, 'isBuilt' | 'markBuilt'> & {
   /** Marks the replica not built and deletes every replicated row (dashboards stay). */
   clear(): Promise<void>;
-  isBuilt(): Promise<boolean>;
-  markBuilt(snapshotAt: Date): Promise<void>;
-}
+};
