@@ -163,7 +163,8 @@ const isStreaming = (res: Response) => res.locals.streaming === true;
 
 /**
  * Every request's first layer: its id, the headers every answer carries, and once it is
- * answered its access log line and metrics (one listener for both). Express answers
+ * answered its access log line and metrics (told once: when the answer finishes, or for a
+ * stream when its client leaves). Express answers
  * OPTIONS itself with 200 and an Allow header listing the path's methods; an unserved
  * method is 404 here (docs/decisions.md, Errors), and routes are not revealed.
  */
