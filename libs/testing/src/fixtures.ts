@@ -1,4 +1,4 @@
-import type { Category, Issue, Priority, QueueMember } from '@tracker/contracts';
+import { IssueCreate, type Category, type Issue, type Priority, type QueueMember } from '@tracker/contracts';
 import type { UserPrincipal } from '@tracker/kit';
 import type { FakeAccess } from './fake-access';
 
@@ -11,17 +11,11 @@ import type { FakeAccess } from './fake-access';
 
 const AT = '2026-01-01T00:00:00.000Z';
 
-/** What IssueCreate fills in for every field a new issue is not given. A fresh object each call. */
-export const issueCreateDefaults = () => ({
-  description: '',
-  assignee_id: null as number | null,
-  parent_id: null as number | null,
-  priority: 'normal' as Priority,
-  type: 'task',
-  labels: [] as string[],
-  due_date: null as string | null,
-  estimate_minutes: 0,
-});
+/** What IssueCreate fills in for every field a new issue is not given, read from the schema itself. A fresh object each call. */
+export const issueCreateDefaults = () => {
+  const { queue_id: _queue, title: _title, ...defaults } = IssueCreate.parse({ queue_id: 1, title: 'x' });
+  return defaults;
+};
 
 /** A new issue's fields (IssueCreate's defaults), at its first version. A fresh object each call. */
 const newIssue = () => ({
