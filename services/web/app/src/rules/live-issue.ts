@@ -29,9 +29,9 @@ export function decideLive(read: Draft, draft: Draft, fresh: Draft): LiveDecisio
   return clashes.length ? { kind: 'conflict', fields: clashes } : { kind: 'take', draft: merged, theirs };
 }
 
-/** "A", "A and B", "A, B and C". */
-export const listInWords = (items: readonly string[]): string =>
-  items.length <= 1 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} and ${items[items.length - 1]}`;
+/** "A", "A and B", "A, B and C" (or, with `joiner` 'or', "A, B or C"). */
+export const listInWords = (items: readonly string[], joiner = 'and'): string =>
+  items.length <= 1 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} ${joiner} ${items[items.length - 1]}`;
 
 /**
  * The words said (politely) for a change taken: "Bob Builder changed the status to Done
