@@ -1,4 +1,8 @@
 import { DEFAULT_RETRY_MS, MAX_BACKOFF_MS, openEventStream, streamUrl, type EventStream, type Timers } from '../app/src/event-stream';
+import { fakeClock, settle as settleFor } from './fake-clock';
+
+/** A stream's chunks and the promises they free take several turns of the event loop. */
+const SETTLE_ROUNDS = 20;
 
 /**
  * The page's reader of the live stream, against a hand-driven server: each request the
@@ -6,39 +10,13 @@ import { DEFAULT_RETRY_MS, MAX_BACKOFF_MS, openEventStream, streamUrl, type Even
  * clock stands in for the waits between connections.
  */
 function fakeTimers() {
-  let now = 0;
-  let timers: Array<{ at: number; run: () => void; id: number }> = [];
-  let nextId = 1;
-  const api: Timers = {
-    setTimeout: (run, ms) => {
-      const id = nextId++;
-      timers.push({ at: now + ms, run, id });
-      return id;
-    },
-    clearTimeout: (id) => {
-      timers = timers.filter((timer) => timer.id !== id);
-    },
-  };
-  /** Moves time on, running each timer that comes due, in order. */
-  const advance = async (ms: number) => {
-    const until = now + ms;
-    for (;;) {
-      const due = timers.filter((timer) => timer.at <= until).sort((a, b) => a.at - b.at)[0];
-      if (!due) break;
-      timers = timers.filter((timer) => timer !== due);
-      now = due.at;
-      due.run();
-      await settle();
-    }
-    now = until;
-  };
-  return { timers: api, advance };
+  const { clock, advance } = fakeClock({ settleRounds: SETTLE_ROUNDS });
+  const timers: Timers = clock;
+  return { timers, advance };
 }
 
 /** Lets the streams and promises in flight run. */
-const settle = async () => {
-  for (let i = 0; i < 20; i++) await new Promise((resolve) => setImmediate(resolve));
-};
+const settle = () => settleFor(SETTLE_ROUNDS);
 
 interface Sent {
   request: Request;

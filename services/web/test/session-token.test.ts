@@ -1,44 +1,15 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { MARGIN_MS, RENEW_AT, RETRY_MS, SessionTokens, SignedOutError, type Clock, type IssuedToken } from '../app/src/session-token';
+import { MARGIN_MS, RENEW_AT, RETRY_MS, SessionTokens, SignedOutError, type IssuedToken } from '../app/src/session-token';
+import { fakeClock as makeFakeClock } from './fake-clock';
 
 /**
  * The signed-in page's token: held in memory, renewed at 80% of its life, tried again
  * after a network failure while it is still good, and given up when the session refuses.
  * A hand-driven clock stands in for time.
  */
-function fakeClock() {
-  let now = 1_000_000;
-  let timers: Array<{ at: number; run: () => void; id: number }> = [];
-  let nextId = 1;
-  const clock: Clock = {
-    now: () => now,
-    setTimeout: (run, ms) => {
-      const id = nextId++;
-      timers.push({ at: now + ms, run, id });
-      return id;
-    },
-    clearTimeout: (id) => {
-      timers = timers.filter((t) => t.id !== id);
-    },
-  };
-  /** Moves time on, running each timer that comes due (and what it schedules), in order. */
-  const advance = async (ms: number) => {
-    const until = now + ms;
-    for (;;) {
-      const due = timers.filter((t) => t.at <= until).sort((a, b) => a.at - b.at)[0];
-      if (!due) break;
-      timers = timers.filter((t) => t !== due);
-      now = due.at;
-      due.run();
-      await flush();
-    }
-    now = until;
-  };
-  return { clock, advance, pending: () => timers.length };
-}
+const fakeClock = () => makeFakeClock({ start: 1_000_000 });
 
-const flush = () => new Promise((resolve) => setImmediate(resolve));
 const FIFTEEN_MINUTES = 900;
 
 function issuer(...answers: Array<IssuedToken | Error>) {

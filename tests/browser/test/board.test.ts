@@ -1,5 +1,5 @@
 import type { Page } from 'playwright-core';
-import { eventually, expectAccessible, expectFitsWidth, heading, openWorld, pathOf, type Person, signIn, type World } from './world';
+import { card, column, eventually, expectAccessible, expectFitsWidth, heading, keysIn, openWorld, pathOf, type Person, readIssue, signIn, type World, withLiveStream, withoutLiveStream } from './world';
 
 /**
  * A queue's board as people use it: a column per status holding the cards in position
@@ -13,12 +13,6 @@ let reader: Person;
 let ops: { id: number; key: string; statuses: Array<{ id: number; name: string }> };
 
 const statusId = (name: string) => ops.statuses.find((status) => status.name === name)!.id;
-const column = (on: Page, status: string) => on.getByRole('region', { name: status, exact: true });
-const card = (on: Page, status: string, key: string) => column(on, status).getByRole('listitem').filter({ has: on.getByRole('link', { name: key, exact: true }) });
-/** The keys of a column's cards, top to bottom. */
-const keysIn = async (on: Page, status: string) => (await column(on, status).getByRole('listitem').getByRole('link').allTextContents()).map((key) => key.trim());
-const issue = (key: string) => world.api(world.admin, 'GET', `/api/v1/issues/${key}`);
-
 
 beforeAll(async () => {
   world = await openWorld();
@@ -73,7 +67,7 @@ describe('the board of a queue', () => {
     await page.getByRole('status').filter({ hasText: 'OPS-1 moved to In review' }).waitFor();
     expect(await keysIn(page, 'In review')).toEqual(['OPS-1']);
     expect(await keysIn(page, 'Open')).toEqual(['OPS-2', 'OPS-3']);
-    expect((await issue('OPS-1')).status.name).toBe('In review');
+    expect((await readIssue(world, 'OPS-1')).status.name).toBe('In review');
     const focused = card(page, 'In review', 'OPS-1').getByRole('combobox', { name: 'Move to' });
     await eventually(async () => expect(await focused.evaluate((el) => el === document.activeElement)).toBe(true));
   });
@@ -82,22 +76,22 @@ describe('the board of a queue', () => {
     await card(page, 'Open', 'OPS-3').dragTo(column(page, 'Done'));
     await page.getByRole('status').filter({ hasText: 'OPS-3 moved to Done' }).waitFor();
     expect(await keysIn(page, 'Done')).toEqual(['OPS-3']);
-    expect((await issue('OPS-3')).status.name).toBe('Done');
+    expect((await readIssue(world, 'OPS-3')).status.name).toBe('Done');
 
     await card(page, 'Open', 'OPS-2').dragTo(card(page, 'In progress', 'OPS-4'), { targetPosition: { x: 20, y: 4 } });
     await page.getByRole('status').filter({ hasText: 'OPS-2 moved to In progress' }).waitFor();
     expect(await keysIn(page, 'In progress')).toEqual(['OPS-2', 'OPS-4']);
-    const [moved, below] = await Promise.all([issue('OPS-2'), issue('OPS-4')]);
+    const [moved, below] = await Promise.all([readIssue(world, 'OPS-2'), readIssue(world, 'OPS-4')]);
     expect(moved.status.name).toBe('In progress');
     expect(moved.position).toBeLessThan(below.position);
   });
 
   test('when a card someone changed meanwhile is moved before the live stream told the board, then the move is refused in words and the board shows the truth', async () => {
     // Without the stream (offline, or the change not yet told) the board holds the card as it read it.
-    await page.route('**/api/v1/events/stream**', (route) => route.abort());
+    await withoutLiveStream(page);
     await page.reload();
     await card(page, 'In progress', 'OPS-4').waitFor();
-    const current = await issue('OPS-4');
+    const current = await readIssue(world, 'OPS-4');
     await world.api(world.admin, 'PATCH', '/api/v1/issues/OPS-4', { version: current.version, title: 'Rotate the TLS certificates', status_id: statusId('Cancelled') });
     // The board still shows OPS-4 in progress, as it was read; moving it sends that version.
     const stale = card(page, 'In progress', 'OPS-4');
@@ -109,10 +103,10 @@ describe('the board of a queue', () => {
     expect(await keysIn(page, 'In progress')).toEqual(['OPS-2']);
     expect(await keysIn(page, 'Done')).toEqual(['OPS-3']);
     expect(await card(page, 'Cancelled', 'OPS-4').textContent()).toContain('Rotate the TLS certificates');
-    const after = await issue('OPS-4');
+    const after = await readIssue(world, 'OPS-4');
     expect({ status: after.status.name, version: after.version }).toEqual({ status: 'Cancelled', version: current.version + 1 });
     await expectAccessible(page, '/queues/OPS with a refused move');
-    await page.unroute('**/api/v1/events/stream**');
+    await withLiveStream(page);
   }, 60_000);
 });
 

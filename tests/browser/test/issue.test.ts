@@ -1,5 +1,5 @@
 import type { Page } from 'playwright-core';
-import { expectAccessible, expectFitsWidth, heading, openWorld, signIn, type Person, type World } from './world';
+import { expectAccessible, expectFitsWidth, heading, openWorld, readIssue, region, signIn, type Person, type World, withLiveStream, withoutLiveStream } from './world';
 
 /**
  * The issue page, /issues/{KEY}, as people use it: reading an issue with its lists,
@@ -21,14 +21,12 @@ interface MadeIssue {
 
 const newIssue = (title: string, extra: Record<string, unknown> = {}) =>
   world.api<MadeIssue>(world.admin, 'POST', '/api/v1/issues', { queue_id: queue.id, title, ...extra });
-const readIssue = (key: string) => world.api(world.admin, 'GET', `/api/v1/issues/${key}`);
 const open = async (key: string, title: string) => {
   await page.goto(`${world.system.gatewayUrl}/issues/${key}`);
   await heading(page, `${key} ${title}`).waitFor();
 };
 /** The tests that run axe or sign a second person in take longer on a busy machine. */
 const SLOW = 60_000;
-const region = (name: string) => page.getByRole('region', { name, exact: true });
 
 beforeAll(async () => {
   world = await openWorld();
@@ -57,22 +55,22 @@ describe('an issue with its lists', () => {
     expect(await page.getByRole('combobox', { name: 'Priority' }).inputValue()).toBe('high');
     expect(await page.getByRole('combobox', { name: 'Status' }).evaluate((select: HTMLSelectElement) => select.selectedOptions[0]?.textContent)).toBe('Open');
 
-    const comments = await region('Comments').getByRole('listitem').allTextContents();
+    const comments = await region(page, 'Comments').getByRole('listitem').allTextContents();
     expect(comments).toEqual([expect.stringMatching(/^Ada Admin .*Reproduced in Firefox\.$/), expect.stringMatching(/^Bob Builder .*Also in Safari\.$/)]);
-    expect(await region('Worklogs').textContent()).toMatch(/Bob Builder logged 45 minutes.*Looked into it/);
-    expect(await region('Worklogs').textContent()).toContain('45 minutes logged in all');
-    await region('Links').getByRole('link', { name: button.key }).waitFor();
-    expect(await region('Links').textContent()).toContain(`Mentions ${button.key} Login button misaligned`);
-    expect(await region('Subtasks').getByRole('listitem').textContent()).toMatch(/OPS-\d+ Write the form test Open/);
-    expect(await region('History').textContent()).toMatch(/Ada Admin created the issue/);
+    expect(await region(page, 'Worklogs').textContent()).toMatch(/Bob Builder logged 45 minutes.*Looked into it/);
+    expect(await region(page, 'Worklogs').textContent()).toContain('45 minutes logged in all');
+    await region(page, 'Links').getByRole('link', { name: button.key }).waitFor();
+    expect(await region(page, 'Links').textContent()).toContain(`Mentions ${button.key} Login button misaligned`);
+    expect(await region(page, 'Subtasks').getByRole('listitem').textContent()).toMatch(/OPS-\d+ Write the form test Open/);
+    expect(await region(page, 'History').textContent()).toMatch(/Ada Admin created the issue/);
     await expectAccessible(page, 'an issue with its lists');
     await page.setViewportSize({ width: 375, height: 800 });
     await expectFitsWidth(page, 375);
 
     // A link is a real link: its page is the other issue's.
-    await region('Links').getByRole('link', { name: button.key }).click();
+    await region(page, 'Links').getByRole('link', { name: button.key }).click();
     await heading(page, `${button.key} Login button misaligned`).waitFor();
-    expect(await region('Links').textContent()).toContain(`Mentioned by ${issue.key} Fix the login form`);
+    expect(await region(page, 'Links').textContent()).toContain(`Mentioned by ${issue.key} Fix the login form`);
   }, SLOW);
 });
 
@@ -87,9 +85,9 @@ describe('changing an issue', () => {
     await page.getByRole('status').filter({ hasText: 'Saved: Title, Priority, Due date.' }).waitFor();
     await heading(page, `${issue.key} Fix the sign-in form`).waitFor();
 
-    const stored = await readIssue(issue.key);
+    const stored = await readIssue(world, issue.key);
     expect(stored).toMatchObject({ title: 'Fix the sign-in form', priority: 'high', due_date: '2031-12-24', version: 2 });
-    const history = region('History');
+    const history = region(page, 'History');
     await history.getByText('changed Title from “Fix the login form” to “Fix the sign-in form”').waitFor();
     expect(await history.textContent()).toContain('changed Priority from Normal to High');
     expect(await history.textContent()).toMatch(/set Due date to .*2031/);
@@ -105,7 +103,7 @@ describe('changing an issue', () => {
     await page.getByText('Give the issue a title.').waitFor();
     expect(await title.getAttribute('aria-invalid')).toBe('true');
     expect(await title.evaluate((element) => element === document.activeElement)).toBe(true);
-    expect((await readIssue(issue.key)).version).toBe(1);
+    expect((await readIssue(world, issue.key)).version).toBe(1);
   });
 
   test('when another status is chosen, then the issue moves there at once', async () => {
@@ -113,8 +111,8 @@ describe('changing an issue', () => {
     await open(issue.key, 'Move me along');
     await page.getByRole('combobox', { name: 'Status' }).selectOption({ label: 'In progress' });
     await page.getByRole('status').filter({ hasText: 'Status changed to In progress.' }).waitFor();
-    expect((await readIssue(issue.key)).status).toMatchObject({ name: 'In progress', category: 'progress' });
-    await region('History').getByText('changed Status from Open to In progress').waitFor();
+    expect((await readIssue(world, issue.key)).status).toMatchObject({ name: 'In progress', category: 'progress' });
+    await region(page, 'History').getByText('changed Status from Open to In progress').waitFor();
   });
 
   test('when the status is changed and a title edit saved at once after it, then both are saved, one after the other, with no conflict told', async () => {
@@ -126,7 +124,7 @@ describe('changing an issue', () => {
     await page.getByRole('status').filter({ hasText: 'Saved: Title.' }).waitFor();
     await page.getByRole('status').filter({ hasText: 'Status changed to In progress.' }).waitFor();
     expect(await page.getByText('Someone changed this issue').count()).toBe(0);
-    expect(await readIssue(issue.key)).toMatchObject({ title: 'Do two things at once', status: { name: 'In progress' }, version: 3 });
+    expect(await readIssue(world, issue.key)).toMatchObject({ title: 'Do two things at once', status: { name: 'In progress' }, version: 3 });
   });
 
   test('when a parent is given by its key and the type is changed, then both are saved and the parent is a link; an unknown key is refused in words; emptied, the parent is cleared', async () => {
@@ -138,21 +136,21 @@ describe('changing an issue', () => {
     await page.getByRole('button', { name: 'Save changes' }).click();
     await page.getByText('There is no issue OPS-999, or you cannot see it').waitFor();
     expect(await parentField.getAttribute('aria-invalid')).toBe('true');
-    expect((await readIssue(issue.key)).version).toBe(1);
+    expect((await readIssue(world, issue.key)).version).toBe(1);
 
     await parentField.fill(parent.key.toLowerCase());
     await page.getByRole('combobox', { name: 'Type' }).fill('feature');
     await page.getByRole('button', { name: 'Save changes' }).click();
     await page.getByRole('status').filter({ hasText: 'Saved: Type, Parent issue.' }).waitFor();
-    expect(await readIssue(issue.key)).toMatchObject({ type: 'feature', parent_id: parent.id });
+    expect(await readIssue(world, issue.key)).toMatchObject({ type: 'feature', parent_id: parent.id });
     expect(await parentField.inputValue()).toBe(parent.key);
     expect(await page.getByText('Subtask of').textContent()).toBe(`Subtask of ${parent.key}`);
-    await region('History').getByText(`set Parent issue to issue #${parent.id}`).waitFor();
+    await region(page, 'History').getByText(`set Parent issue to issue #${parent.id}`).waitFor();
 
     await parentField.fill('');
     await page.getByRole('button', { name: 'Save changes' }).click();
     await page.getByRole('status').filter({ hasText: 'Saved: Parent issue.' }).waitFor();
-    expect((await readIssue(issue.key)).parent_id).toBeNull();
+    expect((await readIssue(world, issue.key)).parent_id).toBeNull();
     expect(await page.getByText('Subtask of').count()).toBe(0);
 
     await parentField.fill(parent.key);
@@ -160,7 +158,7 @@ describe('changing an issue', () => {
     await page.getByRole('status').filter({ hasText: 'Saved: Parent issue.' }).waitFor();
     await page.getByRole('link', { name: parent.key, exact: true }).click();
     await heading(page, `${parent.key} The whole login work`).waitFor();
-    await region('Subtasks').getByRole('link', { name: issue.key }).waitFor();
+    await region(page, 'Subtasks').getByRole('link', { name: issue.key }).waitFor();
   });
 
   test('when a comment is added by keyboard, then it appears and the box is emptied; an empty one is refused in words', async () => {
@@ -175,30 +173,30 @@ describe('changing an issue', () => {
     await page.keyboard.press('Tab');
     expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Add comment');
     await page.keyboard.press('Enter');
-    await region('Comments').getByRole('listitem').filter({ hasText: 'Deployed the fix to staging.' }).waitFor();
+    await region(page, 'Comments').getByRole('listitem').filter({ hasText: 'Deployed the fix to staging.' }).waitFor();
     // The list may show the comment (read again, or told by the live stream) a moment before the form hears its own answer and empties.
     await page.getByRole('status').filter({ hasText: /^Comment added\.$/ }).waitFor();
     expect(await box.inputValue()).toBe('');
     expect(await page.getByText('Write the comment first').count()).toBe(0);
-    const stored = await readIssue(issue.key);
+    const stored = await readIssue(world, issue.key);
     expect(stored.comments.map((comment: { body: string; author_id: number }) => [comment.body, comment.author_id])).toEqual([['Deployed the fix to staging.', world.admin.userId]]);
   });
 
   test('when time is logged, then the worklog is listed and the time logged in all grows', async () => {
     const issue = await newIssue('Log on me', { estimate_minutes: 120 });
     await open(issue.key, 'Log on me');
-    expect(await region('Worklogs').textContent()).toContain('No time logged yet.');
+    expect(await region(page, 'Worklogs').textContent()).toContain('No time logged yet.');
     await page.getByRole('spinbutton', { name: 'Minutes' }).fill('0');
     await page.getByRole('button', { name: 'Log time' }).click();
     await page.getByText('Give whole minutes, from 1 to 1440 (a day).').waitFor();
     await page.getByRole('spinbutton', { name: 'Minutes' }).fill('90');
     await page.getByRole('textbox', { name: 'What was done (optional)' }).fill('Pairing with Bob');
     await page.getByRole('button', { name: 'Log time' }).click();
-    await region('Worklogs').getByRole('listitem').filter({ hasText: 'Ada Admin logged 90 minutes' }).waitFor();
-    expect(await region('Worklogs').textContent()).toContain('90 minutes logged in all of 120 minutes estimated.');
+    await region(page, 'Worklogs').getByRole('listitem').filter({ hasText: 'Ada Admin logged 90 minutes' }).waitFor();
+    expect(await region(page, 'Worklogs').textContent()).toContain('90 minutes logged in all of 120 minutes estimated.');
     await page.getByRole('status').filter({ hasText: /^Logged 90 minutes\.$/ }).waitFor();
     expect(await page.getByRole('spinbutton', { name: 'Minutes' }).inputValue()).toBe('');
-    expect((await readIssue(issue.key)).spent_minutes).toBe(90);
+    expect((await readIssue(world, issue.key)).spent_minutes).toBe(90);
   });
 
   test('when a subtask is added, then it is listed under the issue and is an issue of the same queue with this parent', async () => {
@@ -209,21 +207,18 @@ describe('changing an issue', () => {
     const said = page.getByRole('status').filter({ hasText: /Subtask OPS-\d+ added\./ });
     await said.waitFor();
     const key = /OPS-\d+/.exec((await said.textContent())!)![0];
-    await region('Subtasks').getByRole('link', { name: key }).waitFor();
+    await region(page, 'Subtasks').getByRole('link', { name: key }).waitFor();
     expect(await page.getByRole('textbox', { name: 'New subtask' }).inputValue()).toBe('');
-    expect(await readIssue(key)).toMatchObject({ title: 'First half', parent_id: issue.id, queue_id: queue.id });
+    expect(await readIssue(world, key)).toMatchObject({ title: 'First half', parent_id: issue.id, queue_id: queue.id });
   });
 });
 
-/** Without the live stream (offline, or a change not yet told) the page holds the issue as it read it: what a write then meets. */
-const withoutStream = () => page.route('**/api/v1/events/stream**', (route) => route.abort());
-const withStream = () => page.unroute('**/api/v1/events/stream**');
-
+// Without the live stream (offline, or a change not yet told) the page holds the issue as it read it: what a write then meets.
 describe('a stale edit', () => {
-  afterEach(withStream);
+  afterEach(() => withLiveStream(page));
 
   test('when someone else changed the issue meanwhile and the live stream did not tell it, then saving says so in words, Reload keeps what was typed and shows theirs, and saving again succeeds', async () => {
-    await withoutStream();
+    await withoutLiveStream(page);
     const issue = await newIssue('Race me');
     await open(issue.key, 'Race me');
     await world.api(bob, 'PATCH', `/api/v1/issues/${issue.key}`, { priority: 'critical', labels: ['hotfix'] });
@@ -233,7 +228,7 @@ describe('a stale edit', () => {
     const alert = page.getByRole('alert').filter({ hasText: 'Someone changed this issue since you opened it' });
     await alert.waitFor();
     expect(await alert.textContent()).toContain('your changes were not saved');
-    expect((await readIssue(issue.key)).title).toBe('Race me');
+    expect((await readIssue(world, issue.key)).title).toBe('Race me');
     await expectAccessible(page, 'an issue with a stale edit told');
     await expectFitsWidth(page, 375);
 
@@ -243,19 +238,19 @@ describe('a stale edit', () => {
     expect(await page.getByRole('combobox', { name: 'Priority' }).inputValue()).toBe('critical');
     expect(await page.getByRole('textbox', { name: 'Labels' }).inputValue()).toBe('hotfix');
     expect(await page.getByText(/Changed meanwhile:/).textContent()).toMatch(/Changed meanwhile: Priority \(now Critical\); Labels \(now hotfix\)\. Your changes are kept in the fields \(Title\)/);
-    await region('History').getByText('Bob Builder changed Priority from Normal to Critical').waitFor();
+    await region(page, 'History').getByText('Bob Builder changed Priority from Normal to Critical').waitFor();
 
     await page.getByRole('button', { name: 'Save changes' }).click();
     await page.getByRole('status').filter({ hasText: 'Saved: Title.' }).waitFor();
-    expect(await readIssue(issue.key)).toMatchObject({ title: 'Race me, typed while Bob saved', priority: 'critical', labels: ['hotfix'], version: 3 });
+    expect(await readIssue(world, issue.key)).toMatchObject({ title: 'Race me, typed while Bob saved', priority: 'critical', labels: ['hotfix'], version: 3 });
   }, SLOW);
 });
 
 describe('a stale status change', () => {
-  afterEach(withStream);
+  afterEach(() => withLiveStream(page));
 
   test('when someone else changed the issue meanwhile and the live stream did not tell it, then choosing a status is refused in words, and after Reload the select shows the status as it is', async () => {
-    await withoutStream();
+    await withoutLiveStream(page);
     const issue = await newIssue('Race my status');
     const statuses = (await world.api<Array<{ id: number; statuses: Array<{ id: number; name: string }> }>>(world.admin, 'GET', '/api/v1/queues')).find(
       (known) => known.id === queue.id,
@@ -269,7 +264,7 @@ describe('a stale status change', () => {
     const alert = page.getByRole('alert').filter({ hasText: 'Someone changed this issue since you opened it' });
     await alert.waitFor();
     expect(await alert.textContent()).toContain('so the status was not changed');
-    expect((await readIssue(issue.key)).status.name).toBe(theirs.name);
+    expect((await readIssue(world, issue.key)).status.name).toBe(theirs.name);
 
     await alert.getByRole('button', { name: 'Reload' }).click();
     await page.getByText('Their changes are loaded.').waitFor();

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Locator, Page } from 'playwright-core';
-import { expectAccessible, expectFitsWidth, heading, openWorld, signIn, type Person, type World } from './world';
+import { card, column, expectAccessible, expectFitsWidth, heading, keysIn, openWorld, readIssue, region, signIn, type Person, type World } from './world';
 
 /**
  * Two people at once: Ada has the board and an issue open while Bob changes things
@@ -23,15 +23,10 @@ const LIVE = { timeout: 5_000 };
 const SHOTS = process.env.LIVE_SCREENSHOTS_DIR ?? path.join(os.tmpdir(), 'tracker-live-screenshots');
 
 const statusId = (name: string) => ops.statuses.find((status) => status.name === name)!.id;
-const column = (status: string) => page.getByRole('region', { name: status, exact: true });
-const card = (status: string, key: string) => column(status).getByRole('listitem').filter({ has: page.getByRole('link', { name: key, exact: true }) });
-const keysIn = async (status: string) => (await column(status).getByRole('listitem').getByRole('link').allTextContents()).map((key) => key.trim());
 const said = (words: string | RegExp) => page.getByRole('status').filter({ hasText: words });
-const readIssue = (key: string) => world.api(world.admin, 'GET', `/api/v1/issues/${key}`);
 /** Bob's change to an issue, at the version it has now. */
-const bobChanges = async (key: string, changes: Record<string, unknown>) => world.api(bob, 'PATCH', `/api/v1/issues/${key}`, { version: (await readIssue(key)).version, ...changes });
+const bobChanges = async (key: string, changes: Record<string, unknown>) => world.api(bob, 'PATCH', `/api/v1/issues/${key}`, { version: (await readIssue(world, key)).version, ...changes });
 const newIssue = (title: string) => world.api<{ id: number; key: string }>(world.admin, 'POST', '/api/v1/issues', { queue_id: ops.id, title });
-const region = (name: string) => page.getByRole('region', { name, exact: true });
 
 /** The whole page at 1280 pixels; at 375, the screen around `at` (what the person looks at). */
 async function screenshots(name: string, at: Locator): Promise<void> {
@@ -61,67 +56,67 @@ afterAll(async () => {
 
 describe('the board, live', () => {
   test('when Bob moves a card, then Ada`s board shows it in its new column and says so politely', async () => {
-    await card('Open', 'OPS-1').waitFor();
+    await card(page, 'Open', 'OPS-1').waitFor();
     await bobChanges('OPS-1', { status_id: statusId('Done') });
-    await card('Done', 'OPS-1').waitFor(LIVE);
+    await card(page, 'Done', 'OPS-1').waitFor(LIVE);
     await said('OPS-1 moved to Done by Bob Builder.').waitFor(LIVE);
-    expect(await keysIn('Open')).toEqual(['OPS-2', 'OPS-3']);
-    expect(await keysIn('Done')).toEqual(['OPS-1']);
+    expect(await keysIn(page, 'Open')).toEqual(['OPS-2', 'OPS-3']);
+    expect(await keysIn(page, 'Done')).toEqual(['OPS-1']);
     // The announcement is a polite live region, not an alert.
     expect(await page.getByRole('alert').count()).toBe(0);
     await expectAccessible(page, '/queues/OPS after a live move');
     await expectFitsWidth(page, 375);
-    await screenshots('board-live-move', column('Done'));
+    await screenshots('board-live-move', column(page, 'Done'));
   }, 60_000);
 
   test('when Bob adds an issue, reorders one and renames another, then the board shows each; an issue of another queue does not appear', async () => {
     const hr = (await world.api(ada, 'GET', '/api/v1/queues')).find((queue: { key: string }) => queue.key === 'HR');
     await world.api(ada, 'POST', '/api/v1/issues', { queue_id: hr.id, title: 'Not for this board' });
     const made = await world.api<{ key: string }>(bob, 'POST', '/api/v1/issues', { queue_id: ops.id, title: 'Renew the domain' });
-    await card('Open', made.key).waitFor(LIVE);
+    await card(page, 'Open', made.key).waitFor(LIVE);
     await said(`${made.key} added to Open by Bob Builder.`).waitFor(LIVE);
-    expect(await card('Open', made.key).textContent()).toContain('Renew the domain');
+    expect(await card(page, 'Open', made.key).textContent()).toContain('Renew the domain');
 
     await bobChanges('OPS-3', { position: -10 });
     await said('OPS-3 moved within Open by Bob Builder.').waitFor(LIVE);
-    expect(await keysIn('Open')).toEqual(['OPS-3', 'OPS-2', made.key]);
+    expect(await keysIn(page, 'Open')).toEqual(['OPS-3', 'OPS-2', made.key]);
 
     await bobChanges('OPS-2', { title: 'Payment page crashes on Safari' });
-    await card('Open', 'OPS-2').getByText('Payment page crashes on Safari').waitFor(LIVE);
+    await card(page, 'Open', 'OPS-2').getByText('Payment page crashes on Safari').waitFor(LIVE);
     // The HR issue was made before all of these, so its event has come and gone.
     expect(await page.getByText('Not for this board').count()).toBe(0);
-    expect(await keysIn('Open')).toEqual(['OPS-3', 'OPS-2', made.key]);
+    expect(await keysIn(page, 'Open')).toEqual(['OPS-3', 'OPS-2', made.key]);
   }, 60_000);
 
   test('when Bob moves the card Ada is moving by keyboard, then it stays under her focus, told on the card, and moves once she leaves it', async () => {
-    const moveTo = card('Open', 'OPS-3').getByRole('combobox', { name: 'Move to' });
+    const moveTo = card(page, 'Open', 'OPS-3').getByRole('combobox', { name: 'Move to' });
     await moveTo.focus();
     await bobChanges('OPS-3', { status_id: statusId('In review') });
     await said('OPS-3 moved to In review by Bob Builder; the card shows it when you leave it.').waitFor(LIVE);
     // Still in Open, the focus where she left it, her choice still offered.
-    expect(await keysIn('Open')).toContain('OPS-3');
+    expect(await keysIn(page, 'Open')).toContain('OPS-3');
     expect(await moveTo.evaluate((element) => element === document.activeElement)).toBe(true);
-    expect(await card('Open', 'OPS-3').textContent()).toContain('Moved to In review by Bob Builder; shown when you leave this card.');
+    expect(await card(page, 'Open', 'OPS-3').textContent()).toContain('Moved to In review by Bob Builder; shown when you leave this card.');
     await expectAccessible(page, '/queues/OPS with a card waiting under the focus');
-    await screenshots('board-live-held', card('Open', 'OPS-3'));
+    await screenshots('board-live-held', card(page, 'Open', 'OPS-3'));
 
     await heading(page, 'Operations (OPS)').focus();
-    await card('In review', 'OPS-3').waitFor(LIVE);
-    expect(await keysIn('Open')).not.toContain('OPS-3');
-    expect(await card('In review', 'OPS-3').textContent()).not.toContain('shown when you leave this card');
+    await card(page, 'In review', 'OPS-3').waitFor(LIVE);
+    expect(await keysIn(page, 'Open')).not.toContain('OPS-3');
+    expect(await card(page, 'In review', 'OPS-3').textContent()).not.toContain('shown when you leave this card');
   }, 60_000);
 
   test('when Ada moves a card herself, then her move is told once, as hers, and the card stays where she put it', async () => {
-    const moveTo = card('Open', 'OPS-2').getByRole('combobox', { name: 'Move to' });
+    const moveTo = card(page, 'Open', 'OPS-2').getByRole('combobox', { name: 'Move to' });
     await moveTo.selectOption({ label: 'Cancelled' });
-    await card('Open', 'OPS-2').getByRole('button', { name: 'Move OPS-2' }).click();
+    await card(page, 'Open', 'OPS-2').getByRole('button', { name: 'Move OPS-2' }).click();
     await said('OPS-2 moved to Cancelled.').waitFor(LIVE);
     // Bob's next change comes after her move's event on the stream: once it shows, hers has been seen too.
     await bobChanges('OPS-1', { title: 'Login fails in Firefox and Safari' });
     await said('OPS-1 renamed “Login fails in Firefox and Safari” by Bob Builder.').waitFor(LIVE);
-    expect(await keysIn('Cancelled')).toEqual(['OPS-2']);
+    expect(await keysIn(page, 'Cancelled')).toEqual(['OPS-2']);
     // Moved from the card as Bob renamed it before she came to it (the version her move sent).
-    expect(await card('Cancelled', 'OPS-2').textContent()).toContain('Payment page crashes on Safari');
+    expect(await card(page, 'Cancelled', 'OPS-2').textContent()).toContain('Payment page crashes on Safari');
     expect(await page.getByText('by you').count()).toBe(0);
     expect(await page.getByRole('alert').count()).toBe(0);
   }, 60_000);
@@ -143,9 +138,9 @@ describe('an issue, live', () => {
   test('when Bob comments, then the comment appears on Ada`s page, once, and is said', async () => {
     await open('Fix the login form');
     await world.api(bob, 'POST', `/api/v1/issues/${key}/comments`, { body: 'Seen it on staging too.' });
-    await region('Comments').getByRole('listitem').filter({ hasText: 'Seen it on staging too.' }).waitFor(LIVE);
+    await region(page, 'Comments').getByRole('listitem').filter({ hasText: 'Seen it on staging too.' }).waitFor(LIVE);
     await said('Bob Builder added a comment.').waitFor(LIVE);
-    expect(await region('Comments').getByRole('listitem').allTextContents()).toEqual([expect.stringMatching(/^Bob Builder .*Seen it on staging too\.$/)]);
+    expect(await region(page, 'Comments').getByRole('listitem').allTextContents()).toEqual([expect.stringMatching(/^Bob Builder .*Seen it on staging too\.$/)]);
   }, 60_000);
 
   test('when Bob changes the status and a field while Ada is not editing, then the page shows them, with no conflict', async () => {
@@ -154,7 +149,7 @@ describe('an issue, live', () => {
     expect(await page.getByRole('combobox', { name: 'Priority' }).inputValue()).toBe('high');
     expect(await page.getByRole('combobox', { name: 'Status' }).evaluate((select: HTMLSelectElement) => select.selectedOptions[0]?.textContent)).toBe('In progress');
     expect(await page.getByRole('button', { name: 'Reload' }).count()).toBe(0);
-    await region('History').getByText('Bob Builder changed Priority from Normal to High').waitFor(LIVE);
+    await region(page, 'History').getByText('Bob Builder changed Priority from Normal to High').waitFor(LIVE);
   }, 60_000);
 
   test('when Bob changes the title Ada is editing, then she is told, her text stays, and Reload brings his changes keeping hers', async () => {
@@ -180,7 +175,7 @@ describe('an issue, live', () => {
     expect(await page.getByText(/You both changed Title/).textContent()).toContain('theirs was “Fix the login form, by Bob”');
     await page.getByRole('button', { name: 'Save changes' }).click();
     await said('Saved: Title.').waitFor();
-    expect(await readIssue(key)).toMatchObject({ title: 'Fix the login form, typed by Ada', labels: ['frontend'] });
+    expect(await readIssue(world, key)).toMatchObject({ title: 'Fix the login form, typed by Ada', labels: ['frontend'] });
     expect(await conflict().count()).toBe(0);
   }, 60_000);
 
@@ -194,14 +189,14 @@ describe('an issue, live', () => {
     await said('Comment added.').waitFor();
     // Bob's comment comes after her writes on the stream: once it shows, hers have been seen.
     await world.api(bob, 'POST', `/api/v1/issues/${key}/comments`, { body: 'Thanks!' });
-    await region('Comments').getByRole('listitem').filter({ hasText: 'Thanks!' }).waitFor(LIVE);
+    await region(page, 'Comments').getByRole('listitem').filter({ hasText: 'Thanks!' }).waitFor(LIVE);
     expect(await conflict().count()).toBe(0);
     expect(await page.getByRole('button', { name: 'Reload' }).count()).toBe(0);
     expect(await description.inputValue()).toBe('Typed by Ada, not saved yet.');
-    expect(await region('Comments').getByRole('listitem').filter({ hasText: 'On it.' }).count()).toBe(1);
-    expect(await region('Comments').getByRole('listitem').count()).toBe(3);
+    expect(await region(page, 'Comments').getByRole('listitem').filter({ hasText: 'On it.' }).count()).toBe(1);
+    expect(await region(page, 'Comments').getByRole('listitem').count()).toBe(3);
     await said('Bob Builder added a comment.').waitFor();
-    await screenshots('issue-live-comment', region('Comments'));
+    await screenshots('issue-live-comment', region(page, 'Comments'));
   }, 60_000);
 });
 

@@ -155,3 +155,27 @@ export async function eventually(check: () => Promise<void>, ms = 10_000): Promi
     }
   }
 }
+
+/** A named region of the page: an issue's Comments or History, a board's column. */
+export const region = (page: Page, name: string) => page.getByRole('region', { name, exact: true });
+
+/** A board's column: the region named after its status. */
+export const column = (page: Page, status: string) => region(page, status);
+
+/** A board's card, in the column of `status`. */
+export const card = (page: Page, status: string, key: string) => column(page, status).getByRole('listitem').filter({ has: page.getByRole('link', { name: key, exact: true }) });
+
+/** The keys of a column's cards, top to bottom. */
+export const keysIn = async (page: Page, status: string) => (await column(page, status).getByRole('listitem').getByRole('link').allTextContents()).map((key) => key.trim());
+
+/** An issue as the API has it now, read by the admin. */
+export const readIssue = (world: World, key: string) => world.api(world.admin, 'GET', `/api/v1/issues/${key}`);
+
+const LIVE_STREAM = '**/api/v1/events/stream**';
+
+/**
+ * The page without the live stream (offline, or a change not yet told): it holds what it
+ * read, which is what a write then meets. Undone by `withLiveStream`.
+ */
+export const withoutLiveStream = (page: Page) => page.route(LIVE_STREAM, (route) => route.abort());
+export const withLiveStream = (page: Page) => page.unroute(LIVE_STREAM);

@@ -110,18 +110,19 @@ export function AuthProvider({ children }: { children: ReactNode }) {
     return () => tokens.current?.stop();
   }, [load]);
 
-  // One client for the page's life; each request takes the token held at the time it is sent.
+  // Each request takes the token held at the time it is sent.
+  const fetchApi = useCallback((request: Request) => withSessionToken(request, tokens.current), []);
+
+  // One client for the page's life (fetchApi never changes).
   const client = useMemo(
     () =>
       createTrackerClient({
         baseUrl: window.location.origin,
         token: '',
-        fetch: (request) => withSessionToken(request, tokens.current),
+        fetch: fetchApi,
       }),
-    [],
+    [fetchApi],
   );
-
-  const fetchApi = useCallback((request: Request) => withSessionToken(request, tokens.current), []);
 
   const auth = useMemo<Auth>(
     () => ({

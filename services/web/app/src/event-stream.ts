@@ -1,5 +1,6 @@
 import { createParser } from 'eventsource-parser';
 import type { PublicEvent } from '@tracker/client';
+import { browserClock, type Timers } from './session-token';
 
 /**
  * The workspace's live events (GET /api/v1/events/stream, Server-Sent Events) for one open
@@ -38,15 +39,7 @@ export interface EventStreamOptions {
   random?: () => number;
 }
 
-export interface Timers {
-  setTimeout: (run: () => void, ms: number) => unknown;
-  clearTimeout: (handle: unknown) => void;
-}
-
-const browserTimers: Timers = {
-  setTimeout: (run, ms) => globalThis.setTimeout(run, ms),
-  clearTimeout: (handle) => globalThis.clearTimeout(handle as number),
-};
+export type { Timers };
 
 /** What the stream waits before connecting again until the server says otherwise (its `retry:`). */
 export const DEFAULT_RETRY_MS = 2_000;
@@ -68,7 +61,7 @@ export interface EventStream {
 type Ending = { kind: 'ended' } | { kind: 'failed' } | { kind: 'stop' } | { kind: 'expired' } | { kind: 'limited'; seconds: number | undefined };
 
 export function openEventStream(options: EventStreamOptions): EventStream {
-  const timers = options.timers ?? browserTimers;
+  const timers = options.timers ?? browserClock;
   const random = options.random ?? Math.random;
   let closed = false;
   let lastEventId: string | undefined;

@@ -19,13 +19,17 @@ export class SignedOutError extends Error {
   }
 }
 
-export interface Clock {
-  now: () => number;
+/** Waits, as the page's code schedules them (the live stream's reader takes these too). */
+export interface Timers {
   setTimeout: (run: () => void, ms: number) => unknown;
   clearTimeout: (handle: unknown) => void;
 }
 
-const browserClock: Clock = {
+export interface Clock extends Timers {
+  now: () => number;
+}
+
+export const browserClock: Clock = {
   now: () => Date.now(),
   setTimeout: (run, ms) => globalThis.setTimeout(run, ms),
   clearTimeout: (handle) => globalThis.clearTimeout(handle as number),

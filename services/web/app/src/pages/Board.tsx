@@ -92,8 +92,10 @@ export function BoardPage({ queueKey }: { queueKey: string }) {
     return next;
   }, [dragging, focused]);
   const issues = useMemo(() => (data ? shownCards<CardIssue>(data.issues, live, moved, pending, held) : []), [data, live, moved, pending, held]);
-  const issuesRef = useRef(issues);
-  issuesRef.current = issues;
+  // The cards by id, built once per change of the cards rather than for every event of the workspace.
+  const shownById = useMemo(() => new Map(issues.map((issue) => [issue.id, issue])), [issues]);
+  const shownRef = useRef(shownById);
+  shownRef.current = shownById;
   const statuses = useMemo(() => (queue ? [...queue.statuses].sort((a, b) => a.position - b.position) : []), [queue]);
   const columns = useMemo(() => columnsOf(statuses, issues), [statuses, issues]);
   const names = useMemo(() => new Map(data?.users.map((user) => [user.id, user.name])), [data]);
@@ -102,8 +104,7 @@ export function BoardPage({ queueKey }: { queueKey: string }) {
   /** Another's change to an issue of this queue: the card shows it (or, held, waits), and it is said. */
   function onEvent(event: PublicEvent) {
     if ((event.type !== 'issue.created' && event.type !== 'issue.updated') || !queue) return;
-    const shown = new Map(issuesRef.current.map((issue) => [issue.id, issue]));
-    const applied = applyIssueEvent(liveRef.current, shown, queue.id, event.data.issue);
+    const applied = applyIssueEvent(liveRef.current, shownRef.current, queue.id, event.data.issue);
     if (!applied) return;
     liveRef.current = applied.live;
     setLive(applied.live);

@@ -405,14 +405,15 @@ function IssueView({ data, live }: { data: IssueData; live: MutableRefObject<Liv
       adopt({ issue: next, etag: next === fresh.issue ? fresh.etag : before.etag });
     } else {
       const read = draftOfIssue(before.issue);
-      const decision = decideLive(read, draftRef.current, draftOfIssue(fresh.issue));
+      const freshDraft = draftOfIssue(fresh.issue);
+      const decision = decideLive(read, draftRef.current, freshDraft);
       if (decision.kind === 'conflict') {
         adopt({ issue: withFreshLists(before.issue, fresh.issue, LISTS).issue, etag: before.etag });
         setConflict({ kind: 'live', who, fields: decision.fields, seq: Date.now() });
         setLiveNote(''); // the alert tells it
       } else {
         adopt(fresh);
-        setDraft((now) => rebase(read, now, draftOfIssue(fresh.issue)).draft);
+        setDraft((now) => rebase(read, now, freshDraft).draft);
         setConflict((now) => (now?.kind === 'live' ? null : now));
         const status = fresh.issue.status_id !== before.issue.status_id ? fresh.issue.status.name : null;
         words = issueChangeInWords(who ?? 'You', decision.theirs, status);

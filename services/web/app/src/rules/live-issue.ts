@@ -6,7 +6,7 @@
  * the person's unsaved edits carried onto it, unless they edited a field the other change
  * set to something else: then the copy is not taken and they are told, with "Reload".
  */
-import { changedFields, FIELD_NAMES, rebase, type Draft, type DraftField } from './issue-edit';
+import { FIELD_NAMES, rebase, type Draft, type DraftField } from './issue-edit';
 
 export type LiveDecision =
   /** Take the fresh copy; the form shows `draft` (the person's edits kept); `theirs` changed. */
@@ -25,17 +25,13 @@ export const isNewItem = (shown: ReadonlyArray<{ id: number }>, id: number): boo
  * held), `draft` what it holds now, `fresh` the new copy.
  */
 export function decideLive(read: Draft, draft: Draft, fresh: Draft): LiveDecision {
-  const edited = changedFields(read, draft);
-  const theirs = changedFields(read, fresh);
-  const differs = changedFields(fresh, draft);
-  const fields = theirs.filter((field) => edited.includes(field) && differs.includes(field));
-  if (fields.length > 0) return { kind: 'conflict', fields };
-  return { kind: 'take', draft: rebase(read, draft, fresh).draft, theirs };
+  const { draft: merged, theirs, clashes } = rebase(read, draft, fresh);
+  return clashes.length ? { kind: 'conflict', fields: clashes } : { kind: 'take', draft: merged, theirs };
 }
 
-/** "A", "A and B", "A, B and C". */
-export const listInWords = (items: readonly string[]): string =>
-  items.length <= 1 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} and ${items[items.length - 1]}`;
+/** "A", "A and B", "A, B and C" (or, with `joiner` 'or', "A, B or C"). */
+export const listInWords = (items: readonly string[], joiner = 'and'): string =>
+  items.length <= 1 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} ${joiner} ${items[items.length - 1]}`;
 
 /**
  * The words said (politely) for a change taken: "Bob Builder changed the status to Done

@@ -5,6 +5,7 @@
  */
 import type { Schemas } from '@tracker/client';
 import { isPriority, type Priority } from './issue-fields';
+import { listInWords } from './live-issue';
 
 export type Filters = Schemas['Filters'];
 export type Category = 'open' | 'progress' | 'done';
@@ -197,10 +198,7 @@ export interface Names {
 }
 
 /** "A", "A or B", "A, B or C". */
-function either(words: string[]): string {
-  if (words.length <= 1) return words.join('');
-  return `${words.slice(0, -1).join(', ')} or ${words[words.length - 1]}`;
-}
+const either = (words: readonly string[]): string => listInWords(words, 'or');
 
 const named = (ids: readonly number[], name: (id: number) => string | undefined, fallback: string) => either(ids.map((id) => name(id) ?? `${fallback} ${id}`));
 
