@@ -1,4 +1,5 @@
 import { randomInt } from 'node:crypto';
+import http from 'node:http';
 import { openEventStream, startFakeUpstream, testRedisUrl } from '@tracker/testing';
 import { newToken, principalOf, startFakeAccessForGateway, startGateway, tokenHashOf, whenReady, type FakeAccessForGateway, type GatewayUnderTest } from './harness';
 
@@ -11,7 +12,7 @@ import { newToken, principalOf, startFakeAccessForGateway, startGateway, tokenHa
 interface FakeStreams {
   url: string;
   /** Streams the fake service answered, with whether each was closed by the gateway. */
-  opened: Array<{ url: string; closed: boolean; ticket: boolean; send: (text: string) => void }>;
+  opened: Array<{ url: string; body: string; closed: boolean; ticket: boolean; send: (text: string) => void }>;
   close: () => Promise<void>;
 }
 
@@ -22,7 +23,7 @@ async function startFakeStreams(): Promise<FakeStreams> {
       res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', 'x-accel-buffering': 'no' });
       res.flushHeaders();
       res.write('retry: 2000\n\n');
-      const entry = { url: request.url, closed: false, ticket: typeof request.headers['x-tracker-principal'] === 'string', send: (text: string) => void res.write(text) };
+      const entry = { url: request.url, body: request.body, closed: false, ticket: typeof request.headers['x-tracker-principal'] === 'string', send: (text: string) => void res.write(text) };
       opened.push(entry);
       res.on('close', () => (entry.closed = true));
       return;
@@ -118,4 +119,26 @@ test('when the gateway begins to shut down, then it ends the streams it forwards
   const deadline = Date.now() + 10_000;
   while (!upstreamSide.closed && Date.now() < deadline) await sleep(20);
   expect(upstreamSide.closed).toBe(true);
+});
+
+test('a stream request carrying a body reaches the upstream with that body, so the service does not wait for bytes that never come', async () => {
+  const before = upstream.opened.length;
+  const body = '{"hello":"stream"}';
+  const request = http.request(`${gw.url}/api/v1/events/stream`, {
+    method: 'GET',
+    headers: { authorization: `Bearer ${knownToken()}`, 'x-forwarded-for': newClient(), 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) },
+  });
+  const answered = new Promise<http.IncomingMessage>((resolve, reject) => request.once('response', resolve).once('error', reject));
+  request.end(body);
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    // The fake upstream answers once the whole request has arrived: without the body it would wait until the idle cut.
+    const tooLate = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error('no answer within 5 s')), 5000)));
+    const response = await Promise.race([answered, tooLate]);
+    expect(response.statusCode).toBe(200);
+    expect(upstream.opened.slice(before).map((s) => s.body)).toEqual([body]);
+  } finally {
+    clearTimeout(timer);
+    request.destroy();
+  }
 });

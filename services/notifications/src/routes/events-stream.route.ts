@@ -27,7 +27,6 @@ export function eventsStreamRoutes(router: Router, deps: NotificationsDeps): voi
     markStreaming(res);
     res.writeHead(200, SSE_HEADERS);
     res.flushHeaders();
-    req.socket.setNoDelay(true);
     try {
       await stream.run({ gone: gone.signal, send: (frame) => write(res, frame, gone.signal) });
     } catch (err) {
