@@ -110,17 +110,6 @@ test('an open stream gives its client`s place in flight back: more streams than 
   for (const stream of streams) stream.close();
 });
 
-test('when the gateway begins to shut down, then it ends the streams it forwards (cleanly) and closes them upstream', async () => {
-  const stream = await open(knownToken(), newClient());
-  await stream.until((s) => s.retries.length === 1, 5000, 'retry');
-  const upstreamSide = upstream.opened.at(-1)!;
-  gw.gateway.endStreams();
-  await stream.until((s) => s.ended(), 5000, 'the stream to end');
-  const deadline = Date.now() + 10_000;
-  while (!upstreamSide.closed && Date.now() < deadline) await sleep(20);
-  expect(upstreamSide.closed).toBe(true);
-});
-
 test('a stream request carrying a body reaches the upstream with that body, so the service does not wait for bytes that never come', async () => {
   const before = upstream.opened.length;
   const body = '{"hello":"stream"}';
@@ -141,4 +130,26 @@ test('a stream request carrying a body reaches the upstream with that body, so t
     clearTimeout(timer);
     request.destroy();
   }
+});
+
+test('when the gateway begins to shut down, then it ends the streams it forwards (cleanly) and closes them upstream', async () => {
+  const stream = await open(knownToken(), newClient());
+  await stream.until((s) => s.retries.length === 1, 5000, 'retry');
+  const upstreamSide = upstream.opened.at(-1)!;
+  gw.gateway.endStreams();
+  await stream.until((s) => s.ended(), 5000, 'the stream to end');
+  const deadline = Date.now() + 10_000;
+  while (!upstreamSide.closed && Date.now() < deadline) await sleep(20);
+  expect(upstreamSide.closed).toBe(true);
+});
+
+test('when the upstream answers a stream after the gateway began to shut down, then the gateway ends it at once (cleanly) and closes it upstream', async () => {
+  gw.gateway.endStreams();
+  const stream = await open(knownToken(), newClient());
+  expect(stream.status).toBe(200);
+  await stream.until((s) => s.ended(), 5000, 'the stream to end');
+  const upstreamSide = upstream.opened.at(-1)!;
+  const deadline = Date.now() + 10_000;
+  while (!upstreamSide.closed && Date.now() < deadline) await sleep(20);
+  expect(upstreamSide.closed).toBe(true);
 });

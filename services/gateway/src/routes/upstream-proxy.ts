@@ -80,6 +80,8 @@ export function proxyStreamTo(upstream: Upstream, target: string, idleMs: number
   // Sockets of their own, with no idle limit but the proxy's: a stream's socket is silent between keep-alives.
   const agent = new http.Agent({ keepAlive: true, maxSockets: 16_384 });
   const open = new Set<() => void>();
+  // Set by endAll: a stream whose upstream answers after it is ended at once, as the streams open then were.
+  let closing = false;
   const options = proxyOptions(upstream, target, agent, idleMs, 'end');
   const forward = createProxyMiddleware({
     ...options,
@@ -97,11 +99,14 @@ export function proxyStreamTo(upstream: Upstream, target: string, idleMs: number
         };
         open.add(end);
         response.once('close', () => open.delete(end));
+        // After the proxy wrote the answer's head: the client sees the stream begin and end, and reconnects.
+        if (closing) process.nextTick(end);
       },
     },
   });
   return Object.assign(forward, {
     endAll: () => {
+      closing = true;
       for (const end of [...open]) end();
     },
   });
