@@ -1,6 +1,6 @@
 import { randomInt } from 'node:crypto';
 import http from 'node:http';
-import { openEventStream, startFakeUpstream, testRedisUrl } from '@tracker/testing';
+import { eventually, openEventStream, sleep, startFakeUpstream, testRedisUrl } from '@tracker/testing';
 import { newToken, principalOf, startFakeAccessForGateway, startGateway, tokenHashOf, whenReady, type FakeAccessForGateway, type GatewayUnderTest } from './harness';
 
 /**
@@ -60,7 +60,6 @@ function knownToken(): string {
   return token;
 }
 const newClient = () => `10.${randomInt(256)}.${randomInt(256)}.${randomInt(1, 255)}`;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 const open = (token: string, client: string, query = '') =>
   openEventStream(`${gw.url}/api/v1/events/stream${query}`, { authorization: `Bearer ${token}`, 'x-forwarded-for': client, 'accept-encoding': 'gzip, br' });
@@ -90,9 +89,7 @@ test('when the client leaves, then the upstream stream is closed at once', async
   await stream.until((s) => s.retries.length === 1, 5000, 'retry');
   const upstreamSide = upstream.opened.at(-1)!;
   stream.close();
-  const deadline = Date.now() + 10_000;
-  while (!upstreamSide.closed && Date.now() < deadline) await sleep(20);
-  expect(upstreamSide.closed).toBe(true);
+  await eventually(async () => expect(upstreamSide.closed).toBe(true), 10_000);
 });
 
 test('an open stream gives its client`s place in flight back: more streams than CLIENT_REQUESTS_IN_FLIGHT from one address, and requests still pass', async () => {
@@ -138,9 +135,7 @@ test('when the gateway begins to shut down, then it ends the streams it forwards
   const upstreamSide = upstream.opened.at(-1)!;
   gw.gateway.endStreams();
   await stream.until((s) => s.ended(), 5000, 'the stream to end');
-  const deadline = Date.now() + 10_000;
-  while (!upstreamSide.closed && Date.now() < deadline) await sleep(20);
-  expect(upstreamSide.closed).toBe(true);
+  await eventually(async () => expect(upstreamSide.closed).toBe(true), 10_000);
 });
 
 test('when the upstream answers a stream after the gateway began to shut down, then the gateway ends it at once (cleanly) and closes it upstream', async () => {
@@ -149,7 +144,5 @@ test('when the upstream answers a stream after the gateway began to shut down, t
   expect(stream.status).toBe(200);
   await stream.until((s) => s.ended(), 5000, 'the stream to end');
   const upstreamSide = upstream.opened.at(-1)!;
-  const deadline = Date.now() + 10_000;
-  while (!upstreamSide.closed && Date.now() < deadline) await sleep(20);
-  expect(upstreamSide.closed).toBe(true);
+  await eventually(async () => expect(upstreamSide.closed).toBe(true), 10_000);
 });
