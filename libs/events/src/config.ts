@@ -4,7 +4,7 @@ import { z } from 'zod';
 /**
  * The broker settings a service reads from its environment, beside the code that uses
  * them: a publisher's outbox relay (outboxEnv, for relayServiceOutbox) and a consumer's
- * queue (consumerEnv, for startSubscriptions). A service's `src/config.ts` spreads the
+ * queue (consumerEnv, for consumeServiceSubscriptions). A service's `src/config.ts` spreads the
  * one it needs into its schema and maps it with the matching `…ConfigOf`.
  */
 
