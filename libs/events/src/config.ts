@@ -4,11 +4,14 @@ import { z } from 'zod';
 /**
  * The broker settings a service reads from its environment, beside the code that uses
  * them: a publisher's outbox relay (outboxEnv, for relayServiceOutbox) and a consumer's
- * queue (consumerEnv, for startSubscriptions). A service's `src/config.ts` spreads the
+ * queue (consumerEnv, for consumeServiceSubscriptions). A service's `src/config.ts` spreads the
  * one it needs into its schema and maps it with the matching `…ConfigOf`.
  */
 
 export const DEFAULT_AMQP_URL = 'amqp://guest:guest@127.0.0.1:5672';
+
+/** An exchange or queue name of the broker. */
+const amqpName = z.string().regex(/^[A-Za-z0-9._-]{1,200}$/, 'must be 1 to 200 letters, digits, ".", "_" or "-"');
 
 /** The outbox relay of a service that publishes events: the broker, how often it polls, the exchange. */
 export const outboxEnv = {
@@ -18,7 +21,7 @@ export const outboxEnv = {
   /** How long a published outbox row is kept (for looking into a delivery) before it is pruned. */
   OUTBOX_RETENTION_HOURS: z.coerce.number().int().min(1).max(8760).default(24),
   /** The topic exchange events are published to (tests give each system its own). */
-  EVENTS_EXCHANGE: z.string().regex(/^[A-Za-z0-9._-]{1,200}$/).default('tracker.events'),
+  EVENTS_EXCHANGE: amqpName.default('tracker.events'),
 };
 
 /** The `outbox` section of a service config, from the outboxEnv variables. */
@@ -28,9 +31,6 @@ export const outboxConfigOf = (env: { AMQP_URL: string; OUTBOX_POLL_MS: number; 
   retentionHours: env.OUTBOX_RETENTION_HOURS,
   exchange: env.EVENTS_EXCHANGE,
 });
-
-/** An exchange or queue name of the broker. */
-const amqpName = z.string().regex(/^[A-Za-z0-9._-]{1,200}$/, 'must be 1 to 200 letters, digits, ".", "_" or "-"');
 
 /** The event consumer of a service that reads the integration events: the broker, the exchange, its queue and how it retries. */
 export const consumerEnv = {

@@ -467,74 +467,37 @@ export interface Subscription {
   handler: EventHandler;
 }
 
-/** A consuming service's broker settings (its config's `events` section, with its keys and the consumer metrics' callback). */
-export interface SubscriptionsConfig {
-  amqpUrl: string;
-  exchange: string;
-  /** Replaces the queue name (tests, and each system of the end-to-end tests, have their own). */
-  queue?: string;
-  prefetch: number;
-  maxAttempts: number;
-  retryDelayMs: number;
-  /** The publishers' public keys (`config.internal.trusted`): only events proved by their publisher (signed or tagged) are handled. */
-  trusted: TrustedKeys;
-  /** This service's own key (`config.internal.key`): tags are checked under the keys it shares with each publisher. */
-  key: SigningKey;
-  onOutcome?: ConsumerOptions['onOutcome'];
+/** What a consuming service's config gives its subscriptions: its `events` section (consumerConfigOf, libs/events/src/config.ts) and its keys. */
+export interface ConsumerServiceConfig {
+  events: {
+    amqpUrl: string;
+    exchange: string;
+    /** Replaces the queue name (tests, and each system of the end-to-end tests, have their own). */
+    queue?: string;
+    prefetch: number;
+    maxAttempts: number;
+    retryDelayMs: number;
+  };
+  /**
+   * `trusted`: the publishers' public keys, so only events proved by their publisher (signed
+   * or tagged) are handled; `key`: this service's own, under which the tags it shares with
+   * each publisher are checked.
+   */
+  internal: { key: SigningKey; trusted: TrustedKeys };
 }
 
 export interface StartedSubscriptions {
-  consumers: Consumer[];
-  /** Each queue and its depth, for the consumer metrics (consumerMetrics().watch). */
-  watched: Array<{ queue: string; depth: Consumer['depth'] }>;
   ready: () => Promise<void>;
   /** Stops every consumer, waiting for the handlers in flight. */
   stop: () => Promise<void>;
 }
 
-/** Starts one consumer per subscription of `service` (its connections are named `<service>:<queue>`). */
-export function startSubscriptions(service: string, subscriptions: Subscription[], config: SubscriptionsConfig, logger: EventsLogger): StartedSubscriptions {
-  const queueOf = (s: Subscription) => config.queue ?? s.queue;
-  const consumers = subscriptions.map((s) =>
-    startConsumer({
-      amqpUrl: config.amqpUrl,
-      exchange: config.exchange,
-      queue: queueOf(s),
-      bindings: s.bindings,
-      handler: s.handler,
-      trusted: config.trusted,
-      key: config.key,
-      logger,
-      prefetch: config.prefetch,
-      maxAttempts: config.maxAttempts,
-      retryDelayMs: config.retryDelayMs,
-      connectionName: `${service}:${queueOf(s)}`,
-      onOutcome: config.onOutcome,
-    }),
-  );
-  return {
-    consumers,
-    watched: consumers.map((c, i) => ({ queue: queueOf(subscriptions[i]!), depth: () => c.depth() })),
-    ready: async () => {
-      await Promise.all(consumers.map((c) => c.ready()));
-    },
-    stop: async () => {
-      await Promise.all(consumers.map((c) => c.stop()));
-    },
-  };
-}
-
-/** What a consuming service's config gives its subscriptions: its `events` section (the kit's consumerConfigOf) and its keys. */
-export interface ConsumerServiceConfig {
-  events: Omit<SubscriptionsConfig, 'trusted' | 'key' | 'onOutcome'>;
-  internal: { key: SigningKey; trusted: TrustedKeys };
-}
-
 /**
  * The subscriptions a consuming service (statistics, notifications) runs beside its API,
- * from its config: only events proved by their publisher reach the handlers (its trusted
- * keys, and its own key for the tags), and its consumer metrics count each delivery's
- * outcome and watch each queue's depth.
+ * from its config: one consumer per subscription (its connection named
+ * `<service>:<queue>`); only events proved by their publisher reach the handlers (its
+ * trusted keys, and its own key for the tags), and its consumer metrics count each
+ * delivery's outcome and watch each queue's depth.
  */
 export function consumeServiceSubscriptions(
   service: string,
@@ -543,12 +506,32 @@ export function consumeServiceSubscriptions(
   metrics: ConsumerMetrics,
   logger: EventsLogger,
 ): StartedSubscriptions {
-  const started = startSubscriptions(
-    service,
-    subscriptions,
-    { ...config.events, trusted: config.internal.trusted, key: config.internal.key, onOutcome: metrics.onOutcome },
-    logger,
+  const { events, internal } = config;
+  const queueOf = (s: Subscription) => events.queue ?? s.queue;
+  const consumers = subscriptions.map((s) =>
+    startConsumer({
+      amqpUrl: events.amqpUrl,
+      exchange: events.exchange,
+      queue: queueOf(s),
+      bindings: s.bindings,
+      handler: s.handler,
+      trusted: internal.trusted,
+      key: internal.key,
+      logger,
+      prefetch: events.prefetch,
+      maxAttempts: events.maxAttempts,
+      retryDelayMs: events.retryDelayMs,
+      connectionName: `${service}:${queueOf(s)}`,
+      onOutcome: metrics.onOutcome,
+    }),
   );
-  metrics.watch(started.watched);
-  return started;
+  metrics.watch(consumers.map((c, i) => ({ queue: queueOf(subscriptions[i]!), depth: () => c.depth() })));
+  return {
+    ready: async () => {
+      await Promise.all(consumers.map((c) => c.ready()));
+    },
+    stop: async () => {
+      await Promise.all(consumers.map((c) => c.stop()));
+    },
+  };
 }

@@ -6,11 +6,19 @@
  */
 
 import { connect } from 'amqplib';
-import { eventSourceOf, routingKeyOf, taggedEventHeaders, type EventEnvelope } from './index';
-import { devSigningKey, devTrustedKeysText, parseTrustedKeys } from '@tracker/signing';
+import { consumerQueues, eventSourceOf, routingKeyOf, taggedEventHeaders, type EventEnvelope, type EventKeys } from './index';
+import { devSigningKey, devTrustedKeysText, parseTrustedKeys, type Signer } from '@tracker/signing';
 import { eventually, testAmqpUrl, type AmqpTestNames } from '@tracker/testing';
 
 const DEV_TRUSTED = parseTrustedKeys(devTrustedKeysText());
+
+/** Each publisher's development keys, made once: the keys it shares with the consumers are cached per key object. */
+const devEventKeys = new Map<Signer, EventKeys>();
+function devEventKeysOf(signer: Signer): EventKeys {
+  let keys = devEventKeys.get(signer);
+  if (!keys) devEventKeys.set(signer, (keys = { key: devSigningKey(signer), trusted: DEV_TRUSTED }));
+  return keys;
+}
 
 /** An event to publish, or raw text under a routing key (sent untagged, as no relay would). */
 export type TestMessage = EventEnvelope | { routingKey: string; raw: string };
@@ -33,7 +41,7 @@ export async function startEventPublisher(amqp: AmqpTestNames): Promise<EventPub
         const [routingKey, content, messageId] =
           'raw' in m ? [m.routingKey, Buffer.from(m.raw), undefined] : [routingKeyOf(m.type), Buffer.from(JSON.stringify(m)), m.event_id];
         // As the publishers' relays send them: tagged for each consumer under the key each shares with it.
-        const headers = 'raw' in m ? {} : taggedEventHeaders({ key: devSigningKey(eventSourceOf[m.type]), trusted: DEV_TRUSTED }, m, content);
+        const headers = 'raw' in m ? {} : taggedEventHeaders(devEventKeysOf(eventSourceOf[m.type]), m, content);
         channel.publish(amqp.exchange, routingKey, content, { persistent: true, contentType: 'application/json', messageId, headers });
       }
       await channel.waitForConfirms();
@@ -47,13 +55,14 @@ export async function startEventPublisher(amqp: AmqpTestNames): Promise<EventPub
 
 /** Once `queue`'s dead-letter queue holds exactly `count` messages: their bodies, taken off it. */
 export async function deadLettered(queue: string, count: number): Promise<string[]> {
+  const { dead } = consumerQueues(queue);
   const connection = await connect(testAmqpUrl());
   try {
     const channel = await connection.createChannel();
-    await eventually(async () => expect((await channel.checkQueue(`${queue}.dlq`)).messageCount).toBe(count));
+    await eventually(async () => expect((await channel.checkQueue(dead)).messageCount).toBe(count));
     const bodies: string[] = [];
     for (let n = 0; n < count; n++) {
-      const message = await channel.get(`${queue}.dlq`, { noAck: true });
+      const message = await channel.get(dead, { noAck: true });
       if (message) bodies.push(message.content.toString());
     }
     return bodies;

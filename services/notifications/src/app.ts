@@ -137,11 +137,13 @@ export function createNotificationsService(
     buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
     registers,
   });
+  // Both gauges are collected in one scrape: they share one read of the backlog.
+  const backlog = sharedForAWhile(BACKLOG_READ_SHARED_MS, () => deps.deliveries.backlog());
   metrics.gauge('tracker_notifications_webhook_deliveries_due', 'Deliveries due and not being attempted: a backlog that grows means the workers fall behind.', async () => [
-    { value: (await deps.deliveries.backlog()).due },
+    { value: (await backlog()).due },
   ]);
   metrics.gauge('tracker_notifications_webhook_delivery_lag_seconds', 'How long the oldest delivery due has waited past its time (0 when none waits).', async () => [
-    { value: (await deps.deliveries.backlog()).oldestDueSeconds },
+    { value: (await backlog()).oldestDueSeconds },
   ]);
 
   const endStreams = () => deps.streams.endAll();
@@ -189,5 +191,18 @@ export function createNotificationsService(
     },
     endStreams,
     close,
+  };
+}
+
+/** How long one read of the deliveries' backlog serves the gauges: longer than a scrape, shorter than any scrape interval. */
+const BACKLOG_READ_SHARED_MS = 1000;
+
+/** `read`, whose pending (or just settled) answer is given to every call within `ms` of the call that started it. */
+function sharedForAWhile<T>(ms: number, read: () => Promise<T>): () => Promise<T> {
+  let last: { answer: Promise<T>; at: number } | undefined;
+  return () => {
+    const now = Date.now();
+    if (!last || now - last.at >= ms) last = { answer: read(), at: now };
+    return last.answer;
   };
 }

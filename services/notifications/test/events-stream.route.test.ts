@@ -1,5 +1,7 @@
+import http from 'node:http';
 import type { EventEnvelope } from '@tracker/events';
-import type { OpenedEventStream } from '@tracker/testing';
+import { PRINCIPAL_HEADER } from '@tracker/kit';
+import { ticketFor, type OpenedEventStream } from '@tracker/testing';
 import { events, issueState, queueState, userState } from './fixtures';
 import { eventually, problem, startNotifications, type Member, type NotificationsHarness } from './harness';
 
@@ -19,10 +21,12 @@ const ids = (stream: OpenedEventStream) => stream.events.map((e) => JSON.parse(e
 const eventIds = (list: EventEnvelope[]) => list.map((e) => e.event_id);
 
 /** The feed's cursor after everything the caller may read now. */
-async function feedEnd(as: Member): Promise<string> {
+const feedEnd = (as: Member) => feedEndOf(h, as);
+
+async function feedEndOf(service: NotificationsHarness, as: Member): Promise<string> {
   let cursor: string | undefined;
   for (;;) {
-    const page = await h.call('GET', `/api/v1/events?limit=500${cursor ? `&after=${cursor}` : ''}`, { as });
+    const page = await service.call('GET', `/api/v1/events?limit=500${cursor ? `&after=${cursor}` : ''}`, { as });
     expect(page.status).toBe(200);
     if (page.body.next_cursor === cursor) return cursor!;
     cursor = page.body.next_cursor;
@@ -219,6 +223,36 @@ describe('the stream`s bounds', () => {
     });
     again.close();
     held[1]!.close();
+  });
+
+  test('a client that stops reading still has its stream ended after EVENT_STREAM_MAX_SECONDS, and its slot freed', async () => {
+    const own = await startNotifications({ env: { EVENT_STREAM_MAX_SECONDS: '2', EVENT_STREAMS_PER_USER: '1' } });
+    let stalled: http.ClientRequest | undefined;
+    try {
+      const w = own.workspace();
+      const queue = queueState(w.id, 'BIG');
+      await own.record([events.queueCreated(queue)]);
+      const before = await feedEndOf(own, w.admin);
+      // Far more than the sockets' buffers hold: the stream waits for the client to read, from its first page on.
+      const issue = issueState(queue);
+      const body = 'x'.repeat(50_000);
+      for (let batch = 0; batch < 4; batch++) await own.record(Array.from({ length: 50 }, (_, n) => events.commentAdded(issue, body, { revision: issue.version + 1 + batch * 50 + n })));
+      const path = `/api/v1/events/stream?after=${before}`;
+      stalled = http.get(`${own.url}${path}`, { headers: { accept: 'text/event-stream', [PRINCIPAL_HEADER]: ticketFor(w.admin.principal, { audience: 'notifications', method: 'GET', path }) } });
+      const answer = await new Promise<http.IncomingMessage>((resolve, reject) => stalled!.once('response', resolve).once('error', reject));
+      expect(answer.statusCode).toBe(200);
+      answer.pause();
+      // The user's one slot is free again once the server ended the stalled stream.
+      const again = await eventually(async () => {
+        const opened = await own.stream('/api/v1/events/stream', { as: w.admin });
+        expect(opened.status).toBe(200);
+        return opened;
+      }, 20_000);
+      again.close();
+    } finally {
+      stalled?.destroy();
+      await own.close();
+    }
   });
 
   test('when the service begins to shut down, then its streams end and new ones are refused with 503, so clients reconnect to another replica', async () => {

@@ -1,6 +1,6 @@
 import http from 'node:http';
 import type { NextFunction, Request, Response } from 'express';
-import { createProxyMiddleware, debugProxyErrorsPlugin, proxyEventsPlugin } from 'http-proxy-middleware';
+import { createProxyMiddleware, debugProxyErrorsPlugin, proxyEventsPlugin, type Options } from 'http-proxy-middleware';
 import { logOf, markStreaming, sendProblem, upstreamUnavailable } from '@tracker/kit';
 import type { Upstream } from '../domain/route-table';
 import { leaveInFlight } from './admission';
@@ -18,7 +18,17 @@ export type Forward = (req: Request, res: Response, next: NextFunction) => Promi
  */
 export function proxyTo(upstream: Upstream | 'web', target: string, timeoutMs: number): Forward {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1024, timeout: AGENT_IDLE_MS });
-  return createProxyMiddleware({
+  return createProxyMiddleware(proxyOptions(upstream, target, agent, timeoutMs, 'destroy'));
+}
+
+/**
+ * What both proxies share: the body read before authenticating is written upstream, and a
+ * service that is down (or silent past `timeoutMs`) is 503 before the answer began; after,
+ * the answer is cut (`destroy`, a request: the client sees it incomplete) or ended
+ * (`end`, a stream: the client reconnects).
+ */
+function proxyOptions(upstream: Upstream | 'web', target: string, agent: http.Agent, timeoutMs: number, once: 'destroy' | 'end'): Options {
+  return {
     target,
     agent,
     xfwd: true,
@@ -26,24 +36,29 @@ export function proxyTo(upstream: Upstream | 'web', target: string, timeoutMs: n
     ejectPlugins: true,
     plugins: [debugProxyErrorsPlugin, proxyEventsPlugin],
     on: {
-      // The body was read before authenticating: it is written here, and the proxy's
-      // pipe of the (ended) request then ends the upstream request.
-      proxyReq: (proxyReq, _req, res) => {
-        const body = (res as unknown as Response).locals.body as Buffer | undefined;
-        if (body) proxyReq.write(body);
-      },
+      proxyReq: writeReadBody,
       error: (err, _req, res) => {
         if (!('setHeader' in res)) return;
         const response = res as unknown as Response;
         logOf(response).warn({ upstream, err: (err as Error).message }, 'upstream unavailable');
         if (response.headersSent) {
-          response.destroy();
+          if (once === 'destroy') response.destroy();
+          else response.end();
           return;
         }
         sendProblem(response, upstreamUnavailable(upstream));
       },
     },
-  });
+  };
+}
+
+/**
+ * The body was read before authenticating: it is written here, and the proxy's pipe of
+ * the (ended) request then ends the upstream request.
+ */
+function writeReadBody(proxyReq: http.ClientRequest, _req: http.IncomingMessage, res: http.ServerResponse): void {
+  const body = (res as unknown as Response).locals.body as Buffer | undefined;
+  if (body) proxyReq.write(body);
 }
 
 /** The live streams the gateway is forwarding, to end at shutdown (a stream never drains by itself). */
@@ -65,15 +80,14 @@ export function proxyStreamTo(upstream: Upstream, target: string, idleMs: number
   // Sockets of their own, with no idle limit but the proxy's: a stream's socket is silent between keep-alives.
   const agent = new http.Agent({ keepAlive: true, maxSockets: 16_384 });
   const open = new Set<() => void>();
+  // Set by endAll: a stream whose upstream answers after it is ended at once, as the streams open then were.
+  let closing = false;
+  const options = proxyOptions(upstream, target, agent, idleMs, 'end');
   const forward = createProxyMiddleware({
-    target,
-    agent,
-    xfwd: true,
-    proxyTimeout: idleMs,
-    ejectPlugins: true,
-    plugins: [debugProxyErrorsPlugin, proxyEventsPlugin],
+    ...options,
     on: {
-      proxyRes: (proxyRes, req, res) => {
+      ...options.on,
+      proxyRes: (proxyRes, _req, res) => {
         const response = res as unknown as Response;
         if (!String(proxyRes.headers['content-type'] ?? '').startsWith('text/event-stream')) return;
         markStreaming(response);
@@ -85,23 +99,14 @@ export function proxyStreamTo(upstream: Upstream, target: string, idleMs: number
         };
         open.add(end);
         response.once('close', () => open.delete(end));
-        // Each frame goes out as it arrives.
-        (req as Request).socket.setNoDelay(true);
-      },
-      error: (err, _req, res) => {
-        if (!('setHeader' in res)) return;
-        const response = res as unknown as Response;
-        logOf(response).warn({ upstream, err: (err as Error).message }, 'upstream unavailable');
-        if (response.headersSent) {
-          response.end();
-          return;
-        }
-        sendProblem(response, upstreamUnavailable(upstream));
+        // After the proxy wrote the answer's head: the client sees the stream begin and end, and reconnects.
+        if (closing) process.nextTick(end);
       },
     },
   });
   return Object.assign(forward, {
     endAll: () => {
+      closing = true;
       for (const end of [...open]) end();
     },
   });

@@ -104,7 +104,7 @@ export function eventsRepository(pool: Pool): EventLog {
       );
       const summary = rows.find((r) => r.seq === null)!;
       return {
-        items: rows.filter((r) => r.seq !== null).map((r) => ({ seq: BigInt(r.seq!), type: r.type as PublicEventType, payload: r.payload! })).sort((a, b) => (a.seq < b.seq ? -1 : 1)),
+        items: rows.filter((r) => r.seq !== null).map((r) => ({ position: BigInt(r.seq!), type: r.type as PublicEventType, payload: r.payload! })).sort((a, b) => (a.position < b.position ? -1 : 1)),
         lastScanned: summary.last === null ? null : BigInt(summary.last),
         scanned: summary.scanned ?? 0,
         prunedThrough: BigInt(summary.through ?? '0'),

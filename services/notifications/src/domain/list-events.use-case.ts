@@ -38,8 +38,8 @@ export async function listEvents(deps: NotificationsDeps, ctx: RequestContext, q
   if (query.after !== null && query.after < page.prunedThrough) throw notificationsErrors.cursorExpired(deps.retention.hours);
   const start = query.after !== null && query.after > page.prunedThrough ? query.after : page.prunedThrough;
   const full = page.items.length === query.limit;
-  const next = full ? page.items[page.items.length - 1]!.seq : (page.lastScanned ?? start);
-  return { items: page.items.map((item) => ({ position: item.seq, type: item.type, payload: item.payload })), next };
+  const next = full ? page.items[page.items.length - 1]!.position : (page.lastScanned ?? start);
+  return { items: page.items, next };
 }
 
 /** What the caller reads: everything in the workspace (an admin), else the queues they read and those they administer. */

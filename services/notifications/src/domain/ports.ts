@@ -1,5 +1,5 @@
 import type { PublicEventType } from '@tracker/contracts';
-import type { AttemptOutcome, AttemptRecord, ClaimedDelivery, DeliveryRecord, DeliveryStatus, LoggedEvent, Position, Readable, WebhookRecord } from './model';
+import type { AttemptOutcome, AttemptRecord, ClaimedDelivery, DeliveryRecord, DeliveryStatus, FeedItem, LoggedEvent, Position, Readable, WebhookRecord } from './model';
 import type { AttemptResult } from './webhook.rules';
 
 /**
@@ -23,8 +23,8 @@ export interface PageQuery {
 
 /** A feed read, all from one snapshot of the log. */
 export interface LogPage {
-  /** The readable events after the start, oldest first, at most `limit`. */
-  items: Array<{ seq: Position; type: PublicEventType; payload: string }>;
+  /** The readable events after the start, oldest first, at most `limit`: as the feed shows them. */
+  items: FeedItem[];
   /** The last event looked at (readable or not); null when none was after the start. */
   lastScanned: Position | null;
   /** How many were looked at: `scanMax` means there may be more. */

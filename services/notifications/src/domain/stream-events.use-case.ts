@@ -15,8 +15,12 @@ export interface StreamQuery {
 
 /** Where the frames go: the HTTP answer, as the route makes it. */
 export interface EventSink {
-  /** Sends a frame; resolves once the client may be sent more (a slow client holds the stream back, not memory). */
-  send(frame: string): Promise<void>;
+  /**
+   * Sends a frame; resolves once the client may be sent more (a slow client holds the
+   * stream back, not memory), or at once when `stop` is aborted: the stream is ending
+   * (its time is up, or the replica drains) and must not wait for a client that stopped reading.
+   */
+  send(frame: string, stop: AbortSignal): Promise<void>;
   /** Aborted once the client has gone. */
   gone: AbortSignal;
 }
@@ -66,6 +70,8 @@ export async function openEventStream(deps: NotificationsDeps, ctx: RequestConte
       let target = newest;
       let ended = false;
       let wakeUp: (() => void) | null = null;
+      // Ends a send waiting for a stalled client, as `ended` ends the waits between frames.
+      const stop = new AbortController();
       const nudge = () => {
         const resolve = wakeUp;
         wakeUp = null;
@@ -73,6 +79,7 @@ export async function openEventStream(deps: NotificationsDeps, ctx: RequestConte
       };
       const end = () => {
         ended = true;
+        stop.abort();
         nudge();
       };
       const watching = deps.watcher.watch(ctx.workspaceId, (grown) => {
@@ -85,7 +92,7 @@ export async function openEventStream(deps: NotificationsDeps, ctx: RequestConte
       slot.signal.addEventListener('abort', end);
       let lastSent = Date.now();
       const send = async (frame: string) => {
-        await sink.send(frame);
+        await sink.send(frame, stop.signal);
         lastSent = Date.now();
       };
       try {

@@ -44,7 +44,12 @@ export function startDeliveryWorker(deps: DeliveryWorkerDeps, options: DeliveryW
   const inFlight = new Set<Promise<void>>();
   let running = true;
   let wakeUp: (() => void) | null = null;
-  const wake = () => wakeUp?.();
+  // A wake-up while claiming (no wait to end yet) is kept: the loop then claims again at once instead of waiting for the poll.
+  let woken = false;
+  const wake = () => {
+    woken = true;
+    wakeUp?.();
+  };
 
   const attempt = async (delivery: ClaimedDelivery) => {
     const attemptedAt = deps.clock();
@@ -76,6 +81,7 @@ export function startDeliveryWorker(deps: DeliveryWorkerDeps, options: DeliveryW
 
   const loop = (async () => {
     while (running) {
+      woken = false;
       let claimed = 0;
       const free = options.concurrency - inFlight.size;
       if (free > 0) {
@@ -88,7 +94,7 @@ export function startDeliveryWorker(deps: DeliveryWorkerDeps, options: DeliveryW
         }
       }
       // A full claim may have left more due: claim again at once. Otherwise wait for a free slot, a wake-up or the next poll.
-      if (running && (free === 0 || claimed < free)) {
+      if (running && !woken && (free === 0 || claimed < free)) {
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, options.pollMs);
           wakeUp = () => {

@@ -27,9 +27,10 @@ export function eventsStreamRoutes(router: Router, deps: NotificationsDeps): voi
     markStreaming(res);
     res.writeHead(200, SSE_HEADERS);
     res.flushHeaders();
-    req.socket.setNoDelay(true);
+    // One signal for the stream (its `stop` is the same for every frame), not one per frame.
+    let over: AbortSignal | undefined;
     try {
-      await stream.run({ gone: gone.signal, send: (frame) => write(res, frame, gone.signal) });
+      await stream.run({ gone: gone.signal, send: (frame, stop) => write(res, frame, (over ??= AbortSignal.any([gone.signal, stop]))) });
     } catch (err) {
       logOf(res).warn({ err }, 'live event stream ended by a failure; the client reconnects');
     }
@@ -37,17 +38,17 @@ export function eventsStreamRoutes(router: Router, deps: NotificationsDeps): voi
   });
 }
 
-/** Writes a frame; when the socket's buffer is full, resolves once it drained (or the client left). */
-function write(res: Response, frame: string, gone: AbortSignal): Promise<void> {
-  if (gone.aborted || res.writableEnded) return Promise.resolve();
+/** Writes a frame; when the socket's buffer is full, resolves once it drained, or the client left or the stream ends (`over`). */
+function write(res: Response, frame: string, over: AbortSignal): Promise<void> {
+  if (over.aborted || res.writableEnded) return Promise.resolve();
   if (res.write(frame)) return Promise.resolve();
   return new Promise((resolve) => {
     const done = () => {
       res.off('drain', done);
-      gone.removeEventListener('abort', done);
+      over.removeEventListener('abort', done);
       resolve();
     };
     res.once('drain', done);
-    gone.addEventListener('abort', done, { once: true });
+    over.addEventListener('abort', done, { once: true });
   });
 }
